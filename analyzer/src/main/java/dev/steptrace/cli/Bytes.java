@@ -1,0 +1,49 @@
+package dev.steptrace.cli;
+
+import java.util.Locale;
+
+/** Byte counts for people: parse {@code 2GB}, {@code 512MiB}; print {@code 1.4 GB}. */
+final class Bytes {
+    private Bytes() {}
+
+    static String format(long bytes) {
+        if (bytes < 1000) {
+            return bytes + " B";
+        }
+        String[] units = {"kB", "MB", "GB", "TB"};
+        double v = bytes;
+        int u = -1;
+        while (v >= 1000 && u < units.length - 1) {
+            v /= 1000;
+            u++;
+        }
+        return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : "%.1f %s", v, units[u]);
+    }
+
+    /** Parses sizes such as {@code 2GB}, {@code 2G}, {@code 500MB}, {@code 1GiB}, {@code 1234}. */
+    static long parse(String text) {
+        String t = text.trim().toUpperCase(Locale.ROOT).replace(" ", "");
+        int i = 0;
+        while (i < t.length() && (Character.isDigit(t.charAt(i)) || t.charAt(i) == '.')) {
+            i++;
+        }
+        if (i == 0) {
+            throw new IllegalArgumentException("not a size: " + text);
+        }
+        double n = Double.parseDouble(t.substring(0, i));
+        String unit = t.substring(i);
+        long mult;
+        switch (unit) {
+            case "": case "B": mult = 1; break;
+            case "K": case "KB": mult = 1000L; break;
+            case "KIB": mult = 1L << 10; break;
+            case "M": case "MB": mult = 1000_000L; break;
+            case "MIB": mult = 1L << 20; break;
+            case "G": case "GB": mult = 1000_000_000L; break;
+            case "GIB": mult = 1L << 30; break;
+            case "T": case "TB": mult = 1000_000_000_000L; break;
+            default: throw new IllegalArgumentException("unknown size unit in " + text + " (use B, KB, MB, GB, KiB, MiB, GiB)");
+        }
+        return (long) (n * mult);
+    }
+}

@@ -1,0 +1,144 @@
+package dev.steptrace.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.steptrace.ingest.FileOutcome;
+import dev.steptrace.ingest.IngestOptions;
+import dev.steptrace.ingest.IngestReport;
+import dev.steptrace.ingest.Ingestor;
+import dev.steptrace.store.Store;
+import java.io.PrintWriter;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "ingest", mixinStandardHelpOptions = true,
+        description = {"Stream traces (files, or directories searched recursively) into the store.",
+                "Files already ingested and unchanged (same path, size and content hash) are skipped."})
+public final class IngestCommand implements Callable<Integer> {
+    @Parameters(arity = "1..*", paramLabel = "PATH", description = "Trace files or directories.")
+    List<Path> paths;
+
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--json", description = "Print the per-file summary as JSON on stdout.")
+    boolean json;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Files loaded at once (default: all cores).")
+    Integer threads;
+
+    @Option(names = "--keep-python-functions",
+            description = "Keep python_function events (dropped by default: no analysis reads them).")
+    boolean keepPython;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        IngestOptions defaults = IngestOptions.defaults();
+        IngestOptions options = new IngestOptions(threads != null ? threads : defaults.threads(), keepPython);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try (Store store = Store.open(Store.resolve(common.db))) {
+            IngestReport report = run(store, options, paths, common.quiet);
+            if (json) {
+                out.println(toJson(report));
+            } else {
+                printSummary(out, report, store.path());
+            }
+            for (FileOutcome f : report.files()) {
+                if (f.reason() != null) {
+                    err.println("steptrace: " + f.status().id() + ": " + f.path() + ": " + f.reason());
+                }
+            }
+            for (String w : report.warnings()) {
+                err.println("steptrace: warning: " + w);
+            }
+            if (!report.anyUsable()) {
+                err.println("steptrace: no usable trace in " + paths
+                        + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list)");
+                return Main.FAILED;
+            }
+            out.flush();
+            return Main.OK;
+        }
+    }
+
+    /** Ingests with a progress line; shared by the commands that ingest before they analyze. */
+    static IngestReport run(Store store, IngestOptions options, List<Path> paths, boolean quiet) throws Exception {
+        Ingestor ingestor = new Ingestor(store, options);
+        Progress progress = null;
+        try {
+            progress = Progress.start(quiet, "ingest", ingestor.fileBytesRead(), 0, ingestor.eventsRead());
+            return ingestor.ingest(paths);
+        } catch (NoSuchFileException e) {
+            throw new UserError("no such file or directory: " + e.getFile());
+        } finally {
+            if (progress != null) {
+                progress.close();
+            }
+        }
+    }
+
+    private static void printSummary(PrintWriter out, IngestReport report, Path db) {
+        out.printf(Locale.ROOT, "%-5s %-9s %9s %7s %7s %8s %8s %11s  %s%n",
+                "rank", "status", "kernels", "memcpy", "memset", "runtime", "cpu_ops", "annotations", "file");
+        long json = 0;
+        double seconds = 0;
+        int loaded = 0;
+        for (FileOutcome f : report.files()) {
+            var c = f.counts();
+            out.printf(Locale.ROOT, "%-5s %-9s %9d %7d %7d %8d %8d %11d  %s%n",
+                    f.rank() == null ? "-" : f.rank().toString(), f.status().id(), c.get("kernel"),
+                    c.get("memcpy"), c.get("memset"), c.get("runtime"), c.get("cpu_op"), c.get("annotation"),
+                    f.capture() + "/" + f.path().getFileName());
+            if (f.status() == FileOutcome.Status.INGESTED || f.status() == FileOutcome.Status.PARTIAL) {
+                json += f.jsonBytes();
+                seconds = Math.max(seconds, f.seconds());
+                loaded++;
+            }
+        }
+        if (loaded > 0) {
+            out.printf(Locale.ROOT, "loaded %d file(s), %s of JSON, into %s%n", loaded, Bytes.format(json), db);
+        } else {
+            out.printf(Locale.ROOT, "nothing to load: the store %s is up to date%n", db);
+        }
+    }
+
+    static String toJson(IngestReport report) throws Exception {
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = mapper.createObjectNode();
+        ArrayNode files = root.putArray("files");
+        for (FileOutcome f : report.files()) {
+            ObjectNode o = files.addObject();
+            o.put("path", f.path().toString());
+            if (f.rank() == null) {
+                o.putNull("rank");
+            } else {
+                o.put("rank", f.rank());
+            }
+            o.put("status", f.status().id());
+            if (f.reason() == null) {
+                o.putNull("reason");
+            } else {
+                o.put("reason", f.reason());
+            }
+            ObjectNode counts = o.putObject("counts");
+            f.counts().forEach(counts::put);
+        }
+        ArrayNode warnings = root.putArray("warnings");
+        report.warnings().forEach(warnings::add);
+        return mapper.writeValueAsString(root);
+    }
+}

@@ -1,0 +1,179 @@
+package dev.steptrace.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.steptrace.common.Messages;
+import dev.steptrace.store.Store;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "query", mixinStandardHelpOptions = true,
+        description = {"Run SQL on the store and print the result.",
+                "Tables and views: docs/schema.md (e.g. kernels, gpu_events, cpu_events, runtime_calls, files)."})
+public final class QueryCommand implements Callable<Integer> {
+    /** Longest cell printed in table format; CSV and JSON are never cut. */
+    private static final int MAX_CELL = 80;
+
+    enum Format { table, csv, json }
+
+    @Parameters(index = "0", paramLabel = "SQL")
+    String sql;
+
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--format", defaultValue = "table", description = "table, csv or json (default: ${DEFAULT-VALUE}).")
+    Format format;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        Path db = Store.resolve(common.db);
+        if (!Files.exists(db)) {
+            throw new UserError("no store at " + db + ": run `steptrace ingest <trace dir>` first, or pass --db");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try (Store store = Store.open(db); Statement s = store.connection().createStatement()) {
+            ResultSet rs;
+            try {
+                rs = s.executeQuery(sql);
+            } catch (SQLException e) {
+                throw new UserError("query failed: " + Messages.firstLine(e.getMessage()));
+            }
+            ResultSetMetaData md = rs.getMetaData();
+            int n = md.getColumnCount();
+            List<String> columns = new ArrayList<>();
+            for (int i = 1; i <= n; i++) {
+                columns.add(md.getColumnLabel(i));
+            }
+            List<Object[]> rows = new ArrayList<>();
+            while (rs.next()) {
+                Object[] row = new Object[n];
+                for (int i = 0; i < n; i++) {
+                    row[i] = rs.getObject(i + 1);
+                }
+                rows.add(row);
+            }
+            switch (format) {
+                case csv:
+                    printCsv(out, columns, rows);
+                    break;
+                case json:
+                    printJson(out, columns, rows);
+                    break;
+                default:
+                    printTable(out, columns, rows);
+            }
+            out.flush();
+        }
+        return Main.OK;
+    }
+
+    private static void printTable(PrintWriter out, List<String> columns, List<Object[]> rows) {
+        int[] width = new int[columns.size()];
+        for (int i = 0; i < width.length; i++) {
+            width[i] = columns.get(i).length();
+        }
+        List<String[]> cells = new ArrayList<>();
+        for (Object[] row : rows) {
+            String[] c = new String[row.length];
+            for (int i = 0; i < row.length; i++) {
+                c[i] = cut(row[i] == null ? "NULL" : String.valueOf(row[i]));
+                width[i] = Math.max(width[i], c[i].length());
+            }
+            cells.add(c);
+        }
+        StringBuilder rule = new StringBuilder();
+        for (int i = 0; i < width.length; i++) {
+            out.print((i > 0 ? "  " : "") + pad(columns.get(i), width[i]));
+            rule.append(i > 0 ? "  " : "").append("-".repeat(width[i]));
+        }
+        out.println();
+        out.println(rule);
+        for (String[] c : cells) {
+            for (int i = 0; i < c.length; i++) {
+                out.print((i > 0 ? "  " : "") + pad(c[i], width[i]));
+            }
+            out.println();
+        }
+        out.println("(" + rows.size() + (rows.size() == 1 ? " row)" : " rows)"));
+    }
+
+    private static String cut(String s) {
+        String one = s.replace('\n', ' ');
+        return one.length() <= MAX_CELL ? one : one.substring(0, MAX_CELL - 1) + "…";
+    }
+
+    private static String pad(String s, int w) {
+        return s.length() >= w ? s : s + " ".repeat(w - s.length());
+    }
+
+    private static void printCsv(PrintWriter out, List<String> columns, List<Object[]> rows) {
+        out.println(String.join(",", columns.stream().map(QueryCommand::csv).toList()));
+        for (Object[] row : rows) {
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < row.length; i++) {
+                if (i > 0) {
+                    sb.append(',');
+                }
+                if (row[i] != null) {
+                    sb.append(csv(String.valueOf(row[i])));
+                }
+            }
+            out.println(sb);
+        }
+    }
+
+    private static String csv(String s) {
+        if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0 && s.indexOf('\r') < 0) {
+            return s;
+        }
+        return '"' + s.replace("\"", "\"\"") + '"';
+    }
+
+    private static void printJson(PrintWriter out, List<String> columns, List<Object[]> rows) throws Exception {
+        ObjectMapper mapper = new ObjectMapper();
+        ArrayNode array = mapper.createArrayNode();
+        for (Object[] row : rows) {
+            ObjectNode o = array.addObject();
+            for (int i = 0; i < row.length; i++) {
+                Object v = row[i];
+                String k = columns.get(i);
+                if (v == null) {
+                    o.putNull(k);
+                } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+                    o.put(k, ((Number) v).longValue());
+                } else if (v instanceof BigInteger) {
+                    o.put(k, (BigInteger) v);
+                } else if (v instanceof BigDecimal) {
+                    o.put(k, (BigDecimal) v);
+                } else if (v instanceof Double || v instanceof Float) {
+                    o.put(k, ((Number) v).doubleValue());
+                } else if (v instanceof Boolean) {
+                    o.put(k, (Boolean) v);
+                } else {
+                    o.put(k, String.valueOf(v));
+                }
+            }
+        }
+        out.println(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(array));
+    }
+}

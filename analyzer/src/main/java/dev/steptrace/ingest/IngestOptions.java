@@ -1,0 +1,11 @@
+package dev.steptrace.ingest;
+
+/**
+ * @param threads              files loaded at once (default: the machine's cores)
+ * @param keepPythonFunctions  keep {@code python_function} events (dropped by default: no analysis uses them)
+ */
+public record IngestOptions(int threads, boolean keepPythonFunctions) {
+    public static IngestOptions defaults() {
+        return new IngestOptions(Runtime.getRuntime().availableProcessors(), false);
+    }
+}

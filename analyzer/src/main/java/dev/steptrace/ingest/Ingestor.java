@@ -1,0 +1,318 @@
+package dev.steptrace.ingest;
+
+import dev.steptrace.common.Messages;
+import dev.steptrace.ingest.FileOutcome.Status;
+import dev.steptrace.ingest.kineto.EventKind;
+import dev.steptrace.ingest.kineto.KinetoReader;
+import dev.steptrace.ingest.kineto.KinetoStoreWriter;
+import dev.steptrace.ingest.kineto.NameDictionary;
+import dev.steptrace.ingest.kineto.NotATraceException;
+import dev.steptrace.ingest.kineto.ReadResult;
+import dev.steptrace.store.Store;
+import dev.steptrace.store.StoreFiles;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Loads trace files into the store: one transaction per file (a failed file leaves nothing behind,
+ * a changed file's rows are replaced atomically), several files at once on all cores, and unchanged
+ * files (same path, size and content hash) skipped without parsing.
+ */
+public final class Ingestor {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Store store;
+    private final IngestOptions options;
+    private final AtomicLong fileBytesRead = new AtomicLong();
+    private final AtomicLong eventsRead = new AtomicLong();
+
+    public Ingestor(Store store, IngestOptions options) {
+        this.store = store;
+        this.options = options;
+    }
+
+    /** File bytes read so far by the running ingest (compressed bytes for gzip files), for progress. */
+    public AtomicLong fileBytesRead() {
+        return fileBytesRead;
+    }
+
+    /** Events read so far by the running ingest, for progress. */
+    public AtomicLong eventsRead() {
+        return eventsRead;
+    }
+
+    public IngestReport ingest(List<Path> inputs) throws IOException, SQLException {
+        TraceDiscovery.Result found = TraceDiscovery.discover(inputs, Set.of(store.path()));
+        List<FileOutcome> outcomes = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        for (TraceDiscovery.Skipped s : found.skipped()) {
+            outcomes.add(FileOutcome.notLoaded(s.path(), s.path().getParent().getFileName().toString(),
+                    Status.SKIPPED, s.reason()));
+        }
+        List<Planned> plan = plan(found.traces(), outcomes);
+        long totalBytes = plan.stream().filter(p -> !p.unchanged).mapToLong(p -> p.fingerprint.size()).sum();
+        List<FileOutcome> loaded = load(plan.stream().filter(p -> !p.unchanged).toList(), totalBytes);
+        outcomes.addAll(loaded);
+        for (Planned p : plan) {
+            if (p.unchanged) {
+                outcomes.add(unchangedOutcome(p));
+            }
+        }
+        Map<Path, Integer> assigned = assignMissingRanks(plan, warnings);
+        List<FileOutcome> result = new ArrayList<>();
+        for (FileOutcome o : outcomes) {
+            Integer rank = assigned.get(o.path());
+            result.add(rank != null ? o.withRank(rank) : o);
+        }
+        result.sort(Comparator.comparing((FileOutcome o) -> o.path().toString()));
+        return new IngestReport(result, warnings, totalBytes);
+    }
+
+    /** One file to load or skip, with what the store already holds for its path. */
+    private static final class Planned {
+        final TraceDiscovery.Found found;
+        final Fingerprint fingerprint;
+        final int captureId;
+        final StoreFiles.Row previous;
+        final boolean unchanged;
+
+        Planned(TraceDiscovery.Found found, Fingerprint fingerprint, int captureId, StoreFiles.Row previous) {
+            this.found = found;
+            this.fingerprint = fingerprint;
+            this.captureId = captureId;
+            this.previous = previous;
+            this.unchanged = previous != null && previous.size() == fingerprint.size()
+                    && previous.contentHash().equals(fingerprint.contentHash());
+        }
+    }
+
+    private List<Planned> plan(List<TraceDiscovery.Found> traces, List<FileOutcome> outcomes)
+            throws IOException, SQLException {
+        Connection c = store.connection();
+        Map<Path, Integer> captureIds = new HashMap<>();
+        Map<String, Path> seenContent = new HashMap<>();
+        List<Planned> plan = new ArrayList<>();
+        for (TraceDiscovery.Found f : traces) {
+            Fingerprint fp = Fingerprint.of(f.path());
+            Integer captureId = captureIds.get(f.captureDir());
+            if (captureId == null) {
+                captureId = StoreFiles.captureId(c, f.captureDir());
+                captureIds.put(f.captureDir(), captureId);
+            }
+            Path sameContent = seenContent.putIfAbsent(captureId + "/" + fp.contentHash() + "/" + fp.size(), f.path());
+            if (sameContent != null) {
+                outcomes.add(FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED,
+                        "same content as " + sameContent.getFileName() + " (a copy of the same rank?)"));
+                continue;
+            }
+            plan.add(new Planned(f, fp, captureId, StoreFiles.byPath(c, f.path())));
+        }
+        return plan;
+    }
+
+    private List<FileOutcome> load(List<Planned> work, long totalBytes) throws SQLException {
+        if (work.isEmpty()) {
+            return List.of();
+        }
+        AtomicInteger nextFileId = new AtomicInteger(StoreFiles.maxFileId(store.connection()));
+        List<Planned> bySize = new ArrayList<>(work);
+        // Largest first, so the last file to finish is a small one.
+        bySize.sort(Comparator.comparingLong((Planned p) -> p.fingerprint.size()).reversed());
+        int threads = Math.max(1, Math.min(options.threads(), bySize.size()));
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "steptrace-ingest");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<FileOutcome>> futures = new ArrayList<>();
+            for (Planned p : bySize) {
+                futures.add(pool.submit(() -> loadOne(p, nextFileId.incrementAndGet())));
+            }
+            List<FileOutcome> out = new ArrayList<>();
+            for (Future<FileOutcome> f : futures) {
+                try {
+                    out.add(f.get());
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("ingest worker failed", e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted", e);
+                }
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private FileOutcome loadOne(Planned p, int fileId) {
+        TraceDiscovery.Found f = p.found;
+        long t0 = System.nanoTime();
+        try (Connection c = store.newConnection()) {
+            c.setAutoCommit(false);
+            NameDictionary names = new NameDictionary();
+            ReadResult read;
+            KinetoStoreWriter.Summary summary;
+            try (InputStream in = TraceInput.open(f.path(), f.compressed(), fileBytesRead);
+                 KinetoStoreWriter writer = new KinetoStoreWriter(c, store.allocator(), fileId, names,
+                         eventsRead)) {
+                if (p.previous != null) {
+                    StoreFiles.deleteFile(c, p.previous.fileId());
+                }
+                read = new KinetoReader(options.keepPythonFunctions()).read(in, names, writer);
+                summary = writer.finish();
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                Rank rank = rankOf(f.path(), summary);
+                insertFileRow(c, fileId, p, read, summary, rank, seconds);
+                c.commit();
+                Status status = read.partial() ? Status.PARTIAL : Status.INGESTED;
+                String reason = read.partial() ? read.damageReason() : null;
+                return new FileOutcome(f.path(), captureName(f), rank.value, status, reason, counts(read),
+                        read.jsonBytes, seconds);
+            } catch (NotATraceException e) {
+                c.rollback();
+                return FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED, e.getMessage());
+            } catch (IOException e) {
+                c.rollback();
+                return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED, "cannot read: " + e.getMessage());
+            } catch (SQLException | KinetoStoreWriter.StoreWriteException e) {
+                c.rollback();
+                return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
+                        "store error: " + Messages.firstLine(e.getMessage()));
+            } catch (RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
+                    "store error: " + Messages.firstLine(e.getMessage()));
+        }
+    }
+
+    private record Rank(Integer value, String source) {}
+
+    private static Rank rankOf(Path file, KinetoStoreWriter.Summary s) {
+        if (s.distributedRank() != null) {
+            return new Rank(s.distributedRank(), "distributed_info");
+        }
+        OptionalInt fromName = RankFromFileName.of(file.getFileName().toString());
+        return fromName.isPresent() ? new Rank(fromName.getAsInt(), "file_name") : new Rank(null, null);
+    }
+
+    private void insertFileRow(Connection c, int fileId, Planned p, ReadResult r, KinetoStoreWriter.Summary s,
+                               Rank rank, double seconds) throws SQLException {
+        Map<String, Long> anomalies = new LinkedHashMap<>(r.anomalies());
+        if (r.skippedBytes() > 0) {
+            anomalies.put("bytes_skipped", r.skippedBytes());
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            int i = 1;
+            ps.setInt(i++, fileId);
+            ps.setInt(i++, p.captureId);
+            ps.setString(i++, p.found.path().toString());
+            ps.setLong(i++, p.fingerprint.size());
+            ps.setString(i++, p.fingerprint.contentHash());
+            ps.setString(i++, p.found.format().id());
+            ps.setBoolean(i++, p.found.compressed());
+            ps.setString(i++, r.partial() ? "partial" : "ingested");
+            ps.setString(i++, r.damageReason());
+            ps.setObject(i++, r.partial() ? r.damageOffset() : null);
+            ps.setObject(i++, rank.value);
+            ps.setString(i++, rank.source);
+            ps.setObject(i++, s.worldSize());
+            ps.setString(i++, s.hostName());
+            ps.setLong(i++, s.baseTimeNs());
+            ps.setObject(i++, s.firstTsNs());
+            ps.setObject(i++, s.lastTsNs());
+            ps.setLong(i++, r.jsonBytes);
+            ps.setLong(i++, r.kept(EventKind.KERNEL));
+            ps.setLong(i++, r.kept(EventKind.MEMCPY));
+            ps.setLong(i++, r.kept(EventKind.MEMSET));
+            ps.setLong(i++, r.kept(EventKind.SYNC));
+            ps.setLong(i++, r.kept(EventKind.RUNTIME) + r.kept(EventKind.DRIVER));
+            ps.setLong(i++, r.kept(EventKind.CPU_OP));
+            ps.setLong(i++, r.kept(EventKind.USER_ANNOTATION) + r.kept(EventKind.GPU_USER_ANNOTATION));
+            ps.setLong(i++, r.kept(EventKind.PYTHON_FUNCTION));
+            ps.setLong(i++, s.commRows());
+            ps.setLong(i++, r.droppedTotal());
+            ps.setString(i++, anomalies.isEmpty() ? null : toJson(anomalies));
+            ps.setString(i++, s.distributedInfo());
+            ps.setString(i++, s.metadata());
+            ps.setTimestamp(i++, Timestamp.from(Instant.now()));
+            ps.setDouble(i, seconds);
+            ps.executeUpdate();
+        }
+    }
+
+    private static Map<String, Long> counts(ReadResult r) {
+        Map<String, Long> m = FileOutcome.emptyCounts();
+        m.put("kernel", r.kept(EventKind.KERNEL));
+        m.put("memcpy", r.kept(EventKind.MEMCPY));
+        m.put("memset", r.kept(EventKind.MEMSET));
+        m.put("runtime", r.kept(EventKind.RUNTIME) + r.kept(EventKind.DRIVER));
+        m.put("cpu_op", r.kept(EventKind.CPU_OP));
+        m.put("annotation", r.kept(EventKind.USER_ANNOTATION) + r.kept(EventKind.GPU_USER_ANNOTATION));
+        return m;
+    }
+
+    private FileOutcome unchangedOutcome(Planned p) {
+        StoreFiles.Row prev = p.previous;
+        return new FileOutcome(p.found.path(), captureName(p.found), prev.rank(), Status.UNCHANGED, null,
+                prev.counts(), prev.jsonBytes(), 0);
+    }
+
+    /**
+     * Files whose rank neither distributedInfo nor the file name states get the lowest free ranks of
+     * their capture, in path order, with a warning: the SPEC's last resort.
+     */
+    private Map<Path, Integer> assignMissingRanks(List<Planned> plan, List<String> warnings) throws SQLException {
+        Map<Path, Integer> assigned = new HashMap<>();
+        for (int captureId : plan.stream().map(p -> p.captureId).distinct().toList()) {
+            for (StoreFiles.Row row : StoreFiles.withoutRank(store.connection(), captureId)) {
+                int rank = StoreFiles.lowestFreeRank(store.connection(), captureId);
+                StoreFiles.setRank(store.connection(), row.fileId(), rank, "file_order");
+                assigned.put(row.path(), rank);
+                warnings.add(row.path().getFileName() + ": no rank in distributedInfo or the file name;"
+                        + " assumed rank " + rank + " from file order");
+            }
+        }
+        return assigned;
+    }
+
+    private static String captureName(TraceDiscovery.Found f) {
+        Path name = f.captureDir().getFileName();
+        return name == null ? f.captureDir().toString() : name.toString();
+    }
+
+    private static String toJson(Object o) {
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+}

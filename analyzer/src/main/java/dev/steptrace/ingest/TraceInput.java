@@ -1,0 +1,49 @@
+package dev.steptrace.ingest;
+
+import java.io.BufferedInputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.GZIPInputStream;
+
+/** Opens a trace file as its decompressed bytes, counting the file bytes read for progress. */
+final class TraceInput {
+    private static final int BUFFER = 1 << 16;
+
+    private TraceInput() {}
+
+    static InputStream open(Path file, boolean gzip, AtomicLong fileBytesRead) throws IOException {
+        InputStream raw = new Counting(Files.newInputStream(file), fileBytesRead);
+        return gzip ? new GZIPInputStream(raw, BUFFER) : new BufferedInputStream(raw, BUFFER);
+    }
+
+    private static final class Counting extends FilterInputStream {
+        private final AtomicLong counter;
+
+        Counting(InputStream in, AtomicLong counter) {
+            super(in);
+            this.counter = counter;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0) {
+                counter.incrementAndGet();
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0) {
+                counter.addAndGet(n);
+            }
+            return n;
+        }
+    }
+}

@@ -1,0 +1,565 @@
+package dev.steptrace.ingest.kineto;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import dev.steptrace.store.TableBatch;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * Writes what {@link KinetoReader} keeps from one file into the store's event tables, inside the
+ * caller's open transaction. Timestamps get the file's {@code baseTimeNanoseconds} added, so every
+ * stored time is absolute epoch nanoseconds.
+ */
+public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
+    private static final int BATCH_ROWS = 65536;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String[] TIMED_TABLES = {"gpu_ops", "cpu_ops", "launches", "comm_meta"};
+
+    private static final int PROGRESS_EVERY = 8192;
+
+    private final AtomicLong eventsCounter;
+    private int eventsSinceProgress;
+    private final Connection connection;
+    private final BufferAllocator allocator;
+    private final int fileId;
+    private final NameDictionary names;
+    private final BitSet usedNames = new BitSet();
+    private final TableBatch gpu;
+    private final TableBatch cpu;
+    private final TableBatch launch;
+    private final TableBatch comm;
+    private final GpuColumns g;
+    private final CpuColumns c;
+    private final LaunchColumns l;
+    private final CommColumns m;
+
+    private long baseNs;
+    private long lateBaseNs;
+    private long firstTs = Long.MAX_VALUE;
+    private long lastTs = Long.MIN_VALUE;
+    private String distributedInfo;
+    private Integer distributedRank;
+    private Integer worldSize;
+    private final ObjectNode metadata = JSON.createObjectNode();
+    private final List<DeviceInfo> devices = new ArrayList<>();
+    private final java.util.Map<List<Long>, Track> tracks = new java.util.LinkedHashMap<>();
+
+    /**
+     * @param eventsCounter progress counter shared by concurrent loads, bumped every few thousand events
+     */
+    public KinetoStoreWriter(Connection connection, BufferAllocator allocator, int fileId, NameDictionary names,
+                             AtomicLong eventsCounter) throws SQLException {
+        this.eventsCounter = eventsCounter;
+        this.connection = connection;
+        this.allocator = allocator;
+        this.fileId = fileId;
+        this.names = names;
+        List<TableBatch> opened = new ArrayList<>();
+        try {
+            gpu = open(opened, allocator, "gpu_ops", BATCH_ROWS);
+            cpu = open(opened, allocator, "cpu_ops", BATCH_ROWS);
+            launch = open(opened, allocator, "launches", BATCH_ROWS);
+            comm = open(opened, allocator, "comm_meta", 4096);
+        } catch (SQLException | RuntimeException e) {
+            opened.forEach(TableBatch::close);
+            throw e;
+        }
+        g = new GpuColumns(gpu);
+        c = new CpuColumns(cpu);
+        l = new LaunchColumns(launch);
+        m = new CommColumns(comm);
+    }
+
+    private TableBatch open(List<TableBatch> opened, BufferAllocator allocator, String table, int rows)
+            throws SQLException {
+        TableBatch b = TableBatch.forTable(connection, allocator, table, rows);
+        opened.add(b);
+        return b;
+    }
+
+    @Override
+    public void event(TraceEvent e) {
+        if (++eventsSinceProgress == PROGRESS_EVERY) {
+            eventsCounter.addAndGet(PROGRESS_EVERY);
+            eventsSinceProgress = 0;
+        }
+        try {
+            long ts = e.tsNs + baseNs;
+            firstTs = Math.min(firstTs, ts);
+            lastTs = Math.max(lastTs, ts + e.durNs);
+            int nameId = e.nameId < 0 ? names.idOf("") : e.nameId;
+            usedNames.set(nameId);
+            switch (e.kind) {
+                case KERNEL:
+                case MEMCPY:
+                case MEMSET:
+                case SYNC:
+                    writeGpu(e, nameId, ts);
+                    break;
+                case RUNTIME:
+                case DRIVER:
+                    writeLaunch(e, nameId, ts);
+                    break;
+                default:
+                    writeCpu(e, nameId, ts);
+            }
+            if (e.hasComm()) {
+                writeComm(e, ts);
+            }
+        } catch (SQLException ex) {
+            throw new StoreWriteException(ex);
+        }
+    }
+
+    private void writeGpu(TraceEvent e, int nameId, long ts) throws SQLException {
+        gpu.setInt(g.file, fileId);
+        gpu.setEnum(g.kind, g.code(e.kind));
+        gpu.setInt(g.name, nameId);
+        // GPU events: pid is the device and tid the stream, when the args do not say.
+        if (e.has(TraceEvent.DEVICE)) {
+            gpu.setInt(g.device, e.device);
+        } else if (e.has(TraceEvent.PID)) {
+            gpu.setInt(g.device, (int) e.pid);
+        }
+        if (e.has(TraceEvent.STREAM)) {
+            gpu.setLong(g.stream, e.stream);
+        } else if (e.has(TraceEvent.TID)) {
+            gpu.setLong(g.stream, e.tid);
+        }
+        gpu.setLong(g.ts, ts);
+        gpu.setLong(g.dur, e.durNs);
+        if (e.has(TraceEvent.CORRELATION)) {
+            gpu.setLong(g.correlation, e.correlation);
+        }
+        if (e.has(TraceEvent.EXTERNAL_ID)) {
+            gpu.setLong(g.externalId, e.externalId);
+        }
+        if (e.has(TraceEvent.BYTES)) {
+            gpu.setLong(g.bytes, e.bytes);
+        }
+        if (e.has(TraceEvent.GRAPH_ID)) {
+            gpu.setLong(g.graphId, e.graphId);
+        }
+        if (e.has(TraceEvent.GRAPH_NODE_ID)) {
+            gpu.setLong(g.graphNodeId, e.graphNodeId);
+        }
+        if (e.has(TraceEvent.GRID)) {
+            gpu.setInt(g.gridX, e.grid[0]);
+            gpu.setInt(g.gridX + 1, e.grid[1]);
+            gpu.setInt(g.gridX + 2, e.grid[2]);
+        }
+        if (e.has(TraceEvent.BLOCK)) {
+            gpu.setInt(g.blockX, e.block[0]);
+            gpu.setInt(g.blockX + 1, e.block[1]);
+            gpu.setInt(g.blockX + 2, e.block[2]);
+        }
+        gpu.endRow();
+    }
+
+    private void writeCpu(TraceEvent e, int nameId, long ts) throws SQLException {
+        cpu.setInt(c.file, fileId);
+        cpu.setEnum(c.kind, c.code(e.kind));
+        cpu.setInt(c.name, nameId);
+        if (e.has(TraceEvent.PID)) {
+            cpu.setLong(c.pid, e.pid);
+        }
+        if (e.has(TraceEvent.TID)) {
+            cpu.setLong(c.tid, e.tid);
+        }
+        cpu.setLong(c.ts, ts);
+        cpu.setLong(c.dur, e.durNs);
+        if (e.has(TraceEvent.EXTERNAL_ID)) {
+            cpu.setLong(c.externalId, e.externalId);
+        }
+        cpu.endRow();
+    }
+
+    private void writeLaunch(TraceEvent e, int nameId, long ts) throws SQLException {
+        launch.setInt(l.file, fileId);
+        launch.setEnum(l.kind, e.kind == EventKind.DRIVER ? l.driver : l.runtime);
+        launch.setInt(l.name, nameId);
+        if (e.has(TraceEvent.PID)) {
+            launch.setLong(l.pid, e.pid);
+        }
+        if (e.has(TraceEvent.TID)) {
+            launch.setLong(l.tid, e.tid);
+        }
+        launch.setLong(l.ts, ts);
+        launch.setLong(l.dur, e.durNs);
+        if (e.has(TraceEvent.CORRELATION)) {
+            launch.setLong(l.correlation, e.correlation);
+        }
+        if (e.has(TraceEvent.EXTERNAL_ID)) {
+            launch.setLong(l.externalId, e.externalId);
+        }
+        if (e.has(TraceEvent.CBID)) {
+            launch.setInt(l.cbid, e.cbid);
+        }
+        launch.endRow();
+    }
+
+    private void writeComm(TraceEvent e, long ts) throws SQLException {
+        TraceEvent.CommArgs a = e.comm();
+        comm.setInt(m.file, fileId);
+        comm.setEnum(m.source, e.kind == EventKind.KERNEL ? m.kernel : m.cpuOp);
+        comm.setLong(m.ts, ts);
+        if (e.has(TraceEvent.CORRELATION)) {
+            comm.setLong(m.correlation, e.correlation);
+        }
+        if (e.has(TraceEvent.EXTERNAL_ID)) {
+            comm.setLong(m.externalId, e.externalId);
+        }
+        comm.setString(m.collective, a.collective);
+        comm.setString(m.dtype, a.dtype);
+        comm.setLongOrNull(m.inNelems, a.inNelems);
+        comm.setLongOrNull(m.outNelems, a.outNelems);
+        comm.setIntOrNull(m.groupSize, a.groupSize);
+        comm.setString(m.pgName, a.pgName);
+        comm.setString(m.pgDesc, a.pgDesc);
+        comm.setString(m.pgRanks, a.pgRanks);
+        comm.setIntOrNull(m.rank, a.rank);
+        comm.setIntOrNull(m.srcRank, a.srcRank);
+        comm.setIntOrNull(m.dstRank, a.dstRank);
+        comm.setLongOrNull(m.seq, a.seq);
+        if (a.commsId != null) {
+            comm.setLong(m.commsId, Long.parseUnsignedLong(a.commsId));
+        }
+        comm.setString(m.inSplit, a.inSplit);
+        comm.setString(m.outSplit, a.outSplit);
+        if (a.isAsync != null) {
+            comm.setBoolean(m.isAsync, a.isAsync);
+        }
+        comm.endRow();
+    }
+
+    @Override
+    public void baseTimeNanos(long base, boolean beforeEvents) {
+        if (beforeEvents) {
+            baseNs = base;
+        } else {
+            lateBaseNs = base;
+        }
+    }
+
+    @Override
+    public void device(DeviceInfo device) {
+        devices.add(device);
+    }
+
+    @Override
+    public void distributedInfo(String json, Integer rank, Integer worldSize) {
+        this.distributedInfo = json;
+        this.distributedRank = rank;
+        this.worldSize = worldSize;
+    }
+
+    @Override
+    public void metadata(String key, String json) {
+        try {
+            metadata.set(key, JSON.readTree(json));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void track(long pid, Long tid, String field, String value, Long sortIndex) {
+        // Name, labels and sort index of one process or thread arrive as separate metadata events.
+        Track t = tracks.computeIfAbsent(java.util.Arrays.asList(pid, tid), k -> new Track(pid, tid));
+        if (field.endsWith("_name")) {
+            t.name = value;
+        } else if (field.endsWith("_labels")) {
+            t.labels = value;
+        } else if (field.endsWith("_sort_index")) {
+            t.sortIndex = sortIndex;
+        }
+    }
+
+    /** Flushes every batch and writes the file's names, devices and tracks. */
+    public Summary finish() throws SQLException {
+        eventsCounter.addAndGet(eventsSinceProgress);
+        eventsSinceProgress = 0;
+        gpu.flush();
+        cpu.flush();
+        launch.flush();
+        comm.flush();
+        if (lateBaseNs != 0) {
+            // Builds before 2025-03 wrote baseTimeNanoseconds after the events.
+            for (String table : TIMED_TABLES) {
+                try (PreparedStatement ps = connection.prepareStatement(
+                        "UPDATE " + table + " SET ts_ns = ts_ns + ? WHERE file_id = ?")) {
+                    ps.setLong(1, lateBaseNs);
+                    ps.setInt(2, fileId);
+                    ps.executeUpdate();
+                }
+            }
+            baseNs = lateBaseNs;
+            if (firstTs != Long.MAX_VALUE) {
+                firstTs += lateBaseNs;
+                lastTs += lateBaseNs;
+            }
+        }
+        writeNames();
+        writeDevices();
+        writeTracks();
+        return new Summary(baseNs, firstTs == Long.MAX_VALUE ? null : firstTs,
+                lastTs == Long.MIN_VALUE ? null : lastTs, distributedInfo, distributedRank, worldSize,
+                metadata.isEmpty() ? null : metadata.toString(),
+                metadata.hasNonNull("host_name") ? metadata.get("host_name").asText() : null,
+                comm.rowsWritten());
+    }
+
+    private void writeNames() throws SQLException {
+        try (TableBatch batch = TableBatch.forTable(connection, allocator, "names", BATCH_ROWS)) {
+            int file = batch.column("file_id");
+            int id = batch.column("name_id");
+            int name = batch.column("name");
+            for (int n = usedNames.nextSetBit(0); n >= 0; n = usedNames.nextSetBit(n + 1)) {
+                batch.setInt(file, fileId);
+                batch.setInt(id, n);
+                batch.setString(name, names.name(n));
+                batch.endRow();
+            }
+            batch.flush();
+        }
+    }
+
+    private void writeDevices() throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            for (DeviceInfo d : devices) {
+                ps.setInt(1, fileId);
+                ps.setInt(2, d.id());
+                ps.setString(3, d.name());
+                ps.setObject(4, d.totalMemory());
+                ps.setObject(5, d.computeMajor());
+                ps.setObject(6, d.computeMinor());
+                ps.setObject(7, d.numSms());
+                ps.setString(8, d.json());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    private void writeTracks() throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO tracks VALUES (?, ?, ?, ?, ?, ?)")) {
+            for (Track t : tracks.values()) {
+                ps.setInt(1, fileId);
+                ps.setLong(2, t.pid);
+                ps.setObject(3, t.tid);
+                ps.setString(4, t.name);
+                ps.setString(5, t.labels);
+                ps.setObject(6, t.sortIndex);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    @Override
+    public void close() {
+        gpu.close();
+        cpu.close();
+        launch.close();
+        comm.close();
+    }
+
+    /** What the files row needs from the writer. */
+    public record Summary(long baseTimeNs, Long firstTsNs, Long lastTsNs, String distributedInfo,
+                          Integer distributedRank, Integer worldSize, String metadata, String hostName,
+                          long commRows) {}
+
+    /** A store failure inside {@link #event}, whose interface cannot throw SQLException. */
+    public static final class StoreWriteException extends RuntimeException {
+        public StoreWriteException(SQLException cause) {
+            super(cause.getMessage(), cause);
+        }
+
+        @Override
+        public synchronized SQLException getCause() {
+            return (SQLException) super.getCause();
+        }
+    }
+
+    private static final class Track {
+        final long pid;
+        final Long tid;
+        String name;
+        String labels;
+        Long sortIndex;
+
+        Track(long pid, Long tid) {
+            this.pid = pid;
+            this.tid = tid;
+        }
+    }
+
+    private static final class GpuColumns {
+        final int file;
+        final int kind;
+        final int name;
+        final int device;
+        final int stream;
+        final int ts;
+        final int dur;
+        final int correlation;
+        final int externalId;
+        final int bytes;
+        final int graphId;
+        final int graphNodeId;
+        final int gridX;
+        final int blockX;
+        final int[] codes = new int[EventKind.values().length];
+
+        GpuColumns(TableBatch b) {
+            file = b.column("file_id");
+            kind = b.column("kind");
+            name = b.column("name_id");
+            device = b.column("device");
+            stream = b.column("stream");
+            ts = b.column("ts_ns");
+            dur = b.column("dur_ns");
+            correlation = b.column("correlation");
+            externalId = b.column("external_id");
+            bytes = b.column("bytes");
+            graphId = b.column("graph_id");
+            graphNodeId = b.column("graph_node_id");
+            gridX = b.column("grid_x");
+            blockX = b.column("block_x");
+            if (b.column("grid_z") != gridX + 2 || b.column("block_z") != blockX + 2) {
+                throw new IllegalStateException("gpu_ops grid/block columns must be adjacent x, y, z");
+            }
+            codes[EventKind.KERNEL.ordinal()] = b.enumCode(kind, "kernel");
+            codes[EventKind.MEMCPY.ordinal()] = b.enumCode(kind, "memcpy");
+            codes[EventKind.MEMSET.ordinal()] = b.enumCode(kind, "memset");
+            codes[EventKind.SYNC.ordinal()] = b.enumCode(kind, "sync");
+        }
+
+        int code(EventKind k) {
+            return codes[k.ordinal()];
+        }
+    }
+
+    private static final class CpuColumns {
+        final int file;
+        final int kind;
+        final int name;
+        final int pid;
+        final int tid;
+        final int ts;
+        final int dur;
+        final int externalId;
+        final int[] codes = new int[EventKind.values().length];
+
+        CpuColumns(TableBatch b) {
+            file = b.column("file_id");
+            kind = b.column("kind");
+            name = b.column("name_id");
+            pid = b.column("pid");
+            tid = b.column("tid");
+            ts = b.column("ts_ns");
+            dur = b.column("dur_ns");
+            externalId = b.column("external_id");
+            codes[EventKind.CPU_OP.ordinal()] = b.enumCode(kind, "cpu_op");
+            codes[EventKind.USER_ANNOTATION.ordinal()] = b.enumCode(kind, "user_annotation");
+            codes[EventKind.GPU_USER_ANNOTATION.ordinal()] = b.enumCode(kind, "gpu_user_annotation");
+            codes[EventKind.PYTHON_FUNCTION.ordinal()] = b.enumCode(kind, "python_function");
+        }
+
+        int code(EventKind k) {
+            return codes[k.ordinal()];
+        }
+    }
+
+    private static final class LaunchColumns {
+        final int file;
+        final int kind;
+        final int name;
+        final int pid;
+        final int tid;
+        final int ts;
+        final int dur;
+        final int correlation;
+        final int externalId;
+        final int cbid;
+        final int runtime;
+        final int driver;
+
+        LaunchColumns(TableBatch b) {
+            file = b.column("file_id");
+            kind = b.column("kind");
+            name = b.column("name_id");
+            pid = b.column("pid");
+            tid = b.column("tid");
+            ts = b.column("ts_ns");
+            dur = b.column("dur_ns");
+            correlation = b.column("correlation");
+            externalId = b.column("external_id");
+            cbid = b.column("cbid");
+            runtime = b.enumCode(kind, "runtime");
+            driver = b.enumCode(kind, "driver");
+        }
+    }
+
+    private static final class CommColumns {
+        final int file;
+        final int source;
+        final int ts;
+        final int correlation;
+        final int externalId;
+        final int collective;
+        final int dtype;
+        final int inNelems;
+        final int outNelems;
+        final int groupSize;
+        final int pgName;
+        final int pgDesc;
+        final int pgRanks;
+        final int rank;
+        final int srcRank;
+        final int dstRank;
+        final int seq;
+        final int commsId;
+        final int inSplit;
+        final int outSplit;
+        final int isAsync;
+        final int kernel;
+        final int cpuOp;
+
+        CommColumns(TableBatch b) {
+            file = b.column("file_id");
+            source = b.column("source");
+            ts = b.column("ts_ns");
+            correlation = b.column("correlation");
+            externalId = b.column("external_id");
+            collective = b.column("collective");
+            dtype = b.column("dtype");
+            inNelems = b.column("in_nelems");
+            outNelems = b.column("out_nelems");
+            groupSize = b.column("group_size");
+            pgName = b.column("pg_name");
+            pgDesc = b.column("pg_desc");
+            pgRanks = b.column("pg_ranks");
+            rank = b.column("rank");
+            srcRank = b.column("src_rank");
+            dstRank = b.column("dst_rank");
+            seq = b.column("seq");
+            commsId = b.column("comms_id");
+            inSplit = b.column("in_split");
+            outSplit = b.column("out_split");
+            isAsync = b.column("is_async");
+            kernel = b.enumCode(source, "kernel");
+            cpuOp = b.enumCode(source, "cpu_op");
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package dev.steptrace.ingest.kineto;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What one read kept, dropped, repaired and found damaged. */
+public final class ReadResult {
+    static final int MAX_METADATA_CHARS = 64 * 1024;
+
+    /** Uncompressed JSON bytes read. */
+    public long jsonBytes;
+    public long eventsSeen;
+    private final long[] kept = new long[EventKind.values().length];
+    /** Mutable counters: this is bumped for every flow event, half of a typical trace. */
+    private final Map<String, long[]> dropped = new HashMap<>();
+    private final Map<String, Long> anomalies = new TreeMap<>();
+
+    private boolean partial;
+    private long damageOffset = -1;
+    private String damageReason;
+    private long skippedBytes;
+
+    public long kept(EventKind kind) {
+        return kept[kind.ordinal()];
+    }
+
+    public long droppedTotal() {
+        return dropped.values().stream().mapToLong(c -> c[0]).sum();
+    }
+
+    /** Dropped events by category (or by phase for flows, instants, counters), sorted by name. */
+    public Map<String, Long> dropped() {
+        Map<String, Long> sorted = new TreeMap<>();
+        dropped.forEach((k, v) -> sorted.put(k, v[0]));
+        return sorted;
+    }
+
+    /** Values that were clamped, repaired or ignored, by kind. */
+    public Map<String, Long> anomalies() {
+        return anomalies;
+    }
+
+    /** True when part of the file could not be read: truncated, corrupt, or a region skipped. */
+    public boolean partial() {
+        return partial;
+    }
+
+    /** Byte offset (in the decompressed JSON) of the first damage, or -1. */
+    public long damageOffset() {
+        return damageOffset;
+    }
+
+    public String damageReason() {
+        return damageReason;
+    }
+
+    public long skippedBytes() {
+        return skippedBytes;
+    }
+
+    boolean eventsRead() {
+        return eventsSeen > 0;
+    }
+
+    void countKept(EventKind kind) {
+        kept[kind.ordinal()]++;
+    }
+
+    void dropped(String category) {
+        dropped.computeIfAbsent(category, k -> new long[1])[0]++;
+    }
+
+    void anomaly(String what) {
+        anomalies.merge(what, 1L, Long::sum);
+    }
+
+    void markDamaged(long offset, String reason) {
+        if (!partial) {
+            partial = true;
+            damageOffset = offset;
+            damageReason = reason + " at byte " + offset;
+        }
+    }
+
+    void skipped(long from, long to, String reason) {
+        markDamaged(from, reason);
+        skippedBytes += Math.max(0, to - from);
+        anomaly("damaged_regions_skipped");
+    }
+}

@@ -1,0 +1,143 @@
+package dev.steptrace.ingest.kineto;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * The decompressed JSON bytes of one file, with the bytes of the event being parsed kept so the
+ * reader can go back over them after a parse error (to repair an unescaped quote, or to find the
+ * next event). Everything before {@link #keepFrom(long)} may be dropped, so memory stays at about one
+ * event plus the parser's read-ahead.
+ */
+final class RecordingInput extends InputStream {
+    /** Beyond this an event is not kept for repair; recovery then falls back to skipping it. */
+    private static final int MAX_KEPT = 64 << 20;
+
+    private final InputStream in;
+    private byte[] buf = new byte[1 << 17];
+    private long bufStart;
+    private int bufLen;
+    private long cursor;
+    private long keepFrom;
+    private boolean eof;
+
+    RecordingInput(InputStream in) {
+        this.in = in;
+    }
+
+    /** Absolute offset of the next byte {@link #read} returns. */
+    long position() {
+        return cursor;
+    }
+
+    /** Absolute offset one past the last byte read from the underlying stream. */
+    long bytesRead() {
+        return bufStart + bufLen;
+    }
+
+    /** Offset of the oldest byte still kept. */
+    long keptFrom() {
+        return bufStart;
+    }
+
+    /** Bytes before {@code offset} will not be needed again. */
+    void keepFrom(long offset) {
+        if (offset > keepFrom) {
+            keepFrom = offset;
+        }
+    }
+
+    /** Moves back to an absolute offset that is still kept (at most {@link #bytesRead()}). */
+    void seek(long offset) {
+        if (offset < bufStart || offset > bufStart + bufLen) {
+            throw new IllegalStateException("offset " + offset + " is outside the kept bytes ["
+                    + bufStart + ", " + (bufStart + bufLen) + ")");
+        }
+        cursor = offset;
+    }
+
+    @Override
+    public int read() throws IOException {
+        if (cursor >= bufStart + bufLen && !fill()) {
+            return -1;
+        }
+        return buf[(int) (cursor++ - bufStart)] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        if (cursor >= bufStart + bufLen && !fill()) {
+            return -1;
+        }
+        int available = (int) (bufStart + bufLen - cursor);
+        int n = Math.min(len, available);
+        System.arraycopy(buf, (int) (cursor - bufStart), b, off, n);
+        cursor += n;
+        return n;
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+
+    /** Reads more from the underlying stream; false at its end. */
+    private boolean fill() throws DamagedInputException {
+        if (eof) {
+            return false;
+        }
+        makeRoom();
+        int n;
+        try {
+            n = in.read(buf, bufLen, buf.length - bufLen);
+        } catch (IOException e) {
+            eof = true;
+            throw new DamagedInputException(bufStart + bufLen, e);
+        }
+        if (n < 0) {
+            eof = true;
+            return false;
+        }
+        bufLen += n;
+        return true;
+    }
+
+    private void makeRoom() {
+        int free = buf.length - bufLen;
+        if (free >= buf.length / 4) {
+            return;
+        }
+        long dropTo = Math.min(keepFrom, cursor);
+        int droppable = (int) Math.max(0, dropTo - bufStart);
+        if (droppable >= buf.length / 2 || (droppable > 0 && buf.length >= MAX_KEPT)) {
+            System.arraycopy(buf, droppable, buf, 0, bufLen - droppable);
+            bufStart += droppable;
+            bufLen -= droppable;
+        } else if (buf.length < MAX_KEPT) {
+            byte[] bigger = new byte[buf.length * 2];
+            System.arraycopy(buf, 0, bigger, 0, bufLen);
+            buf = bigger;
+        } else {
+            // An event larger than MAX_KEPT: stop keeping it, it can no longer be repaired. Every
+            // buffered byte has been handed out when fill() runs, so this frees the whole buffer.
+            keepFrom = cursor;
+            int consumed = (int) (cursor - bufStart);
+            System.arraycopy(buf, consumed, buf, 0, bufLen - consumed);
+            bufStart += consumed;
+            bufLen -= consumed;
+        }
+    }
+
+    /** The underlying (usually gzip) stream failed: the file is truncated or corrupt at this point. */
+    static final class DamagedInputException extends IOException {
+        final long offset;
+
+        DamagedInputException(long offset, IOException cause) {
+            super(cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage(), cause);
+            this.offset = offset;
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package dev.steptrace.ingest.kineto;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+
+/**
+ * Byte-level fixes the reader falls back on after a parse error inside the event list. Both work
+ * on the kept bytes of {@link RecordingInput} and are only ever run on damaged regions.
+ */
+final class Recovery {
+    private static final int MAX_EVENT_BYTES = 16 << 20;
+
+    private Recovery() {}
+
+    /** An event re-encoded with its stray quotes escaped, and the offset just past its closing brace. */
+    record Repaired(byte[] json, long endOffset) {}
+
+    /**
+     * Re-reads the object starting at {@code start}, escaping every quote inside a string that is not
+     * followed by something that may follow a string ({@code , : } ]}). Kineto wrote names such as
+     * {@code void k<"x">()} unescaped until 2026-07. Null when no end of the object is found.
+     */
+    static Repaired repairQuotes(RecordingInput in, long start) throws IOException {
+        if (start < in.keptFrom()) {
+            return null;
+        }
+        in.seek(start);
+        Lookahead src = new Lookahead(in);
+        if (src.at(0) != '{') {
+            return null;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+        int depth = 0;
+        boolean inString = false;
+        for (int i = 0; i < MAX_EVENT_BYTES; i++) {
+            int c = src.at(i);
+            if (c < 0) {
+                return null;
+            }
+            if (inString) {
+                if (c == '\\') {
+                    out.write(c);
+                    int next = src.at(++i);
+                    if (next < 0) {
+                        return null;
+                    }
+                    out.write(next);
+                    continue;
+                }
+                if (c == '"') {
+                    int j = i + 1;
+                    while (isSpace(src.at(j))) {
+                        j++;
+                    }
+                    int after = src.at(j);
+                    if (after < 0 || after == ',' || after == ':' || after == '}' || after == ']') {
+                        inString = false;
+                    } else {
+                        out.write('\\');
+                    }
+                }
+                out.write(c);
+                continue;
+            }
+            out.write(c);
+            if (c == '"') {
+                inString = true;
+            } else if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0) {
+                    return new Repaired(out.toByteArray(), start + i + 1);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Offset of the next event after {@code end}: past the separating comma, if any. */
+    static long afterSeparator(RecordingInput in, long end) throws IOException {
+        in.seek(end);
+        int c;
+        do {
+            c = in.read();
+        } while (isSpace(c));
+        if (c == ',' || c < 0) {
+            return in.position();
+        }
+        return in.position() - 1;
+    }
+
+    /**
+     * Scans forward from the current position to the next '{' that opens an event: one whose previous
+     * non-space byte is ',' '[' or '}' (or that starts a line, as in Kineto's layout) and whose next
+     * non-space byte opens a key. Returns its offset, or -1 at the end of the input.
+     */
+    static long nextEventStart(RecordingInput in) throws IOException {
+        int last = -1;
+        boolean lineStart = false;
+        int c;
+        while ((c = in.read()) >= 0) {
+            if (c == '{' && (last == ',' || last == '[' || last == '}' || lineStart)) {
+                long candidate = in.position() - 1;
+                in.keepFrom(candidate);
+                int next;
+                do {
+                    next = in.read();
+                } while (isSpace(next));
+                if (next == '"') {
+                    in.seek(candidate);
+                    return candidate;
+                }
+                in.seek(candidate + 1);
+                c = '{';
+            } else {
+                in.keepFrom(in.position());
+            }
+            if (c == '\n') {
+                lineStart = true;
+            } else if (!isSpace(c)) {
+                lineStart = false;
+                last = c;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isSpace(int c) {
+        return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    }
+
+    /** Random access to the bytes from the current position on, reading more as indices grow. */
+    private static final class Lookahead {
+        private final RecordingInput in;
+        private byte[] bytes = new byte[4096];
+        private int len;
+        private boolean eof;
+
+        Lookahead(RecordingInput in) {
+            this.in = in;
+        }
+
+        int at(int i) throws IOException {
+            while (i >= len && !eof) {
+                if (len == bytes.length) {
+                    bytes = java.util.Arrays.copyOf(bytes, bytes.length * 2);
+                }
+                int n = in.read(bytes, len, bytes.length - len);
+                if (n < 0) {
+                    eof = true;
+                } else {
+                    len += n;
+                }
+            }
+            return i < len ? bytes[i] & 0xFF : -1;
+        }
+    }
+}

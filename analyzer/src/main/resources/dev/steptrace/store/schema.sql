@@ -1,0 +1,152 @@
+-- steptrace store schema. docs/schema.md explains every table; keep the two in step.
+-- Event tables carry file_id only: a file's rank, capture and clock base live in `files`,
+-- so a file's rows can be replaced or dropped without touching anything else.
+
+CREATE TYPE IF NOT EXISTS gpu_op_kind AS ENUM ('kernel', 'memcpy', 'memset', 'sync');
+CREATE TYPE IF NOT EXISTS cpu_op_kind AS ENUM ('cpu_op', 'user_annotation', 'gpu_user_annotation', 'python_function');
+CREATE TYPE IF NOT EXISTS launch_kind AS ENUM ('runtime', 'driver');
+CREATE TYPE IF NOT EXISTS comm_source AS ENUM ('cpu_op', 'kernel');
+
+CREATE TABLE IF NOT EXISTS store_info (
+    key   VARCHAR PRIMARY KEY,
+    value VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS captures (
+    capture_id INTEGER PRIMARY KEY,
+    path       VARCHAR NOT NULL UNIQUE,
+    name       VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS files (
+    file_id          INTEGER PRIMARY KEY,
+    capture_id       INTEGER NOT NULL,
+    path             VARCHAR NOT NULL,
+    size_bytes       BIGINT NOT NULL,
+    content_hash     VARCHAR NOT NULL,
+    format           VARCHAR NOT NULL,
+    compressed       BOOLEAN NOT NULL,
+    status           VARCHAR NOT NULL,      -- ingested | partial
+    partial_reason   VARCHAR,
+    damage_offset    BIGINT,                -- byte offset (of the decompressed JSON) where damage began
+    rank             INTEGER,
+    rank_source      VARCHAR,               -- distributed_info | file_name | file_order
+    world_size       INTEGER,
+    host_name        VARCHAR,
+    base_time_ns     BIGINT,                -- baseTimeNanoseconds, already added to every stored timestamp
+    first_ts_ns      BIGINT,
+    last_ts_ns       BIGINT,
+    json_bytes       BIGINT,                -- uncompressed JSON bytes read
+    n_kernel         BIGINT,
+    n_memcpy         BIGINT,
+    n_memset         BIGINT,
+    n_sync           BIGINT,
+    n_runtime        BIGINT,                -- CUDA runtime and driver calls
+    n_cpu_op         BIGINT,
+    n_annotation     BIGINT,                -- user and GPU user annotations
+    n_python         BIGINT,
+    n_comm_meta      BIGINT,
+    n_dropped        BIGINT,                -- events read but not kept (flows, instants, counters, python_function...)
+    anomalies        JSON,                  -- counts of values that were clamped, repaired or ignored
+    distributed_info JSON,
+    metadata         JSON,                  -- other top-level keys of the trace (versions, flags, trace_id...)
+    ingested_at      TIMESTAMP NOT NULL,
+    parse_seconds    DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS devices (
+    file_id       INTEGER NOT NULL,
+    device_id     INTEGER NOT NULL,
+    name          VARCHAR,
+    total_memory  BIGINT,
+    compute_major INTEGER,
+    compute_minor INTEGER,
+    num_sms       INTEGER,
+    properties    JSON
+);
+
+CREATE TABLE IF NOT EXISTS tracks (
+    file_id    INTEGER NOT NULL,
+    pid        BIGINT,
+    tid        BIGINT,                      -- NULL for a process row
+    name       VARCHAR,
+    labels     VARCHAR,
+    sort_index BIGINT
+);
+
+-- Each file's distinct event names; event rows point here by (file_id, name_id).
+CREATE TABLE IF NOT EXISTS names (
+    file_id INTEGER NOT NULL,
+    name_id INTEGER NOT NULL,
+    name    VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS gpu_ops (
+    file_id       INTEGER NOT NULL,
+    kind          gpu_op_kind NOT NULL,
+    name_id       INTEGER NOT NULL,
+    device        INTEGER,
+    stream        BIGINT,
+    ts_ns         BIGINT NOT NULL,
+    dur_ns        BIGINT NOT NULL,
+    correlation   BIGINT,
+    external_id   BIGINT,
+    bytes         BIGINT,
+    graph_id      BIGINT,
+    graph_node_id BIGINT,
+    grid_x        INTEGER,
+    grid_y        INTEGER,
+    grid_z        INTEGER,
+    block_x       INTEGER,
+    block_y       INTEGER,
+    block_z       INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS cpu_ops (
+    file_id     INTEGER NOT NULL,
+    kind        cpu_op_kind NOT NULL,
+    name_id     INTEGER NOT NULL,
+    pid         BIGINT,
+    tid         BIGINT,
+    ts_ns       BIGINT NOT NULL,
+    dur_ns      BIGINT NOT NULL,
+    external_id BIGINT
+);
+
+CREATE TABLE IF NOT EXISTS launches (
+    file_id     INTEGER NOT NULL,
+    kind        launch_kind NOT NULL,
+    name_id     INTEGER NOT NULL,
+    pid         BIGINT,
+    tid         BIGINT,
+    ts_ns       BIGINT NOT NULL,
+    dur_ns      BIGINT NOT NULL,
+    correlation BIGINT,
+    external_id BIGINT,
+    cbid        INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS comm_meta (
+    file_id      INTEGER NOT NULL,
+    source       comm_source NOT NULL,
+    ts_ns        BIGINT NOT NULL,
+    correlation  BIGINT,
+    external_id  BIGINT,
+    collective   VARCHAR,
+    dtype        VARCHAR,
+    in_nelems    BIGINT,
+    out_nelems   BIGINT,
+    group_size   INTEGER,
+    pg_name      VARCHAR,
+    pg_desc      VARCHAR,
+    pg_ranks     VARCHAR,
+    rank         INTEGER,
+    src_rank     INTEGER,
+    dst_rank     INTEGER,
+    seq          BIGINT,
+    comms_id     UBIGINT,
+    in_split     VARCHAR,
+    out_split    VARCHAR,
+    is_async     BOOLEAN
+);

@@ -1,0 +1,30 @@
+-- Convenience views for `steptrace query` and notebooks: event rows with their names, rank and capture.
+-- Replaced on every open, so they always match the running version.
+
+CREATE OR REPLACE VIEW event_names AS
+SELECT DISTINCT name FROM names;
+
+CREATE OR REPLACE VIEW gpu_events AS
+SELECT f.capture_id, g.file_id, f.rank, g.kind, n.name, g.device, g.stream,
+       g.ts_ns, g.dur_ns, g.ts_ns + g.dur_ns AS end_ns, g.correlation, g.external_id, g.bytes,
+       g.graph_id, g.graph_node_id, g.grid_x, g.grid_y, g.grid_z, g.block_x, g.block_y, g.block_z
+FROM gpu_ops g
+JOIN files f USING (file_id)
+JOIN names n ON n.file_id = g.file_id AND n.name_id = g.name_id;
+
+CREATE OR REPLACE VIEW kernels AS
+SELECT * EXCLUDE (kind, bytes) FROM gpu_events WHERE kind = 'kernel';
+
+CREATE OR REPLACE VIEW cpu_events AS
+SELECT f.capture_id, c.file_id, f.rank, c.kind, n.name, c.pid, c.tid,
+       c.ts_ns, c.dur_ns, c.ts_ns + c.dur_ns AS end_ns, c.external_id
+FROM cpu_ops c
+JOIN files f USING (file_id)
+JOIN names n ON n.file_id = c.file_id AND n.name_id = c.name_id;
+
+CREATE OR REPLACE VIEW runtime_calls AS
+SELECT f.capture_id, l.file_id, f.rank, l.kind, n.name, l.pid, l.tid,
+       l.ts_ns, l.dur_ns, l.ts_ns + l.dur_ns AS end_ns, l.correlation, l.external_id, l.cbid
+FROM launches l
+JOIN files f USING (file_id)
+JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id;
