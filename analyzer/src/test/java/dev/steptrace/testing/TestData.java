@@ -1,0 +1,54 @@
+package dev.steptrace.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Where tests find real traces: the project's own {@code sample-traces/} (always present) and the
+ * shared {@code ../shared} of the developer and CI machines (absent in a user's clone: tests that need
+ * it skip with a visible message).
+ */
+public final class TestData {
+    private TestData() {}
+
+    /** The repository root (tests run with the module directory as working directory). */
+    public static Path repoRoot() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.exists(dir.resolve("sample-traces"))) {
+            dir = dir.getParent();
+        }
+        if (dir == null) {
+            throw new IllegalStateException("cannot find the repository root (with sample-traces/) above "
+                    + Path.of("").toAbsolutePath());
+        }
+        return dir;
+    }
+
+    public static Path sampleTraces() {
+        return repoRoot().resolve("sample-traces");
+    }
+
+    /** {@code ../shared} next to the repository, or skips the calling test when it is absent. */
+    public static Path sharedOrSkip() {
+        Path shared = repoRoot().resolveSibling("shared");
+        Assumptions.assumeTrue(Files.isDirectory(shared),
+                "SKIPPED: " + shared + " is absent (it exists on developer and CI machines, not in a clone)");
+        return shared;
+    }
+
+    /** The Kineto traces (*.json, *.json.gz) under a directory, sorted. */
+    public static List<Path> kinetoTraces(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            return s.filter(Files::isRegularFile)
+                    .filter(p -> p.toString().endsWith(".json") || p.toString().endsWith(".json.gz"))
+                    .sorted()
+                    .toList();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
