@@ -47,7 +47,7 @@ public final class IngestCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         IngestOptions defaults = IngestOptions.defaults();
-        IngestOptions options = new IngestOptions(threads != null ? threads : defaults.threads(), keepPython);
+        IngestOptions options = new IngestOptions(threads != null ? threads : defaults.threads(), keepPython, defaults.inflateAhead());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Store store = Store.open(Store.resolve(common.db))) {

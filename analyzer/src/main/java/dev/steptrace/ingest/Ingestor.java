@@ -140,6 +140,7 @@ public final class Ingestor {
         // Largest first, so the last file to finish is a small one.
         bySize.sort(Comparator.comparingLong((Planned p) -> p.fingerprint.size()).reversed());
         int threads = Math.max(1, Math.min(options.threads(), bySize.size()));
+        boolean inflateAhead = options.inflateAhead() && threads < Runtime.getRuntime().availableProcessors();
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "steptrace-ingest");
             t.setDaemon(true);
@@ -148,7 +149,7 @@ public final class Ingestor {
         try {
             List<Future<FileOutcome>> futures = new ArrayList<>();
             for (Planned p : bySize) {
-                futures.add(pool.submit(() -> loadOne(p, nextFileId.incrementAndGet())));
+                futures.add(pool.submit(() -> loadOne(p, nextFileId.incrementAndGet(), inflateAhead)));
             }
             List<FileOutcome> out = new ArrayList<>();
             for (Future<FileOutcome> f : futures) {
@@ -167,7 +168,7 @@ public final class Ingestor {
         }
     }
 
-    private FileOutcome loadOne(Planned p, int fileId) {
+    private FileOutcome loadOne(Planned p, int fileId, boolean inflateAhead) {
         TraceDiscovery.Found f = p.found;
         long t0 = System.nanoTime();
         try (Connection c = store.newConnection()) {
@@ -175,7 +176,7 @@ public final class Ingestor {
             NameDictionary names = new NameDictionary();
             ReadResult read;
             KinetoStoreWriter.Summary summary;
-            try (InputStream in = TraceInput.open(f.path(), f.compressed(), fileBytesRead);
+            try (InputStream in = TraceInput.open(f.path(), f.compressed(), inflateAhead, fileBytesRead);
                  KinetoStoreWriter writer = new KinetoStoreWriter(c, store.allocator(), fileId, names,
                          eventsRead)) {
                 if (p.previous != null) {

@@ -10,14 +10,22 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPInputStream;
 
 /** Opens a trace file as its decompressed bytes, counting the file bytes read for progress. */
-final class TraceInput {
+public final class TraceInput {
     private static final int BUFFER = 1 << 16;
 
     private TraceInput() {}
 
-    static InputStream open(Path file, boolean gzip, AtomicLong fileBytesRead) throws IOException {
+    /**
+     * @param inflateAhead decompress on a second thread (pays when cores would otherwise idle)
+     */
+    public static InputStream open(Path file, boolean gzip, boolean inflateAhead, AtomicLong fileBytesRead)
+            throws IOException {
         InputStream raw = new Counting(Files.newInputStream(file), fileBytesRead);
-        return gzip ? new GZIPInputStream(raw, BUFFER) : new BufferedInputStream(raw, BUFFER);
+        if (!gzip) {
+            return new BufferedInputStream(raw, BUFFER);
+        }
+        InputStream gunzip = new GZIPInputStream(raw, BUFFER);
+        return inflateAhead ? new BackgroundInflater(gunzip, file.getFileName().toString()) : gunzip;
     }
 
     private static final class Counting extends FilterInputStream {

@@ -141,12 +141,12 @@ public final class TableBatch implements AutoCloseable {
     }
 
     public void setLong(int column, long value) {
-        FieldVector v = vectors[column];
-        if (v instanceof UInt8Vector) {
-            ((UInt8Vector) v).set(rows, value);
-        } else {
-            ((BigIntVector) v).set(rows, value);
-        }
+        ((BigIntVector) vectors[column]).set(rows, value);
+    }
+
+    /** For UBIGINT columns: the unsigned value's bit pattern. */
+    public void setUnsignedLong(int column, long value) {
+        ((UInt8Vector) vectors[column]).set(rows, value);
     }
 
     public void setDouble(int column, double value) {

@@ -231,7 +231,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         comm.setIntOrNull(m.dstRank, a.dstRank);
         comm.setLongOrNull(m.seq, a.seq);
         if (a.commsId != null) {
-            comm.setLong(m.commsId, Long.parseUnsignedLong(a.commsId));
+            comm.setUnsignedLong(m.commsId, Long.parseUnsignedLong(a.commsId));
         }
         comm.setString(m.inSplit, a.inSplit);
         comm.setString(m.outSplit, a.outSplit);

@@ -1,0 +1,201 @@
+package dev.steptrace.bench;
+
+import com.fasterxml.jackson.core.JsonParser;
+import dev.steptrace.ingest.IngestOptions;
+import dev.steptrace.ingest.IngestReport;
+import dev.steptrace.ingest.Ingestor;
+import dev.steptrace.ingest.TraceDiscovery;
+import dev.steptrace.ingest.TraceInput;
+import dev.steptrace.ingest.kineto.KinetoReader;
+import dev.steptrace.store.Store;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * Ingest throughput beside its ceiling, in one process: a bare Jackson tokenizer pass over the same
+ * (decompressed) bytes, then full ingests into fresh stores with 1 thread and with N threads. Reports
+ * MB/s of uncompressed JSON per wall second and per CPU second, events/s, and the process's peak RSS.
+ */
+public final class IngestBenchmark {
+    private final PrintWriter out;
+
+    public IngestBenchmark(PrintWriter out) {
+        this.out = out;
+    }
+
+    /** One measured pass. */
+    public record Pass(String what, long jsonBytes, long items, String itemName, double wallSeconds,
+                       double cpuSeconds) {
+        double mbPerSecond() {
+            return jsonBytes / 1e6 / wallSeconds;
+        }
+
+        double mbPerCpuSecond() {
+            return jsonBytes / 1e6 / cpuSeconds;
+        }
+    }
+
+    public void run(List<Path> inputs, int threads, int repeat, Path workDir) throws Exception {
+        List<TraceDiscovery.Found> files = TraceDiscovery.discover(inputs, Set.of()).traces();
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("no Kineto traces in " + inputs);
+        }
+        long onDisk = files.stream().mapToLong(f -> size(f.path())).sum();
+        out.printf(Locale.ROOT, "input: %d file(s), %.1f MB on disk (%s)%n", files.size(), onDisk / 1e6,
+                files.stream().allMatch(TraceDiscovery.Found::compressed) ? "gzip" : "plain or mixed");
+        out.printf(Locale.ROOT, "jvm: %s, max heap %d MB, %d cores%n", System.getProperty("java.vm.version"),
+                Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors());
+        for (int r = 1; r <= repeat; r++) {
+            out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
+            print(tokenize(files));
+            print(ingest(inputs, 1, false, workDir));
+            if (files.stream().anyMatch(TraceDiscovery.Found::compressed) && files.size() == 1) {
+                print(ingest(inputs, 1, true, workDir));
+            }
+            if (threads > 1 && files.size() > 1) {
+                print(ingest(inputs, threads, false, workDir));
+            }
+        }
+        out.printf(Locale.ROOT, "peak RSS: %d MB (VmHWM of this process)%n", peakRssKb() / 1024);
+        out.flush();
+    }
+
+    private void print(Pass p) {
+        out.printf(Locale.ROOT, "%-46s %7.1f MB/s %7.1f MB/s per CPU-s %6.2f M %s/s  (%.0f MB JSON in %.2f s)%n",
+                p.what(), p.mbPerSecond(), p.mbPerCpuSecond(), p.items() / 1e6 / p.wallSeconds(), p.itemName(),
+                p.jsonBytes() / 1e6, p.wallSeconds());
+        out.flush();
+    }
+
+    /** The ceiling: decompress and tokenize every file, one thread, touching no token. */
+    Pass tokenize(List<TraceDiscovery.Found> files) throws IOException {
+        long cpu0 = cpuNanos();
+        long t0 = System.nanoTime();
+        long bytes = 0;
+        long tokens = 0;
+        for (TraceDiscovery.Found f : files) {
+            AtomicLong ignored = new AtomicLong();
+            try (InputStream in = TraceInput.open(f.path(), f.compressed(), false, ignored);
+                 CountingStream counted = new CountingStream(in);
+                 JsonParser p = KinetoReader.jsonFactory().createParser(counted)) {
+                while (p.nextToken() != null) {
+                    tokens++;
+                }
+                bytes += counted.count;
+            }
+        }
+        return new Pass("tokenizer only (ceiling), 1 thread", bytes, tokens, "tokens",
+                (System.nanoTime() - t0) / 1e9, (cpuNanos() - cpu0) / 1e9);
+    }
+
+    Pass ingest(List<Path> inputs, int threads, boolean inflateAhead, Path workDir) throws Exception {
+        Path db = Files.createTempFile(workDir, "bench-", ".duckdb");
+        Files.delete(db);
+        try (Store store = Store.open(db)) {
+            Ingestor ingestor = new Ingestor(store, new IngestOptions(threads, false, inflateAhead));
+            long cpu0 = cpuNanos();
+            long t0 = System.nanoTime();
+            IngestReport report = ingestor.ingest(inputs);
+            double wall = (System.nanoTime() - t0) / 1e9;
+            double cpu = (cpuNanos() - cpu0) / 1e9;
+            long json = report.files().stream().mapToLong(f -> f.jsonBytes()).sum();
+            return new Pass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : "")
+                    + (inflateAhead ? " + gunzip thread" : ""), json,
+                    ingestor.eventsRead().get(), "kept events", wall, cpu);
+        } finally {
+            deleteStore(db);
+        }
+    }
+
+    private static void deleteStore(Path db) throws IOException {
+        Path dir = db.getParent();
+        String prefix = db.getFileName().toString();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.filter(p -> p.getFileName().toString().startsWith(prefix))
+                    .sorted(Comparator.reverseOrder()).toList()) {
+                if (Files.isDirectory(p)) {
+                    try (Stream<Path> tmp = Files.walk(p)) {
+                        for (Path q : tmp.sorted(Comparator.reverseOrder()).toList()) {
+                            Files.delete(q);
+                        }
+                    }
+                } else {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    private static long size(Path p) {
+        try {
+            return Files.size(p);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** CPU time of the whole process (all threads, DuckDB's included). */
+    static long cpuNanos() {
+        var os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean) {
+            return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+        }
+        return 0;
+    }
+
+    /** VmHWM from /proc/self/status: the most resident memory the process ever had. */
+    static long peakRssKb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    private static final class CountingStream extends InputStream {
+        private final InputStream in;
+        long count;
+
+        CountingStream(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = in.read();
+            if (b >= 0) {
+                count++;
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = in.read(b, off, len);
+            if (n > 0) {
+                count += n;
+            }
+            return n;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.steptrace.cli;
+
+import dev.steptrace.bench.IngestBenchmark;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Measure ingest throughput on traces beside a bare tokenizer pass (the ceiling).",
+                "Prints MB/s of uncompressed JSON per wall and per CPU second, events/s and peak RSS.",
+                "Run with the heap capped to show that ingest streams, e.g.",
+                "  STEPTRACE_JAVA_OPTS=-Xmx768m ./steptrace bench <dir>"})
+public final class BenchCommand implements Callable<Integer> {
+    @Parameters(arity = "1..*", paramLabel = "PATH", description = "Trace files or directories.")
+    List<Path> paths;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Threads for the parallel pass (default: all cores).")
+    Integer threads;
+
+    @Option(names = "--repeat", paramLabel = "N", defaultValue = "1",
+            description = "Rounds (the first warms up the JIT on small inputs; default ${DEFAULT-VALUE}).")
+    int repeat;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = ".",
+            description = "Where the temporary stores go (default: the working directory).")
+    Path workDir;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+        new IngestBenchmark(spec.commandLine().getOut()).run(paths, n, Math.max(1, repeat), workDir);
+        return Main.OK;
+    }
+}

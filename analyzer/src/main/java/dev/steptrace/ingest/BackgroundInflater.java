@@ -1,0 +1,115 @@
+package dev.steptrace.ingest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+
+/**
+ * Decompresses a gzip stream on its own thread, a few chunks ahead of the parser. Worth it when a
+ * core would otherwise sit idle (fewer files than cores): gunzip is about a fifth of the cost of
+ * parsing, and this takes it off the parsing thread. docs/performance.md has the measurement.
+ */
+final class BackgroundInflater extends InputStream {
+    private static final int CHUNK = 1 << 18;
+    private static final int AHEAD = 8;
+    private static final Chunk END = new Chunk(new byte[0], 0);
+
+    private record Chunk(byte[] bytes, int length) {}
+
+    private final InputStream source;
+    private final BlockingQueue<Chunk> filled = new ArrayBlockingQueue<>(AHEAD);
+    private final BlockingQueue<byte[]> free = new ArrayBlockingQueue<>(AHEAD + 2);
+    private final Thread thread;
+    private volatile IOException failure;
+    private Chunk current;
+    private int pos;
+    private boolean ended;
+
+    BackgroundInflater(InputStream decompressing, String name) {
+        this.source = decompressing;
+        this.thread = new Thread(this::pump, "steptrace-gunzip " + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void pump() {
+        try {
+            while (true) {
+                byte[] buf = free.poll();
+                if (buf == null) {
+                    buf = new byte[CHUNK];
+                }
+                int n = source.readNBytes(buf, 0, buf.length);
+                if (n == 0) {
+                    break;
+                }
+                filled.put(new Chunk(buf, n));
+                if (n < buf.length) {
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            failure = e;
+        } catch (InterruptedException e) {
+            return;
+        }
+        try {
+            filled.put(END);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private boolean next() throws IOException {
+        if (ended) {
+            return false;
+        }
+        if (current != null) {
+            free.offer(current.bytes());
+        }
+        try {
+            current = filled.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while decompressing");
+        }
+        pos = 0;
+        if (current == END) {
+            ended = true;
+            if (failure != null) {
+                throw failure;
+            }
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public int read() throws IOException {
+        if ((current == null || pos == current.length()) && !next()) {
+            return -1;
+        }
+        return current.bytes()[pos++] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        if ((current == null || pos == current.length()) && !next()) {
+            return -1;
+        }
+        int n = Math.min(len, current.length() - pos);
+        System.arraycopy(current.bytes(), pos, b, off, n);
+        pos += n;
+        return n;
+    }
+
+    @Override
+    public void close() throws IOException {
+        thread.interrupt();
+        source.close();
+    }
+}
