@@ -1,0 +1,89 @@
+package dev.steptrace.analysis;
+
+import static dev.steptrace.analysis.StepDetector.exec;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * Gives every GPU operation of the capture its step, into temp table
+ * {@code t_ops(file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, step, how)}.
+ *
+ * <p>SPEC: a kernel belongs to the step whose CPU range contains the runtime call that launched it
+ * (same correlation id; under CUDA graphs every kernel of a replay shares the {@code cudaGraphLaunch}'s
+ * id). Operations whose launch is not in the trace fall back to the step's GPU time window (from the
+ * first to the last operation attributed through launches). {@code how} says which rule applied:
+ * {@code launch}, {@code window}, or NULL for an operation in no step.
+ */
+final class StepAttribution {
+    private StepAttribution() {}
+
+    static void attribute(Connection c, StepSource source) throws SQLException {
+        if (source == StepSource.GAP) {
+            byTimeOnly(c);
+        } else {
+            byLaunch(c);
+        }
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_windows AS
+                SELECT file_id, step, min(ts_ns) AS gpu_start, max(end_ns) AS gpu_end, count(*) AS ops
+                FROM t_ops WHERE step IS NOT NULL GROUP BY file_id, step
+                """);
+    }
+
+    private static void byLaunch(Connection c) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_launch_step AS
+                SELECT l.file_id, l.correlation, min(s.step) AS step
+                FROM launches l
+                JOIN t_steps s ON l.file_id = s.file_id AND l.ts_ns >= s.cpu_start AND l.ts_ns < s.cpu_end
+                WHERE l.correlation IS NOT NULL
+                GROUP BY l.file_id, l.correlation
+                """);
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_ops AS
+                WITH launched AS (
+                    SELECT DISTINCT l.file_id, l.correlation FROM launches l JOIN t_files USING (file_id)
+                    WHERE l.correlation IS NOT NULL
+                )
+                SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns, g.dur_ns,
+                       g.correlation, ls.step,
+                       CASE WHEN ls.step IS NOT NULL THEN 'launch' END AS how,
+                       la.correlation IS NOT NULL AS has_launch
+                FROM gpu_ops g
+                JOIN t_files USING (file_id)
+                LEFT JOIN t_launch_step ls ON ls.file_id = g.file_id AND ls.correlation = g.correlation
+                LEFT JOIN launched la ON la.file_id = g.file_id AND la.correlation = g.correlation
+                WHERE g.kind <> 'sync'
+                """);
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_launch_windows AS
+                SELECT file_id, step, min(ts_ns) AS gpu_start, max(end_ns) AS gpu_end
+                FROM t_ops WHERE step IS NOT NULL GROUP BY file_id, step
+                """);
+        exec(c, """
+                UPDATE t_ops SET step = w.step, how = 'window'
+                FROM (
+                    SELECT o.file_id, o.ts_ns, o.correlation, w.step, w.gpu_end
+                    FROM (SELECT DISTINCT file_id, ts_ns, correlation FROM t_ops WHERE step IS NULL AND NOT has_launch) o
+                    ASOF JOIN t_launch_windows w ON o.file_id = w.file_id AND o.ts_ns >= w.gpu_start
+                    WHERE o.ts_ns < w.gpu_end
+                ) w
+                WHERE t_ops.file_id = w.file_id AND t_ops.ts_ns = w.ts_ns AND t_ops.step IS NULL
+                  AND NOT t_ops.has_launch
+                """);
+    }
+
+    private static void byTimeOnly(Connection c) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_ops AS
+                SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns, g.dur_ns,
+                       g.correlation, s.step, CASE WHEN s.step IS NOT NULL THEN 'window' END AS how,
+                       false AS has_launch
+                FROM gpu_ops g
+                JOIN t_files USING (file_id)
+                ASOF LEFT JOIN t_steps s ON g.file_id = s.file_id AND g.ts_ns >= s.cpu_start
+                WHERE g.kind <> 'sync'
+                """);
+    }
+}

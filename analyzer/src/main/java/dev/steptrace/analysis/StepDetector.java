@@ -1,0 +1,231 @@
+package dev.steptrace.analysis;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Finds a capture's steps and their phases (SPEC "Steps and phases") into the session's temp
+ * table {@code t_steps(file_id, step, name, phase, cpu_start, cpu_end, step_number)}: one row per
+ * step per file, {@code step} counting from 0 in time order within the file.
+ *
+ * <p>Annotation names are matched in Java on the distinct names (a handful), so {@code --step-regex}
+ * and the built-in patterns share Java regex semantics.
+ */
+final class StepDetector {
+    /** vLLM's per-step annotation, also in the detailed form {@code execute_32_context_0(...)...}. */
+    static final Pattern VLLM = Pattern.compile("^execute(?:_\\d+)?_context_(\\d+)\\((.*)\\)_generation_(\\d+)\\((.*)\\)$");
+    static final Pattern SGLANG = Pattern.compile("^step\\[(\\w+)");
+    static final Pattern PROFILER_STEP = Pattern.compile("^ProfilerStep#(\\d+)$");
+    /** Annotation names that tell a step's phase when vLLM's counts are absent. */
+    private static final Pattern PREFILL_HINT = Pattern.compile("prefill|extend", Pattern.CASE_INSENSITIVE);
+    private static final Pattern DECODE_HINT = Pattern.compile("decode", Pattern.CASE_INSENSITIVE);
+    private static final Pattern MIXED_HINT = Pattern.compile("mixed", Pattern.CASE_INSENSITIVE);
+    private static final List<String> GRAPH_LAUNCHES = List.of("cudaGraphLaunch", "hipGraphLaunch");
+
+    private StepDetector() {}
+
+    /** Builds {@code t_annot} and {@code t_steps}; returns the source used. */
+    static StepSource detect(Connection c, Pattern userRegex) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_annot AS
+                SELECT o.file_id, n.name, o.pid, o.tid, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns
+                FROM cpu_ops o
+                JOIN t_files USING (file_id)
+                JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
+                WHERE o.kind = 'user_annotation' OR (o.kind = 'cpu_op' AND n.name LIKE 'ProfilerStep#%')
+                """);
+        List<String> names = strings(c, "SELECT DISTINCT name FROM t_annot ORDER BY name");
+        exec(c, "CREATE OR REPLACE TEMP TABLE t_step_names (name VARCHAR, phase VARCHAR, step_number BIGINT)");
+        StepSource source = null;
+        if (userRegex != null) {
+            source = matchNames(c, names, userRegex, StepSource.USER_REGEX) ? StepSource.USER_REGEX : null;
+        }
+        if (source == null && matchNames(c, names, VLLM, StepSource.VLLM_ANNOTATION)) {
+            source = StepSource.VLLM_ANNOTATION;
+        } else if (source == null && matchNames(c, names, SGLANG, StepSource.SGLANG_ANNOTATION)) {
+            source = StepSource.SGLANG_ANNOTATION;
+        } else if (source == null && matchNames(c, names, PROFILER_STEP, StepSource.PROFILER_STEP)) {
+            source = StepSource.PROFILER_STEP;
+        }
+        if (source != null) {
+            annotationSteps(c);
+        } else if (count(c, "SELECT count(*) FROM launches l JOIN t_files USING (file_id) JOIN names n"
+                + " ON n.file_id = l.file_id AND n.name_id = l.name_id WHERE n.name IN " + inList(GRAPH_LAUNCHES)) > 0) {
+            source = StepSource.GRAPH_LAUNCH;
+            graphLaunchSteps(c);
+        } else {
+            source = StepSource.GAP;
+            gapSteps(c);
+        }
+        assignPhases(c, names);
+        return source;
+    }
+
+    /** Records the names that are steps; returns whether any matched. */
+    private static boolean matchNames(Connection c, List<String> names, Pattern p, StepSource source)
+            throws SQLException {
+        boolean any = false;
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO t_step_names VALUES (?, ?, ?)")) {
+            for (String name : names) {
+                Matcher m = p.matcher(name);
+                if (!m.find()) {
+                    continue;
+                }
+                any = true;
+                ps.setString(1, name);
+                ps.setString(2, source == StepSource.VLLM_ANNOTATION ? vllmPhase(m) : null);
+                ps.setObject(3, source == StepSource.PROFILER_STEP ? Long.parseLong(m.group(1)) : null);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+        return any;
+    }
+
+    /** SPEC: context > 0 and generation 0 is prefill, both > 0 mixed, context 0 decode. */
+    static String vllmPhase(Matcher m) {
+        long context = Long.parseLong(m.group(1));
+        long generation = Long.parseLong(m.group(3));
+        if (context > 0) {
+            return generation > 0 ? "mixed" : "prefill";
+        }
+        return "decode";
+    }
+
+    private static void annotationSteps(Connection c) throws SQLException {
+        // An annotation nested in another step annotation of the same file is not a step of its own.
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_steps AS
+                WITH a AS (
+                    SELECT a.file_id, a.name, a.ts_ns, a.end_ns, s.phase, s.step_number
+                    FROM t_annot a JOIN t_step_names s USING (name)
+                ), outer_only AS (
+                    SELECT * FROM a
+                    WHERE NOT EXISTS (
+                        SELECT 1 FROM a b
+                        WHERE b.file_id = a.file_id AND b.ts_ns <= a.ts_ns AND b.end_ns >= a.end_ns
+                          AND (b.ts_ns < a.ts_ns OR b.end_ns > a.end_ns))
+                )
+                SELECT file_id, (row_number() OVER (PARTITION BY file_id ORDER BY ts_ns) - 1)::INTEGER AS step,
+                       name, phase, ts_ns AS cpu_start, end_ns AS cpu_end, step_number
+                FROM outer_only
+                """);
+    }
+
+    private static void graphLaunchSteps(Connection c) throws SQLException {
+        exec(c, "CREATE OR REPLACE TEMP TABLE t_steps AS "
+                + "SELECT l.file_id, (row_number() OVER w - 1)::INTEGER AS step, n.name, NULL::VARCHAR AS phase,"
+                + " l.ts_ns AS cpu_start, coalesce(lead(l.ts_ns) OVER w, f.last_ts_ns + 1) AS cpu_end,"
+                + " NULL::BIGINT AS step_number"
+                + " FROM launches l JOIN t_files USING (file_id) JOIN files f USING (file_id)"
+                + " JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id"
+                + " WHERE n.name IN " + inList(GRAPH_LAUNCHES)
+                + " WINDOW w AS (PARTITION BY l.file_id ORDER BY l.ts_ns)");
+    }
+
+    /**
+     * Steps as bursts of GPU work: a new step starts after an idle gap longer than
+     * max(200 µs, 10 x the file's median gap between consecutive GPU operations).
+     */
+    private static void gapSteps(Connection c) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_steps AS
+                WITH o AS (
+                    SELECT g.file_id, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns
+                    FROM gpu_ops g JOIN t_files USING (file_id) WHERE g.kind <> 'sync'
+                ), gaps AS (
+                    SELECT file_id, ts_ns, end_ns,
+                           ts_ns - max(end_ns) OVER (PARTITION BY file_id ORDER BY ts_ns, end_ns
+                                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS gap
+                    FROM o
+                ), threshold AS (
+                    SELECT file_id, greatest(200000, 10 * quantile_cont(greatest(gap, 0), 0.5)) AS t
+                    FROM gaps WHERE gap IS NOT NULL GROUP BY file_id
+                ), marked AS (
+                    SELECT g.file_id, g.ts_ns, g.end_ns,
+                           sum(CASE WHEN g.gap IS NULL OR g.gap > coalesce(t.t, 200000) THEN 1 ELSE 0 END)
+                               OVER (PARTITION BY g.file_id ORDER BY g.ts_ns, g.end_ns ROWS UNBOUNDED PRECEDING) AS burst
+                    FROM gaps g LEFT JOIN threshold t USING (file_id)
+                )
+                SELECT file_id, (burst - 1)::INTEGER AS step, 'gpu burst ' || burst AS name, NULL::VARCHAR AS phase,
+                       min(ts_ns) AS cpu_start, max(end_ns) + 1 AS cpu_end, NULL::BIGINT AS step_number
+                FROM marked GROUP BY file_id, burst
+                """);
+    }
+
+    /**
+     * Phase of steps that vLLM's counts did not settle: from CPU annotations inside the step whose
+     * names say prefill/extend, decode or mixed (the step's own name included).
+     */
+    private static void assignPhases(Connection c, List<String> annotationNames) throws SQLException {
+        exec(c, "CREATE OR REPLACE TEMP TABLE t_phase_names (name VARCHAR, hint VARCHAR)");
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO t_phase_names VALUES (?, ?)")) {
+            for (String name : annotationNames) {
+                String hint = MIXED_HINT.matcher(name).find() ? "mixed"
+                        : PREFILL_HINT.matcher(name).find() ? (DECODE_HINT.matcher(name).find() ? "mixed" : "prefill")
+                        : DECODE_HINT.matcher(name).find() ? "decode" : null;
+                if (hint != null) {
+                    ps.setString(1, name);
+                    ps.setString(2, hint);
+                    ps.addBatch();
+                }
+            }
+            ps.executeBatch();
+        }
+        exec(c, """
+                UPDATE t_steps SET phase = h.phase
+                FROM (
+                    SELECT s.file_id, s.step,
+                           CASE WHEN bool_or(p.hint = 'mixed') OR (bool_or(p.hint = 'prefill') AND bool_or(p.hint = 'decode'))
+                                    THEN 'mixed'
+                                WHEN bool_or(p.hint = 'prefill') THEN 'prefill'
+                                WHEN bool_or(p.hint = 'decode') THEN 'decode' END AS phase
+                    FROM t_steps s
+                    JOIN t_annot a ON a.file_id = s.file_id AND a.ts_ns >= s.cpu_start AND a.ts_ns < s.cpu_end
+                    JOIN t_phase_names p ON p.name = a.name
+                    WHERE s.phase IS NULL
+                    GROUP BY s.file_id, s.step
+                ) h
+                WHERE t_steps.file_id = h.file_id AND t_steps.step = h.step AND t_steps.phase IS NULL
+                """);
+        exec(c, "UPDATE t_steps SET phase = 'unknown' WHERE phase IS NULL");
+    }
+
+    static void exec(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    static long count(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static List<String> strings(Connection c, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    private static String inList(List<String> values) {
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < values.size(); i++) {
+            sb.append(i > 0 ? ", '" : "'").append(values.get(i).replace("'", "''")).append('\'');
+        }
+        return sb.append(')').toString();
+    }
+}

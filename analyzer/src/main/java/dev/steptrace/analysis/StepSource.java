@@ -1,0 +1,32 @@
+package dev.steptrace.analysis;
+
+/**
+ * Where a capture's steps come from, in SPEC priority order (the first that exists in the capture
+ * wins, unless {@code --step-regex} names annotations). Ids are report.json's {@code step_source}.
+ */
+public enum StepSource {
+    /** vLLM's per-step {@code execute_context_N(T)_generation_M(T)} record_function. */
+    VLLM_ANNOTATION("vllm_annotation"),
+    /** SGLang's {@code step[DECODE bs=..]} / {@code step[EXTEND ..]} annotations. */
+    SGLANG_ANNOTATION("sglang_annotation"),
+    /** torch.profiler's {@code ProfilerStep#N}, present when a schedule is set. */
+    PROFILER_STEP("profiler_step"),
+    /** Annotations matching the user's {@code --step-regex}. */
+    USER_REGEX("user_regex"),
+    /** NVTX ranges (Nsight Systems captures). */
+    NVTX("nvtx"),
+    /** Each {@code cudaGraphLaunch}, up to the next one. */
+    GRAPH_LAUNCH("graph_launch"),
+    /** Bursts of GPU work separated by idle gaps. */
+    GAP("gap");
+
+    private final String id;
+
+    StepSource(String id) {
+        this.id = id;
+    }
+
+    public String id() {
+        return id;
+    }
+}
