@@ -150,3 +150,18 @@ CREATE TABLE IF NOT EXISTS comm_meta (
     out_split    VARCHAR,
     is_async     BOOLEAN
 );
+
+-- The kernel taxonomy's verdict on each distinct (name, kind) of gpu_ops (kind kernel, memcpy or memset):
+-- headline category (SPEC.md "Kernel categories"), subcategory and the id of the rule that decided
+-- (dev/steptrace/classify/taxonomy.yaml, docs/taxonomy.md). Rows are keyed by the SHA-256 digest of
+-- the effective rule list (built-in rules plus any --taxonomy file), so a change of rules never
+-- reuses stale rows: classification runs again under the new digest, and rows of other digests stay
+-- for the rule lists that made them. Join on (name, kind::VARCHAR, taxonomy_digest).
+CREATE TABLE IF NOT EXISTS name_classes (
+    name            VARCHAR,
+    kind            VARCHAR,
+    category        VARCHAR,
+    subcategory     VARCHAR,
+    rule_id         VARCHAR,
+    taxonomy_digest VARCHAR
+);

@@ -1,0 +1,41 @@
+package dev.steptrace.classify;
+
+import java.util.List;
+
+/**
+ * Why a name got its classification: the rule that matched and, for every earlier rule, why it did not.
+ *
+ * @param name    the name explained
+ * @param kind    the event kind it was explained for
+ * @param matched the first rule that matched
+ * @param index   that rule's 1-based position in the rule list
+ * @param earlier every rule before it, with the reason it did not match
+ */
+public record Explanation(String name, String kind, Rule matched, int index, List<Miss> earlier) {
+
+    public Explanation {
+        earlier = List.copyOf(earlier);
+    }
+
+    /** Why an earlier rule did not decide. */
+    public enum Reason {
+        /** The rule is for other event kinds (e.g. a memcpy rule, for a kernel). */
+        OTHER_KIND,
+        /** The rule's pattern is not found in the name. */
+        NO_MATCH;
+
+        public String describe(Rule rule, String kind) {
+            return this == OTHER_KIND
+                    ? "applies to " + String.join(",", rule.kinds()) + ", not " + kind
+                    : "pattern not found in the name";
+        }
+    }
+
+    /** An earlier rule that did not match, with its 1-based position. */
+    public record Miss(int index, Rule rule, Reason reason) {
+    }
+
+    public Classification classification() {
+        return matched.classification();
+    }
+}

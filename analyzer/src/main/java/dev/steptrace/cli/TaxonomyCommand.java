@@ -1,0 +1,121 @@
+package dev.steptrace.cli;
+
+import dev.steptrace.classify.Explanation;
+import dev.steptrace.classify.Rule;
+import dev.steptrace.classify.Taxonomy;
+import dev.steptrace.classify.TaxonomyException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(name = "taxonomy", mixinStandardHelpOptions = true,
+        description = {"List the kernel classification rules in the order they are tried (first match wins),",
+                "or, with --explain, say which rule classifies a kernel name and why no earlier rule did.",
+                "docs/taxonomy.md describes the categories and the rule file format."})
+public final class TaxonomyCommand implements Callable<Integer> {
+    /** Event kinds, spelled as in rule files. */
+    enum Kind { kernel, memcpy, memset }
+
+    @Option(names = "--explain", paramLabel = "KERNEL_NAME",
+            description = "A kernel (or memcpy/memset) name, as the trace prints it: show the rule that matches it.")
+    String explain;
+
+    @Option(names = "--kind", paramLabel = "KIND", defaultValue = "kernel",
+            description = "The event kind of the --explain name: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    Kind kind;
+
+    @Option(names = "--taxonomy", paramLabel = "FILE",
+            description = "A YAML (or .json) rule file whose rules are tried before the built-in ones.")
+    Path taxonomyFile;
+
+    @Option(names = "--debug", description = "Print stack traces of failures.")
+    boolean debug;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Taxonomy taxonomy = load(taxonomyFile);
+        PrintWriter out = spec.commandLine().getOut();
+        if (explain == null) {
+            printRules(out, taxonomy, taxonomyFile);
+        } else {
+            printExplanation(out, taxonomy.explain(explain, kind.name()));
+        }
+        out.flush();
+        return Main.OK;
+    }
+
+    /** The built-in rules, with those of {@code file} in front when given; a bad file is a {@link UserError}. */
+    static Taxonomy load(Path file) {
+        Taxonomy builtIn = Taxonomy.builtIn();
+        if (file == null) {
+            return builtIn;
+        }
+        try {
+            return builtIn.withUserRules(file);
+        } catch (TaxonomyException e) {
+            throw new UserError(e.getMessage(), e);
+        }
+    }
+
+    private static void printRules(PrintWriter out, Taxonomy taxonomy, Path file) {
+        List<Rule> rules = taxonomy.rules();
+        int user = taxonomy.userRuleCount();
+        out.printf(Locale.ROOT, "%d rules, tried in order, first match wins%s; digest %s%n", rules.size(),
+                user > 0 ? " (" + user + " from " + file + ", then " + (rules.size() - user) + " built-in)" : "",
+                taxonomy.digest());
+        int idWidth = "id".length();
+        int subWidth = "subcategory".length();
+        for (Rule r : rules) {
+            idWidth = Math.max(idWidth, r.id().length());
+            subWidth = Math.max(subWidth, r.subcategory().length());
+        }
+        String format = "%3s  %-" + idWidth + "s  %-10s  %-" + subWidth + "s  %-7s  %s%n";
+        out.printf(Locale.ROOT, format, "#", "id", "category", "subcategory", "kinds", "pattern");
+        for (int i = 0; i < rules.size(); i++) {
+            Rule r = rules.get(i);
+            out.printf(Locale.ROOT, format, i + 1, r.id(), r.category().id(), r.subcategory(), kinds(r),
+                    r.match().isEmpty() ? "(any name)" : r.match());
+        }
+    }
+
+    private static void printExplanation(PrintWriter out, Explanation e) {
+        Rule r = e.matched();
+        out.printf(Locale.ROOT, "name:        %s%n", e.name());
+        out.printf(Locale.ROOT, "kind:        %s%n", e.kind());
+        out.printf(Locale.ROOT, "matched:     rule %d %s%n", e.index(), r.id());
+        out.printf(Locale.ROOT, "category:    %s / %s  (%s)%n", r.category().id(), r.subcategory(), r.category().label());
+        out.printf(Locale.ROOT, "pattern:     %s%n", r.match().isEmpty() ? "(any name)" : r.match());
+        out.printf(Locale.ROOT, "source:      %s%n", r.source());
+        if (r.note() != null && !r.note().isBlank()) {
+            out.printf(Locale.ROOT, "note:        %s%n", r.note());
+        }
+        if (!Taxonomy.BUILT_IN.equals(r.origin())) {
+            out.printf(Locale.ROOT, "from:        %s%n", r.origin());
+        }
+        if (e.earlier().isEmpty()) {
+            out.println("earlier rules: none (it is the first rule)");
+            return;
+        }
+        out.printf(Locale.ROOT, "earlier rules that did not match (%d):%n", e.earlier().size());
+        int idWidth = 0;
+        for (Explanation.Miss m : e.earlier()) {
+            idWidth = Math.max(idWidth, m.rule().id().length());
+        }
+        for (Explanation.Miss m : e.earlier()) {
+            out.printf(Locale.ROOT, "  %3d  %-" + idWidth + "s  %s%n", m.index(), m.rule().id(),
+                    m.reason().describe(m.rule(), e.kind()));
+        }
+    }
+
+    private static String kinds(Rule r) {
+        return r.kinds().equals(Rule.KINDS) ? "all" : String.join(",", r.kinds());
+    }
+}

@@ -1,0 +1,69 @@
+package dev.steptrace.classify;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Real kernel names with the category a person determined from the source notes of kernel-names.md
+ * and the traces ({@code taxonomy-cases.tsv}); the built-in rules must agree with every row.
+ */
+class TaxonomyCasesTest {
+    private static final Taxonomy TAXONOMY = Taxonomy.builtIn();
+
+    record Case(String name, String kind, String category, String subcategory, String why) {
+    }
+
+    static List<Case> cases() throws IOException {
+        List<Case> cases = new ArrayList<>();
+        try (InputStream in = TaxonomyCasesTest.class.getResourceAsStream("taxonomy-cases.tsv");
+             BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                String[] f = line.split("\t", -1);
+                if (f.length != 5) {
+                    throw new IllegalStateException("taxonomy-cases.tsv: expected 5 tab-separated fields: " + line);
+                }
+                cases.add(new Case(f[0], f[1], f[2], f[3], f[4]));
+            }
+        }
+        return cases;
+    }
+
+    static Stream<Arguments> rows() throws IOException {
+        return cases().stream().map(c -> Arguments.of(c.why(), c));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rows")
+    void classifiesAsAPersonDid(String why, Case c) {
+        Classification got = TAXONOMY.classify(c.name(), c.kind());
+        assertEquals(c.category() + "/" + c.subcategory(), got.categoryId() + "/" + got.subcategory(),
+                () -> c.name() + " (" + why + ") was classified by rule " + got.ruleId());
+    }
+
+    @Test
+    void theTableIsBigEnoughAndCoversEveryCategory() throws IOException {
+        List<Case> cases = cases();
+        assertTrue(cases.size() >= 60, "at least 60 cases, found " + cases.size());
+        for (Category cat : Category.values()) {
+            assertTrue(cases.stream().anyMatch(c -> c.category().equals(cat.id())), "no case for " + cat.id());
+        }
+        assertTrue(cases.stream().filter(c -> c.why().startsWith("TRAP")).count() >= 15, "the traps are covered");
+    }
+}
