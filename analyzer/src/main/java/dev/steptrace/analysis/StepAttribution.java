@@ -7,7 +7,8 @@ import java.sql.SQLException;
 
 /**
  * Gives every GPU operation of the capture its step, into temp table
- * {@code t_ops(file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, step, how)}.
+ * {@code t_ops(file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, step, how,
+ * has_launch)}.
  *
  * <p>SPEC: a kernel belongs to the step whose CPU range contains the runtime call that launched it
  * (same correlation id; under CUDA graphs every kernel of a replay shares the {@code cudaGraphLaunch}'s
@@ -47,7 +48,7 @@ final class StepAttribution {
                     WHERE l.correlation IS NOT NULL
                 )
                 SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns, g.dur_ns,
-                       g.correlation, ls.step,
+                       g.correlation, g.external_id, ls.step,
                        CASE WHEN ls.step IS NOT NULL THEN 'launch' END AS how,
                        la.correlation IS NOT NULL AS has_launch
                 FROM gpu_ops g
@@ -78,7 +79,7 @@ final class StepAttribution {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_ops AS
                 SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns, g.dur_ns,
-                       g.correlation, s.step, CASE WHEN s.step IS NOT NULL THEN 'window' END AS how,
+                       g.correlation, g.external_id, s.step, CASE WHEN s.step IS NOT NULL THEN 'window' END AS how,
                        false AS has_launch
                 FROM gpu_ops g
                 JOIN t_files USING (file_id)

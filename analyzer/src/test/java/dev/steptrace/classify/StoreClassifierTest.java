@@ -48,7 +48,7 @@ class StoreClassifierTest {
         }
         Assumptions.assumeTrue(trace != null, "SKIPPED: no rank0 trace in graph-nccl-ll");
         store = Store.open(dir.resolve("test.duckdb"));
-        IngestReport report = new Ingestor(store, new IngestOptions(1, false)).ingest(List.of(trace));
+        IngestReport report = new Ingestor(store, new IngestOptions(1, false, false)).ingest(List.of(trace));
         assertTrue(report.anyUsable(), "the sample trace loads");
         first = StoreClassifier.classify(store, Taxonomy.builtIn());
     }

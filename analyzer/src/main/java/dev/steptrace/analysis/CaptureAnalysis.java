@@ -1,0 +1,114 @@
+package dev.steptrace.analysis;
+
+import dev.steptrace.classify.StoreClassifier;
+import dev.steptrace.classify.Taxonomy;
+import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.store.Store;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.regex.Pattern;
+import tech.tablesaw.api.Table;
+
+/**
+ * The analysis of one capture: steps, their phases, every GPU operation's step and category, per-step
+ * metrics and collective instances, as temp tables of a connection of its own. Reports, diffs,
+ * decision memos and notebooks all read these tables (as Tablesaw tables through {@link #table}).
+ *
+ * <table>
+ *   <caption>Tables</caption>
+ *   <tr><td>{@code t_steps}</td><td>steps per file: name, phase, CPU range</td></tr>
+ *   <tr><td>{@code t_ops_c}</td><td>GPU operations with step, category, subcategory, rule id</td></tr>
+ *   <tr><td>{@code t_step_metrics}</td><td>per step: kernel, span, busy, idle, host gap (ns)</td></tr>
+ *   <tr><td>{@code t_step_categories}</td><td>per step and (sub)category: ns and calls</td></tr>
+ *   <tr><td>{@code t_kernel_stats}</td><td>per rank, phase and kernel name: ns and calls</td></tr>
+ *   <tr><td>{@code t_collectives}</td><td>collective instances with message bytes, wait and transfer</td></tr>
+ * </table>
+ */
+public final class CaptureAnalysis implements AutoCloseable {
+    private final Connection connection;
+    private final CaptureScope scope;
+    private final StepSource stepSource;
+    private final List<Warning> warnings;
+
+    private CaptureAnalysis(Connection connection, CaptureScope scope, StepSource stepSource, List<Warning> warnings) {
+        this.connection = connection;
+        this.scope = scope;
+        this.stepSource = stepSource;
+        this.warnings = warnings;
+    }
+
+    /**
+     * Analyses a capture already in the store.
+     *
+     * @param stepRegex annotation names that mark steps (overrides the built-in sources), or null
+     */
+    public static CaptureAnalysis run(Store store, int captureId, Taxonomy taxonomy, Pattern stepRegex)
+            throws SQLException {
+        StoreClassifier.classify(store, taxonomy);
+        Connection c = store.newConnection();
+        try {
+            CaptureScope scope = CaptureScope.load(c, captureId);
+            try (PreparedStatement ps = c.prepareStatement(
+                    "CREATE OR REPLACE TEMP TABLE t_files AS SELECT file_id, rank FROM files WHERE capture_id = ?")) {
+                ps.setInt(1, captureId);
+                ps.execute();
+            }
+            StepSource source = StepDetector.detect(c, stepRegex);
+            StepAttribution.attribute(c, source);
+            try (PreparedStatement ps = c.prepareStatement("""
+                    CREATE OR REPLACE TEMP TABLE t_classes AS
+                    SELECT o.file_id, o.name_id, o.kind, n.name,
+                           coalesce(k.category, 'other') AS category,
+                           coalesce(k.subcategory, 'unknown') AS subcategory,
+                           coalesce(k.rule_id, 'other.unclassified') AS rule_id
+                    FROM (SELECT DISTINCT file_id, name_id, kind FROM t_ops) o
+                    JOIN names n USING (file_id, name_id)
+                    LEFT JOIN name_classes k ON k.name = n.name AND k.kind = o.kind::VARCHAR AND k.taxonomy_digest = ?
+                    """)) {
+                ps.setString(1, taxonomy.digest());
+                ps.execute();
+            }
+            StepMetrics.build(c);
+            CollectiveMetrics.build(c);
+            List<Warning> warnings = CaptureQuality.check(c, scope, source);
+            return new CaptureAnalysis(c, scope, source, warnings);
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    public CaptureScope scope() {
+        return scope;
+    }
+
+    public StepSource stepSource() {
+        return stepSource;
+    }
+
+    public List<Warning> warnings() {
+        return warnings;
+    }
+
+    /** The analysis connection, for queries over the temp tables listed in the class comment. */
+    public Connection connection() {
+        return connection;
+    }
+
+    /** Runs SQL over the analysis tables (and the store) into a Tablesaw table. */
+    public Table table(String sql) throws SQLException {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            return Table.read().db(rs);
+        }
+    }
+
+    /** Closes the connection; its temp tables go with it. */
+    @Override
+    public void close() throws SQLException {
+        connection.close();
+    }
+}

@@ -1,0 +1,201 @@
+package dev.steptrace.analysis;
+
+import dev.steptrace.report.BottleneckReport.Warning;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Capture-quality checks: what in the capture limits what the numbers can say. Each check has a
+ * stable code (report.json {@code warnings[].code}), a threshold where one applies, and a message
+ * that names the evidence.
+ */
+final class CaptureQuality {
+    /** Rank clocks further apart than this (median over matched collectives) are reported. */
+    static final double CLOCK_OFFSET_WARN_US = 100;
+    /** Unclassified kernel time above this share of all kernel time is reported. */
+    static final double UNCLASSIFIED_WARN_PCT = 5;
+
+    private CaptureQuality() {}
+
+    static List<Warning> check(Connection c, CaptureScope scope, StepSource source) throws SQLException {
+        List<Warning> out = new ArrayList<>();
+        partialFiles(scope, out);
+        ranks(scope, out);
+        steps(c, source, out);
+        outsideSteps(c, out);
+        graphsWithoutKernels(c, out);
+        unclassified(c, out);
+        clockOffsets(c, out);
+        return out;
+    }
+
+    private static void partialFiles(CaptureScope scope, List<Warning> out) {
+        for (CaptureScope.FileInfo f : scope.files()) {
+            if ("partial".equals(f.status())) {
+                out.add(new Warning("partial_file", "rank " + f.rank() + ": " + f.path().getFileName()
+                        + " is incomplete (" + f.partialReason() + "); events after the damage are missing"));
+            }
+        }
+    }
+
+    private static void ranks(CaptureScope scope, List<Warning> out) {
+        Map<Integer, Integer> perRank = new TreeMap<>();
+        Integer worldSize = null;
+        for (CaptureScope.FileInfo f : scope.files()) {
+            if (f.rank() != null) {
+                perRank.merge(f.rank(), 1, Integer::sum);
+            }
+            if (f.worldSize() != null) {
+                worldSize = worldSize == null ? f.worldSize() : Math.max(worldSize, f.worldSize());
+            }
+        }
+        perRank.forEach((rank, n) -> {
+            if (n > 1) {
+                out.add(new Warning("duplicate_rank", n + " files claim rank " + rank
+                        + "; per-rank figures mix them"));
+            }
+        });
+        if (worldSize != null && perRank.size() < worldSize) {
+            List<Integer> missing = new ArrayList<>();
+            for (int r = 0; r < worldSize; r++) {
+                if (!perRank.containsKey(r)) {
+                    missing.add(r);
+                }
+            }
+            out.add(new Warning("missing_ranks", "the traces say world size " + worldSize + " but only "
+                    + perRank.size() + " rank file(s) are in the capture; missing ranks " + compact(missing)
+                    + " (figures across ranks cover only the ranks present)"));
+        }
+    }
+
+    private static void steps(Connection c, StepSource source, List<Warning> out) throws SQLException {
+        long steps = StepDetector.count(c, "SELECT count(*) FROM t_steps");
+        if (steps == 0) {
+            out.add(new Warning("no_steps", "no steps were found (source tried: " + source.id()
+                    + "); pass --step-regex to name the annotation that marks a step"));
+            return;
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT phase, string_agg('rank ' || rank || ': ' || n, ', ' ORDER BY rank), min(n), max(n)
+                FROM (SELECT phase, rank, count(*) AS n FROM t_step_metrics GROUP BY phase, rank)
+                GROUP BY phase HAVING min(n) <> max(n) ORDER BY phase
+                """)) {
+            while (rs.next()) {
+                out.add(new Warning("step_count_mismatch", rs.getString(1) + ": ranks have different step counts ("
+                        + rs.getString(2) + "); collectives are matched over the first " + rs.getLong(3)
+                        + " steps of each rank"));
+            }
+        }
+        long unknown = StepDetector.count(c, "SELECT count(*) FROM t_steps WHERE phase = 'unknown'");
+        if (unknown > 0) {
+            out.add(new Warning("unknown_phase", unknown + " step(s) have no phase: no vLLM step counts and no"
+                    + " prefill/extend/decode annotation inside them"));
+        }
+    }
+
+    private static void outsideSteps(Connection c, List<Warning> out) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT count(*) FILTER (WHERE step IS NULL), coalesce(sum(dur_ns) FILTER (WHERE step IS NULL), 0),
+                       coalesce(sum(dur_ns), 0)
+                FROM t_ops
+                """)) {
+            rs.next();
+            long n = rs.getLong(1);
+            if (n > 0) {
+                double ms = rs.getLong(2) / 1e6;
+                double pct = rs.getLong(3) == 0 ? 0 : 100.0 * rs.getLong(2) / rs.getLong(3);
+                out.add(new Warning("ops_outside_steps", String.format(Locale.ROOT,
+                        "%d GPU operation(s) (%.2f ms, %.1f%% of GPU time) belong to no step: launched outside"
+                                + " every step, or outside every step's GPU window; they are not in per-step figures",
+                        n, ms, pct)));
+            }
+        }
+    }
+
+    private static void graphsWithoutKernels(Connection c, List<Warning> out) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (
+                    SELECT 1 FROM gpu_ops g WHERE g.file_id = l.file_id AND g.correlation = l.correlation))
+                FROM launches l JOIN t_files USING (file_id)
+                JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
+                WHERE n.name IN ('cudaGraphLaunch', 'hipGraphLaunch')
+                """)) {
+            rs.next();
+            long launches = rs.getLong(1);
+            long empty = rs.getLong(2);
+            if (empty > 0) {
+                out.add(new Warning("graph_without_kernels", empty + " of " + launches
+                        + " CUDA graph launches have no kernel records: those replays were captured without"
+                        + " per-kernel activity, so their time cannot be split into categories"));
+            }
+        }
+    }
+
+    private static void unclassified(Connection c, List<Warning> out) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT coalesce(sum(dur_ns) FILTER (WHERE rule_id = 'other.unclassified'), 0), coalesce(sum(dur_ns), 0),
+                       count(DISTINCT name) FILTER (WHERE rule_id = 'other.unclassified')
+                FROM t_ops_c WHERE step IS NOT NULL
+                """)) {
+            rs.next();
+            double pct = rs.getLong(2) == 0 ? 0 : 100.0 * rs.getLong(1) / rs.getLong(2);
+            if (pct > UNCLASSIFIED_WARN_PCT) {
+                out.add(new Warning("unclassified_kernels", String.format(Locale.ROOT,
+                        "%.1f%% of kernel time is in %d kernel name(s) no taxonomy rule matched; see them with"
+                                + " `steptrace taxonomy --explain NAME` and add rules with --taxonomy FILE",
+                        pct, rs.getLong(3))));
+            }
+        }
+    }
+
+    /**
+     * Collectives end together on every rank (they synchronize), so the median difference between a
+     * rank's collective end times and the other ranks' is its clock offset.
+     */
+    private static void clockOffsets(Connection c, List<Warning> out) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                WITH ends AS (
+                    SELECT rank, end_ns - median(end_ns) OVER (PARTITION BY phase, phase_index, type, k) AS d
+                    FROM t_collectives WHERE transfer_ns IS NOT NULL
+                )
+                SELECT rank, median(d) / 1000.0 AS offset_us, count(*) FROM ends GROUP BY rank ORDER BY rank
+                """)) {
+            List<String> off = new ArrayList<>();
+            while (rs.next()) {
+                double us = rs.getDouble(2);
+                if (Math.abs(us) > CLOCK_OFFSET_WARN_US) {
+                    off.add(String.format(Locale.ROOT, "rank %d %+.0f µs", rs.getInt(1), us));
+                }
+            }
+            if (!off.isEmpty()) {
+                out.add(new Warning("clock_offset", "rank clocks disagree (median offset of collective end times"
+                        + " from the other ranks: " + String.join(", ", off) + "); cross-rank timelines are"
+                        + " shifted by that much, per-rank durations are unaffected"));
+            }
+        }
+    }
+
+    private static String compact(List<Integer> ranks) {
+        StringBuilder sb = new StringBuilder();
+        int i = 0;
+        while (i < ranks.size()) {
+            int j = i;
+            while (j + 1 < ranks.size() && ranks.get(j + 1) == ranks.get(j) + 1) {
+                j++;
+            }
+            sb.append(sb.length() > 0 ? ", " : "").append(ranks.get(i));
+            if (j > i) {
+                sb.append('-').append(ranks.get(j));
+            }
+            i = j + 1;
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,364 @@
+package dev.steptrace.analysis;
+
+import dev.steptrace.classify.Category;
+import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.report.BottleneckReport.CategoryShare;
+import dev.steptrace.report.BottleneckReport.Collective;
+import dev.steptrace.report.BottleneckReport.MessageBytes;
+import dev.steptrace.report.BottleneckReport.PartialFile;
+import dev.steptrace.report.BottleneckReport.PerStep;
+import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.RankPhase;
+import dev.steptrace.report.BottleneckReport.RankSummary;
+import dev.steptrace.report.BottleneckReport.RankValue;
+import dev.steptrace.report.BottleneckReport.Stat;
+import dev.steptrace.report.BottleneckReport.SubcategoryShare;
+import dev.steptrace.report.BottleneckReport.TopKernel;
+import dev.steptrace.report.ReportContent;
+import dev.steptrace.report.StepPoint;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Turns a {@link CaptureAnalysis} into the report model. Per SPEC: per rank, mean / median / p90 over
+ * the rank's steps of a phase; across ranks, the mean of the per-rank values with the lowest and
+ * highest rank; categories and kernels as time per step (a category absent from a step counts as 0
+ * for it), shares of total kernel time.
+ */
+public final class ReportBuilder {
+    /** Phases in report order. */
+    public static final List<String> PHASES = List.of("decode", "prefill", "mixed", "unknown");
+    private static final int TOP_KERNELS = 20;
+
+    private final CaptureAnalysis analysis;
+    private final Connection c;
+
+    public ReportBuilder(CaptureAnalysis analysis) {
+        this.analysis = analysis;
+        this.c = analysis.connection();
+    }
+
+    public ReportContent build(String toolVersion) throws SQLException {
+        Map<String, Map<Integer, RankPhaseStats>> stats = rankPhaseStats();
+        Map<String, Map<Integer, Map<String, double[]>>> subcats = rankSubcategories(stats);
+        Map<String, BottleneckReport.Phase> phases = new LinkedHashMap<>();
+        for (String phase : PHASES) {
+            Map<Integer, RankPhaseStats> perRank = stats.get(phase);
+            if (perRank == null) {
+                continue;
+            }
+            phases.put(phase, new Phase(mean(perRank.values().stream().map(s -> (double) s.steps).toList()),
+                    analysis.stepSource().id(),
+                    acrossRanks(perRank, s -> s.kernel), acrossRanks(perRank, s -> s.span),
+                    acrossRanks(perRank, s -> s.busy), acrossRanks(perRank, s -> s.hostGap),
+                    categories(subcats.get(phase), perRank.keySet().size()), topKernels(phase, perRank)));
+        }
+        List<RankSummary> ranks = new ArrayList<>();
+        for (int rank : analysis.scope().ranks()) {
+            Map<String, RankPhase> rp = new LinkedHashMap<>();
+            for (String phase : PHASES) {
+                RankPhaseStats s = stats.getOrDefault(phase, Map.of()).get(rank);
+                if (s != null) {
+                    Map<Integer, Map<String, double[]>> one = Map.of(rank, subcats.get(phase).getOrDefault(rank, Map.of()));
+                    rp.put(phase, new RankPhase(s.steps, s.kernel, s.span, categories(one, 1)));
+                }
+            }
+            ranks.add(new RankSummary(rank, rp));
+        }
+        BottleneckReport report = new BottleneckReport(BottleneckReport.SCHEMA,
+                new BottleneckReport.Tool("steptrace", toolVersion), capture(), phases, collectives(stats),
+                ranks, analysis.warnings());
+        return new ReportContent(report, stepPoints());
+    }
+
+    private BottleneckReport.Capture capture() throws SQLException {
+        CaptureScope scope = analysis.scope();
+        Integer worldSize = scope.files().stream().map(CaptureScope.FileInfo::worldSize)
+                .filter(w -> w != null).max(Integer::compare).orElse(null);
+        List<String> devices = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT DISTINCT d.name FROM devices d JOIN t_files USING (file_id)
+                WHERE d.device_id IN (SELECT DISTINCT device FROM gpu_ops g WHERE g.file_id = d.file_id)
+                ORDER BY 1
+                """)) {
+            while (rs.next()) {
+                devices.add(rs.getString(1));
+            }
+        }
+        List<PartialFile> partial = scope.files().stream().filter(f -> "partial".equals(f.status()))
+                .map(f -> new PartialFile(f.path().toString(), f.partialReason())).toList();
+        String format = scope.files().stream().map(CaptureScope.FileInfo::format).findFirst().orElse("kineto");
+        return new BottleneckReport.Capture(scope.path().toString(), scope.name(), format, scope.files().size(),
+                scope.ranks(), worldSize, devices, partial);
+    }
+
+    /** One rank's distribution of each per-step quantity in one phase. */
+    private static final class RankPhaseStats {
+        int steps;
+        double kernelNsTotal;
+        PerStep kernel;
+        PerStep span;
+        PerStep busy;
+        PerStep hostGap;
+    }
+
+    private Map<String, Map<Integer, RankPhaseStats>> rankPhaseStats() throws SQLException {
+        Map<String, Map<Integer, RankPhaseStats>> out = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT phase, rank, count(*) AS steps, sum(kernel_ns),
+                       avg(kernel_ns), quantile_cont(kernel_ns, 0.5), quantile_cont(kernel_ns, 0.9),
+                       avg(span_ns), quantile_cont(span_ns, 0.5), quantile_cont(span_ns, 0.9),
+                       avg(busy_ns), quantile_cont(busy_ns, 0.5), quantile_cont(busy_ns, 0.9),
+                       avg(host_gap_ns), quantile_cont(host_gap_ns, 0.5), quantile_cont(host_gap_ns, 0.9)
+                FROM t_step_metrics WHERE rank IS NOT NULL GROUP BY phase, rank
+                """)) {
+            while (rs.next()) {
+                RankPhaseStats st = new RankPhaseStats();
+                st.steps = rs.getInt(3);
+                st.kernelNsTotal = rs.getDouble(4);
+                st.kernel = perStep(rs, 5);
+                st.span = perStep(rs, 8);
+                st.busy = perStep(rs, 11);
+                st.hostGap = perStep(rs, 14);
+                out.computeIfAbsent(rs.getString(1), k -> new TreeMap<>()).put(rs.getInt(2), st);
+            }
+        }
+        return out;
+    }
+
+    private static PerStep perStep(ResultSet rs, int col) throws SQLException {
+        return new PerStep(ms(rs, col), ms(rs, col + 1), ms(rs, col + 2));
+    }
+
+    private static Double ms(ResultSet rs, int col) throws SQLException {
+        double v = rs.getDouble(col);
+        return rs.wasNull() ? null : v / 1e6;
+    }
+
+    private interface Pick {
+        PerStep of(RankPhaseStats s);
+    }
+
+    private static Stat acrossRanks(Map<Integer, RankPhaseStats> perRank, Pick pick) {
+        List<Double> means = new ArrayList<>();
+        List<Double> medians = new ArrayList<>();
+        List<Double> p90s = new ArrayList<>();
+        RankValue min = null;
+        RankValue max = null;
+        for (Map.Entry<Integer, RankPhaseStats> e : perRank.entrySet()) {
+            PerStep p = pick.of(e.getValue());
+            if (p.mean() == null) {
+                continue;
+            }
+            means.add(p.mean());
+            medians.add(p.median());
+            p90s.add(p.p90());
+            if (min == null || p.mean() < min.value()) {
+                min = new RankValue(e.getKey(), p.mean());
+            }
+            if (max == null || p.mean() > max.value()) {
+                max = new RankValue(e.getKey(), p.mean());
+            }
+        }
+        if (means.isEmpty()) {
+            return new Stat(null, null, null, null, null);
+        }
+        return new Stat(mean(means), mean(medians), mean(p90s), min, max);
+    }
+
+    /** Per phase, rank, category: [ms per step, calls per step] and subcategories under "category/sub". */
+    private Map<String, Map<Integer, Map<String, double[]>>> rankSubcategories(
+            Map<String, Map<Integer, RankPhaseStats>> stats) throws SQLException {
+        Map<String, Map<Integer, Map<String, double[]>>> out = new HashMap<>();
+        for (String phase : stats.keySet()) {
+            out.put(phase, new TreeMap<>());
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT phase, rank, category, subcategory, sum(ns), sum(calls)
+                FROM t_step_categories WHERE rank IS NOT NULL GROUP BY ALL
+                """)) {
+            while (rs.next()) {
+                String phase = rs.getString(1);
+                int rank = rs.getInt(2);
+                int steps = stats.get(phase).get(rank).steps;
+                double ms = rs.getDouble(5) / 1e6 / steps;
+                double calls = rs.getDouble(6) / steps;
+                Map<String, double[]> m = out.get(phase).computeIfAbsent(rank, k -> new TreeMap<>());
+                add(m, rs.getString(3), ms, calls);
+                add(m, rs.getString(3) + "/" + rs.getString(4), ms, calls);
+            }
+        }
+        return out;
+    }
+
+    private static void add(Map<String, double[]> m, String key, double ms, double calls) {
+        double[] v = m.computeIfAbsent(key, k -> new double[2]);
+        v[0] += ms;
+        v[1] += calls;
+    }
+
+    /** Categories with time, sorted by ms per step, each the mean over {@code ranks} ranks. */
+    private static List<CategoryShare> categories(Map<Integer, Map<String, double[]>> perRank, int ranks) {
+        Map<String, double[]> sum = new TreeMap<>();
+        if (perRank != null) {
+            perRank.values().forEach(m -> m.forEach((k, v) -> add(sum, k, v[0], v[1])));
+        }
+        double total = 0;
+        for (Category cat : Category.values()) {
+            double[] v = sum.get(cat.id());
+            total += v == null ? 0 : v[0] / ranks;
+        }
+        List<CategoryShare> out = new ArrayList<>();
+        for (Category cat : Category.values()) {
+            double[] v = sum.get(cat.id());
+            if (v == null || v[0] <= 0) {
+                continue;
+            }
+            List<SubcategoryShare> subs = new ArrayList<>();
+            sum.forEach((k, sv) -> {
+                if (k.startsWith(cat.id() + "/")) {
+                    subs.add(new SubcategoryShare(k.substring(cat.id().length() + 1), sv[0] / ranks, sv[1] / ranks));
+                }
+            });
+            subs.sort(Comparator.comparingDouble(SubcategoryShare::msPerStep).reversed());
+            double ms = v[0] / ranks;
+            out.add(new CategoryShare(cat.id(), cat.label(), ms, total == 0 ? 0 : 100 * ms / total, v[1] / ranks, subs));
+        }
+        out.sort(Comparator.comparingDouble(CategoryShare::msPerStep).reversed());
+        return out;
+    }
+
+    private List<TopKernel> topKernels(String phase, Map<Integer, RankPhaseStats> perRank) throws SQLException {
+        Map<String, double[]> byName = new HashMap<>();
+        Map<String, String[]> classOf = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT rank, name, any_value(category), any_value(subcategory), any_value(rule_id), sum(ns), sum(calls)
+                FROM t_kernel_stats WHERE phase = ? AND rank IS NOT NULL GROUP BY rank, name
+                """)) {
+            ps.setString(1, phase);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    RankPhaseStats st = perRank.get(rs.getInt(1));
+                    double[] v = byName.computeIfAbsent(rs.getString(2), k -> new double[3]);
+                    v[0] += rs.getDouble(6) / 1e6 / st.steps;
+                    v[1] += rs.getDouble(7) / st.steps;
+                    v[2] += rs.getDouble(6);
+                    classOf.putIfAbsent(rs.getString(2), new String[] {rs.getString(3), rs.getString(4), rs.getString(5)});
+                }
+            }
+        }
+        int ranks = perRank.size();
+        List<TopKernel> out = new ArrayList<>();
+        byName.forEach((name, v) -> {
+            String[] k = classOf.get(name);
+            double calls = v[1] / ranks;
+            out.add(new TopKernel(name, k[0], k[1], k[2], v[0] / ranks, calls, calls == 0 ? 0 : v[0] / ranks / calls * 1000));
+        });
+        out.sort(Comparator.comparingDouble(TopKernel::msPerStep).reversed());
+        return out.size() > TOP_KERNELS ? List.copyOf(out.subList(0, TOP_KERNELS)) : out;
+    }
+
+    private List<Collective> collectives(Map<String, Map<Integer, RankPhaseStats>> stats) throws SQLException {
+        boolean multiRank = analysis.scope().ranks().size() > 1;
+        List<Collective> out = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                WITH per_rank AS (
+                    SELECT phase, type, rank, count(*) AS calls, sum(dur_ns) AS ns,
+                           sum(wait_ns) AS wait_ns, count(wait_ns) AS matched
+                    FROM t_collectives GROUP BY phase, type, rank
+                ), transfer AS (
+                    SELECT phase, type, sum(transfer_ns) AS transfer_ns
+                    FROM (SELECT DISTINCT phase, phase_index, type, k, transfer_ns FROM t_collectives
+                          WHERE transfer_ns IS NOT NULL)
+                    GROUP BY phase, type
+                ), sizes AS (
+                    SELECT phase, type, median(msg_bytes) AS msg_bytes,
+                           median(msg_bytes / coalesce(transfer_ns, dur_ns) * CASE
+                               WHEN type = 'allreduce' THEN 2.0 * (n - 1) / n
+                               WHEN type IN ('all_gather', 'reduce_scatter', 'all_to_all') THEN (n - 1)::DOUBLE / n
+                               ELSE 1.0 END) AS busbw_gbps
+                    FROM (SELECT *, coalesce(group_size, (SELECT count(DISTINCT rank) FROM t_files)) AS n
+                          FROM t_collectives WHERE msg_bytes IS NOT NULL AND dur_ns > 0)
+                    GROUP BY phase, type
+                )
+                SELECT p.phase, p.type, p.rank, p.calls, p.ns, p.wait_ns, p.matched, t.transfer_ns,
+                       z.msg_bytes, z.busbw_gbps
+                FROM per_rank p LEFT JOIN transfer t USING (phase, type) LEFT JOIN sizes z USING (phase, type)
+                ORDER BY p.phase, p.type, p.rank
+                """)) {
+            Map<String, List<double[]>> perType = new LinkedHashMap<>();
+            Map<String, Object[]> shared = new HashMap<>();
+            while (rs.next()) {
+                String phase = rs.getString(1);
+                String key = phase + "\u0000" + rs.getString(2);
+                int steps = stats.get(phase).get(rs.getInt(3)).steps;
+                double wait = rs.getDouble(6);
+                boolean hasWait = !rs.wasNull() && rs.getLong(7) > 0;
+                perType.computeIfAbsent(key, k -> new ArrayList<>()).add(new double[] {
+                        rs.getDouble(4) / steps, rs.getDouble(5), rs.getDouble(4), hasWait ? wait / 1e6 / steps : Double.NaN});
+                shared.putIfAbsent(key, new Object[] {rs.getObject(8), rs.getObject(9), rs.getObject(10), steps});
+            }
+            for (Map.Entry<String, List<double[]>> e : perType.entrySet()) {
+                String[] pt = e.getKey().split("\u0000");
+                List<double[]> rows = e.getValue();
+                double calls = rows.stream().mapToDouble(r -> r[0]).average().orElse(0);
+                double meanUs = rows.stream().mapToDouble(r -> r[1]).sum() / rows.stream().mapToDouble(r -> r[2]).sum() / 1e3;
+                Object[] sh = shared.get(e.getKey());
+                Double waitMs = multiRank && rows.stream().noneMatch(r -> Double.isNaN(r[3]))
+                        ? rows.stream().mapToDouble(r -> r[3]).average().orElse(0) : null;
+                Double transferMs = multiRank && sh[0] != null
+                        ? ((Number) sh[0]).doubleValue() / 1e6 / meanSteps(stats.get(pt[0])) : null;
+                MessageBytes bytes = sh[1] == null ? null : new MessageBytes(((Number) sh[1]).doubleValue());
+                Double busbw = sh[2] == null ? null : ((Number) sh[2]).doubleValue();
+                out.add(new Collective(pt[0], pt[1], calls, meanUs, bytes, busbw, waitMs, transferMs));
+            }
+        }
+        out.sort(Comparator.comparing((Collective x) -> PHASES.indexOf(x.phase()))
+                .thenComparing(Comparator.comparingDouble(Collective::callsPerStep).reversed()));
+        return out;
+    }
+
+    /** Matched instances exist only for steps every rank has: the smallest step count of the phase. */
+    private static double meanSteps(Map<Integer, RankPhaseStats> perRank) {
+        return perRank.values().stream().mapToInt(s -> s.steps).min().orElse(1);
+    }
+
+    private List<StepPoint> stepPoints() throws SQLException {
+        List<StepPoint> out = new ArrayList<>();
+        Map<String, Map<String, Double>> cats = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT file_id, step, category, sum(ns) FROM t_step_categories GROUP BY ALL")) {
+            while (rs.next()) {
+                cats.computeIfAbsent(rs.getInt(1) + "/" + rs.getInt(2), k -> new TreeMap<>())
+                        .put(rs.getString(3), rs.getLong(4) / 1e6);
+            }
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT file_id, step, rank, phase, phase_index, name, kernel_ns, span_ns, busy_ns, host_gap_ns
+                FROM t_step_metrics WHERE rank IS NOT NULL ORDER BY rank, gpu_start NULLS LAST, step
+                """)) {
+            while (rs.next()) {
+                long gap = rs.getLong(10);
+                Double hostGap = rs.wasNull() ? null : gap / 1e6;
+                out.add(new StepPoint(rs.getInt(3), rs.getString(4), rs.getInt(5), rs.getString(6),
+                        rs.getLong(7) / 1e6, rs.getLong(8) / 1e6, rs.getLong(9) / 1e6, hostGap,
+                        cats.getOrDefault(rs.getInt(1) + "/" + rs.getInt(2), Map.of())));
+            }
+        }
+        return out;
+    }
+
+    private static double mean(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+    }
+}
