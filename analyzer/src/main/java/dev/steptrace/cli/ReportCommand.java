@@ -94,7 +94,7 @@ public final class ReportCommand implements Callable<Integer> {
                         written.add(ReportWriters.html(content, dir, templates));
                     }
                     if (wanted.contains(Format.md)) {
-                        written.add(ReportWriters.markdown(content, dir, templates));
+                        written.addAll(ReportWriters.markdown(content, dir, templates));
                     }
                     for (Path p : written) {
                         stdout.println(p);

@@ -28,11 +28,13 @@ public final class ReportWriters {
         return new ReportContent(filtered, content.steps().stream().filter(s -> s.phase().equals(phase)).toList());
     }
 
+    /** Writes report.html; returns its path. */
     public static Path html(ReportContent content, Path dir, Path templates) throws java.io.IOException {
-        throw new UnsupportedOperationException("wired when the HTML writer lands");
+        return HtmlReportWriter.write(content, dir, templates);
     }
 
-    public static Path markdown(ReportContent content, Path dir, Path templates) throws java.io.IOException {
-        throw new UnsupportedOperationException("wired when the Markdown writer lands");
+    /** Writes report.md and its PNG charts; returns their paths, report.md first. */
+    public static List<Path> markdown(ReportContent content, Path dir, Path templates) throws java.io.IOException {
+        return MarkdownReportWriter.write(content, dir, templates);
     }
 }

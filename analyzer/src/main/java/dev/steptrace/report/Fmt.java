@@ -1,0 +1,115 @@
+package dev.steptrace.report;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * How the HTML and Markdown reports print numbers, one rule per kind of quantity so a column reads
+ * the same everywhere. A missing value (null, NaN) prints as {@value #NA}, never as 0 or "null".
+ */
+public final class Fmt {
+    private Fmt() {}
+
+    public static final String NA = "n/a";
+
+    private static boolean missing(Double v) {
+        return v == null || v.isNaN() || v.isInfinite();
+    }
+
+    /** Milliseconds: two decimals ({@code 11.17}); a positive value below 0.005 prints as {@code <0.01}. */
+    public static String ms(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        if (v > 0 && v < 0.005) {
+            return "<0.01";
+        }
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    /** A percentage: one decimal and the sign ({@code 51.5%}). */
+    public static String pct(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        return String.format(Locale.ROOT, "%.1f%%", v);
+    }
+
+    /** A count per step: an integer when whole ({@code 127}), else one decimal ({@code 126.5}). */
+    public static String count(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        double r = Math.rint(v);
+        if (Math.abs(v - r) < 0.05) {
+            return String.format(Locale.ROOT, "%d", (long) r);
+        }
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    /** Microseconds: one decimal ({@code 88.0}). */
+    public static String us(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    /** A bandwidth in GB/s: two decimals. */
+    public static String gbps(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    /** A byte count: exact with separators, and binary units from 1 KiB ({@code 14,336 B (14.0 KiB)}). */
+    public static String bytes(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        long b = Math.round(v);
+        String exact = String.format(Locale.ROOT, "%,d B", b);
+        if (Math.abs(b) < 1024) {
+            return exact;
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        double x = b;
+        int u = -1;
+        while (Math.abs(x) >= 1024 && u < units.length - 1) {
+            x /= 1024;
+            u++;
+        }
+        return exact + String.format(Locale.ROOT, " (%.1f %s)", x, units[u]);
+    }
+
+    /** Ranks as ranges: {@code 0–7}, {@code 0–3, 5, 7}. */
+    public static String ranks(List<Integer> ranks) {
+        if (ranks == null || ranks.isEmpty()) {
+            return NA;
+        }
+        List<Integer> sorted = ranks.stream().distinct().sorted().toList();
+        StringBuilder sb = new StringBuilder();
+        int i = 0;
+        while (i < sorted.size()) {
+            int j = i;
+            while (j + 1 < sorted.size() && sorted.get(j + 1) == sorted.get(j) + 1) {
+                j++;
+            }
+            if (sb.length() > 0) {
+                sb.append(", ");
+            }
+            sb.append(sorted.get(i));
+            if (j > i) {
+                sb.append(j == i + 1 ? ", " : "–").append(sorted.get(j));
+            }
+            i = j + 1;
+        }
+        return sb.toString();
+    }
+
+    /** Any text: {@value #NA} when null or blank. */
+    public static String text(String s) {
+        return s == null || s.isBlank() ? NA : s;
+    }
+}

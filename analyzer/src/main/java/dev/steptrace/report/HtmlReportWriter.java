@@ -1,0 +1,97 @@
+package dev.steptrace.report;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes {@code report.html}: one self-contained file (inline CSS and SVG charts, no scripts, no
+ * network) from template {@value #TEMPLATE}, with HTML auto-escaping (every kernel name is text).
+ * Sees only the model, never the store.
+ */
+public final class HtmlReportWriter {
+    public static final String TEMPLATE = "report.html.ftl";
+    public static final String FILE_NAME = "report.html";
+
+    private final TemplateLoader templates;
+    private final boolean charts;
+
+    /** Built-in templates, with charts. */
+    public HtmlReportWriter() {
+        this(TemplateLoader.builtIn(), true);
+    }
+
+    /**
+     * @param templates where the templates come from ({@link TemplateLoader#builtIn()} or a {@code --templates} override)
+     * @param charts    false to leave the charts out (faster; the tables are all there)
+     */
+    public HtmlReportWriter(TemplateLoader templates, boolean charts) {
+        this.templates = templates;
+        this.charts = charts;
+    }
+
+    /** Convenience: built-in templates overridden by {@code templatesDir} when it is not null. */
+    public static Path write(ReportContent content, Path outDir, Path templatesDir) throws IOException {
+        return new HtmlReportWriter(new TemplateLoader(templatesDir), true).write(content, outDir);
+    }
+
+    /** Renders and writes {@code outDir/report.html} (created if absent); returns its path. */
+    public Path write(ReportContent content, Path outDir) throws IOException {
+        Map<String, ReportView.ChartRef> refs = new LinkedHashMap<>();
+        String note = null;
+        if (charts) {
+            note = ReportCharts.unavailableReason();
+            if (note == null) {
+                try {
+                    for (ReportCharts.ReportChart c : ReportCharts.build(content)) {
+                        refs.put(c.id(), new ReportView.ChartRef(c.id(), c.title(), ReportCharts.svg(c), ""));
+                    }
+                } catch (VirtualMachineError e) {
+                    throw e;
+                } catch (RuntimeException | Error e) {
+                    refs.clear();
+                    note = "charts could not be drawn: " + e;
+                }
+            }
+        }
+        ReportView view = ReportView.of(content, refs, note);
+        String html = templates.render(TEMPLATE, model(content, view));
+        Files.createDirectories(outDir);
+        Path target = outDir.resolve(FILE_NAME);
+        writeAtomically(target, html);
+        return target;
+    }
+
+    static Map<String, Object> model(ReportContent content, ReportView view) {
+        Map<String, Object> m = new HashMap<>();
+        m.put("view", view);
+        m.put("report", content.report());
+        m.put("steps", content.steps() == null ? List.of() : content.steps());
+        m.put("categories", ReportCategories.HEADLINE);
+        return m;
+    }
+
+    /** Writes beside the target and moves into place, so a failed render never leaves half a report. */
+    static void writeAtomically(Path target, String text) throws IOException {
+        // Not Files.createTempFile: its owner-only permissions would stay on the report.
+        Path tmp = target.resolveSibling("." + target.getFileName() + "." + ProcessHandle.current().pid()
+                + "." + System.nanoTime() + ".tmp");
+        try {
+            Files.writeString(tmp, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            try {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (java.nio.file.AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+}

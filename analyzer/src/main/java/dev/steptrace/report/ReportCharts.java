@@ -1,0 +1,399 @@
+package dev.steptrace.report;
+
+import dev.steptrace.report.BottleneckReport.CategoryShare;
+import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.RankPhase;
+import dev.steptrace.report.BottleneckReport.RankSummary;
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.PieChart;
+import org.knowm.xchart.PieChartBuilder;
+import org.knowm.xchart.PieSeries;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.PieStyler;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * The report's charts, drawn with XChart from the model alone: per phase, the category shares (a
+ * donut), kernel ms per step by category per rank (stacked bars, one per rank), and kernel ms per
+ * step over the steps (one line per rank; min/mean/max lines beyond {@value #MAX_RANK_LINES} ranks).
+ * Categories keep their SPEC order and fixed color ({@link ReportCategories}).
+ *
+ * <p>HTML embeds them as inline SVG ({@link #svg}); Markdown links PNG files ({@link #png}). Drawing
+ * needs AWT in headless mode (set here unless the JVM was started with a choice) and at least one
+ * font known to fontconfig (Debian: {@code fontconfig fonts-dejavu-core}); a machine without fonts
+ * gets a report without charts and a note saying why ({@link #unavailableReason}), never a failure.
+ */
+public final class ReportCharts {
+    static {
+        if (System.getProperty("java.awt.headless") == null) {
+            System.setProperty("java.awt.headless", "true");
+        }
+    }
+
+    /** Beyond this many ranks the step chart draws min, mean and max lines instead of one per rank. */
+    public static final int MAX_RANK_LINES = 16;
+
+    public enum Kind {
+        SHARES("shares"), RANKS("ranks"), STEPS("steps");
+
+        private final String id;
+
+        Kind(String id) {
+            this.id = id;
+        }
+
+        public String id() {
+            return id;
+        }
+    }
+
+    /** One chart: {@code id} is {@code <phase>-<kind>}, unique in a report. */
+    public record ReportChart(String id, String phase, Kind kind, String title, Chart<?, ?> chart) {}
+
+    private static final Font TITLE_FONT = new Font(Font.SANS_SERIF, Font.BOLD, 15);
+    private static final Font LABEL_FONT = new Font(Font.SANS_SERIF, Font.PLAIN, 12);
+    private static final Font TICK_FONT = new Font(Font.SANS_SERIF, Font.PLAIN, 11);
+
+    /** Line colors for ranks (categorical, distinct from nothing in particular: ranks are not categories). */
+    private static final Color[] RANK_COLORS = {
+        new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728),
+        new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
+        new Color(0xbcbd22), new Color(0x17becf), new Color(0x393b79), new Color(0xad494a),
+        new Color(0x637939), new Color(0x8c6d31), new Color(0x7b4173), new Color(0x3182bd)};
+
+    private ReportCharts() {}
+
+    /** Null when charts can be drawn here; else one line saying why not and what to install. */
+    public static String unavailableReason() {
+        try {
+            java.awt.image.BufferedImage img = new java.awt.image.BufferedImage(4, 4, java.awt.image.BufferedImage.TYPE_INT_ARGB);
+            java.awt.Graphics2D g = img.createGraphics();
+            try {
+                g.setFont(LABEL_FONT);
+                g.getFontMetrics().stringWidth("0");
+                new java.awt.font.TextLayout("ms", LABEL_FONT, g.getFontRenderContext()).getOutline(null);
+            } finally {
+                g.dispose();
+            }
+            return null;
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (RuntimeException | Error e) {
+            return "charts could not be drawn (" + e.getClass().getSimpleName()
+                    + (e.getMessage() != null ? ": " + dev.steptrace.common.Messages.firstLine(e.getMessage()) : "")
+                    + "); Java needs fontconfig and a font, e.g. Debian's fontconfig and fonts-dejavu-core";
+        }
+    }
+
+    /** Every chart of the report, phase by phase (the model's order: decode first). */
+    public static List<ReportChart> build(ReportContent content) {
+        List<ReportChart> charts = new ArrayList<>();
+        BottleneckReport r = content.report();
+        for (String phase : ReportView.orderedPhases(r.phases().keySet())) {
+            Phase p = r.phases().get(phase);
+            String label = ReportView.phaseLabel(phase);
+            if (p.categories() != null && !p.categories().isEmpty()) {
+                charts.add(new ReportChart(phase + "-shares", phase, Kind.SHARES,
+                        label + ": share of kernel time by category", shares(label, p)));
+            }
+            CategoryChart ranks = ranks(label, phase, r.ranks());
+            if (ranks != null) {
+                charts.add(new ReportChart(phase + "-ranks", phase, Kind.RANKS,
+                        label + ": kernel ms per step by category, per rank", ranks));
+            }
+            XYChart steps = steps(label, phase, content.steps());
+            if (steps != null) {
+                charts.add(new ReportChart(phase + "-steps", phase, Kind.STEPS,
+                        label + ": kernel ms per step, per rank", steps));
+            }
+        }
+        return charts;
+    }
+
+    // ---- the charts ----
+
+    static PieChart shares(String phaseLabel, Phase p) {
+        double total = nullSafe(p.categories()).stream().mapToDouble(CategoryShare::msPerStep).sum();
+        PieChart chart = new PieChartBuilder().width(760).height(360)
+                .title(phaseLabel + ": " + Fmt.ms(total) + " ms per step").build(); // short: XChart centers it over the donut
+        PieStyler s = chart.getStyler();
+        style(s);
+        s.setDefaultSeriesRenderStyle(PieSeries.PieSeriesRenderStyle.Donut);
+        s.setDonutThickness(0.38);
+        // Shares go in the legend, formatted here: XChart would format slice labels in the default locale.
+        s.setLabelsVisible(false);
+        s.setSumVisible(false); // XChart formats the sum in the default locale; the title carries the total
+        s.setStartAngleInDegrees(90);
+        s.setClockwiseDirectionType(PieStyler.ClockwiseDirectionType.CLOCKWISE);
+        s.setPlotContentSize(0.9);
+        s.setLegendPosition(Styler.LegendPosition.OutsideE);
+        s.setCircular(true);
+        for (CategoryShare c : sortedByTime(p.categories())) {
+            String name = ReportCategories.label(c.id(), c.label());
+            PieSeries series = chart.addSeries(String.format(java.util.Locale.ROOT, "%s  %.1f%%", name, c.sharePct()), c.msPerStep());
+            series.setFillColor(ReportCategories.awtColor(c.id()));
+        }
+        return chart;
+    }
+
+    static CategoryChart ranks(String phaseLabel, String phase, List<RankSummary> ranks) {
+        if (ranks == null) {
+            return null;
+        }
+        List<RankSummary> withPhase = ranks.stream()
+                .filter(r -> r.phases() != null && r.phases().get(phase) != null)
+                .sorted(Comparator.comparingInt(RankSummary::rank))
+                .toList();
+        if (withPhase.isEmpty()) {
+            return null;
+        }
+        // Categories that have time on any rank, in SPEC order (stacking bottom-up).
+        Map<String, String> categories = new TreeMap<>(Comparator.comparingInt(ReportCategories::order)
+                .thenComparing(Comparator.naturalOrder()));
+        for (RankSummary r : withPhase) {
+            for (CategoryShare c : nullSafe(r.phases().get(phase).categories())) {
+                categories.putIfAbsent(c.id(), ReportCategories.label(c.id(), c.label()));
+            }
+        }
+        if (categories.isEmpty()) {
+            return null;
+        }
+        List<String> xs = withPhase.stream().map(r -> Integer.toString(r.rank())).toList();
+        CategoryChart chart = new CategoryChartBuilder().width(900).height(440)
+                .title(phaseLabel + ": kernel ms per step by category, per rank")
+                .xAxisTitle("rank").yAxisTitle("ms per step").build();
+        var s = chart.getStyler();
+        style(s);
+        s.setStacked(true);
+        s.setOverlapped(false);
+        s.setAvailableSpaceFill(withPhase.size() > 32 ? 0.95 : 0.7);
+        s.setXAxisLabelRotation(withPhase.size() > 32 ? 90 : 0);
+        s.setLegendPosition(Styler.LegendPosition.OutsideS);
+        s.setLegendLayout(Styler.LegendLayout.Horizontal);
+        s.setPlotGridVerticalLinesVisible(false);
+        s.setYAxisDecimalPattern("0.##");
+        s.setYAxisMin(0.0);
+        for (Map.Entry<String, String> cat : categories.entrySet()) {
+            List<Double> ys = new ArrayList<>(withPhase.size());
+            for (RankSummary r : withPhase) {
+                RankPhase rp = r.phases().get(phase);
+                double v = 0;
+                for (CategoryShare c : nullSafe(rp.categories())) {
+                    if (c.id().equals(cat.getKey())) {
+                        v += c.msPerStep();
+                    }
+                }
+                ys.add(v);
+            }
+            chart.addSeries(ReportCategories.chartLabel(cat.getValue()), xs, ys)
+                    .setFillColor(ReportCategories.awtColor(cat.getKey()));
+        }
+        return chart;
+    }
+
+    static XYChart steps(String phaseLabel, String phase, List<StepPoint> steps) {
+        if (steps == null) {
+            return null;
+        }
+        Map<Integer, List<StepPoint>> byRank = new TreeMap<>();
+        for (StepPoint sp : steps) {
+            if (phase.equals(sp.phase())) {
+                byRank.computeIfAbsent(sp.rank(), k -> new ArrayList<>()).add(sp);
+            }
+        }
+        if (byRank.isEmpty()) {
+            return null;
+        }
+        byRank.values().forEach(l -> l.sort(Comparator.comparingInt(StepPoint::index)));
+        int maxSteps = byRank.values().stream().mapToInt(List::size).max().orElse(0);
+        XYChart chart = new XYChartBuilder().width(900).height(400)
+                .title(phaseLabel + ": kernel ms per step")
+                .xAxisTitle("step (within the phase)").yAxisTitle("kernel ms").build();
+        var s = chart.getStyler();
+        style(s);
+        s.setLegendPosition(Styler.LegendPosition.OutsideE);
+        s.setXAxisDecimalPattern("0");
+        s.setYAxisDecimalPattern("0.##");
+        s.setMarkerSize(maxSteps <= 60 ? 5 : 0);
+        if (byRank.size() <= MAX_RANK_LINES) {
+            int i = 0;
+            for (Map.Entry<Integer, List<StepPoint>> e : byRank.entrySet()) {
+                List<Integer> x = e.getValue().stream().map(StepPoint::index).toList();
+                List<Double> y = e.getValue().stream().map(StepPoint::kernelMs).toList();
+                XYSeries series = chart.addSeries("rank " + e.getKey(), x, y);
+                Color c = RANK_COLORS[i++ % RANK_COLORS.length];
+                series.setLineColor(c);
+                series.setMarkerColor(c);
+                series.setMarker(maxSteps <= 60 ? SeriesMarkers.CIRCLE : SeriesMarkers.NONE);
+                series.setLineWidth(1.5f);
+            }
+        } else {
+            // Many ranks: the spread across ranks, step by step.
+            Map<Integer, double[]> agg = new TreeMap<>(); // index -> min, sum, max, n
+            for (List<StepPoint> l : byRank.values()) {
+                for (StepPoint sp : l) {
+                    double[] a = agg.computeIfAbsent(sp.index(), k -> new double[] {Double.MAX_VALUE, 0, -Double.MAX_VALUE, 0});
+                    a[0] = Math.min(a[0], sp.kernelMs());
+                    a[1] += sp.kernelMs();
+                    a[2] = Math.max(a[2], sp.kernelMs());
+                    a[3]++;
+                }
+            }
+            List<Integer> x = new ArrayList<>(agg.keySet());
+            addLine(chart, "max over " + byRank.size() + " ranks", x, agg.values().stream().map(a -> a[2]).toList(), new Color(0xd62728));
+            addLine(chart, "mean", x, agg.values().stream().map(a -> a[1] / a[3]).toList(), new Color(0x1f77b4));
+            addLine(chart, "min", x, agg.values().stream().map(a -> a[0]).toList(), new Color(0x2ca02c));
+        }
+        return chart;
+    }
+
+    private static void addLine(XYChart chart, String name, List<Integer> x, List<Double> y, Color c) {
+        XYSeries series = chart.addSeries(name, x, y);
+        series.setLineColor(c);
+        series.setMarker(SeriesMarkers.NONE);
+        series.setLineWidth(1.5f);
+    }
+
+    private static void style(Styler s) {
+        s.setChartBackgroundColor(Color.WHITE);
+        s.setPlotBackgroundColor(Color.WHITE);
+        s.setPlotBorderVisible(false);
+        s.setChartTitleBoxVisible(false);
+        s.setChartTitleFont(TITLE_FONT);
+        s.setLegendFont(LABEL_FONT);
+        s.setLegendBorderColor(Color.WHITE);
+        s.setLegendBackgroundColor(Color.WHITE);
+        s.setChartFontColor(new Color(0x222222));
+        s.setAntiAlias(true);
+        s.setToolTipsEnabled(false);
+        s.setChartPadding(8);
+        if (s instanceof org.knowm.xchart.style.AxesChartStyler a) {
+            a.setLocale(java.util.Locale.ROOT);
+            a.setAxisTitleFont(LABEL_FONT);
+            a.setAxisTickLabelsFont(TICK_FONT);
+            a.setAxisTickLabelsColor(new Color(0x333333));
+            a.setPlotGridLinesColor(new Color(0xe3e3e3));
+            a.setPlotGridLinesStroke(new BasicStroke(1f));
+            a.setAxisTickMarksColor(new Color(0x999999));
+        }
+    }
+
+    private static List<CategoryShare> sortedByTime(List<CategoryShare> categories) {
+        return nullSafe(categories).stream()
+                .sorted(Comparator.comparingDouble(CategoryShare::msPerStep).reversed()
+                        .thenComparingInt(c -> ReportCategories.order(c.id())))
+                .toList();
+    }
+
+    private static <T> List<T> nullSafe(List<T> l) {
+        return l == null ? List.of() : l;
+    }
+
+    // ---- encoding ----
+
+    /** Writes the chart as a PNG file. */
+    public static void png(ReportChart chart, Path file) throws IOException {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            BitmapEncoder.saveBitmap(chart.chart(), out, BitmapEncoder.BitmapFormat.PNG);
+        }
+    }
+
+    private static final Pattern DECIMAL = Pattern.compile("-?\\d+\\.\\d+");
+    /** Geometry attributes, whose numbers are rounded (colors, opacities and styles are left alone). */
+    private static final Pattern GEOMETRY = Pattern.compile(
+            "\\b(d|transform|points|x|y|x1|y1|x2|y2|cx|cy|r|rx|ry|width|height)=\"([^\"]*)\"");
+    private static final Pattern ID_DEF = Pattern.compile("\\bid=\"([^\"]+)\"");
+    private static final Pattern ID_REF = Pattern.compile("(url\\(#|href=\"#)([^)\"]+)");
+
+    /**
+     * The chart as SVG markup ready to sit inside an HTML page: no XML prolog or DOCTYPE, no namespace
+     * URLs, ids prefixed with the chart's id (several charts share one page), sized by its viewBox
+     * (CSS sets the width), coordinates rounded to 0.1 px (text is drawn as glyph outlines, which is
+     * what makes the file font-independent, and large), and an accessible title.
+     */
+    public static String svg(ReportChart chart) throws IOException {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream(256 * 1024);
+        VectorGraphicsEncoder.saveVectorGraphic(chart.chart(), buf, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+        return inlineSvg(buf.toString(StandardCharsets.UTF_8), chart.id(), chart.title());
+    }
+
+    static String inlineSvg(String svg, String idPrefix, String title) {
+        int start = svg.indexOf("<svg");
+        if (start < 0) {
+            throw new IllegalStateException("chart encoder wrote no <svg> element");
+        }
+        String s = svg.substring(start);
+        int tagEnd = s.indexOf('>');
+        String open = s.substring(0, tagEnd + 1);
+        String body = s.substring(tagEnd + 1);
+        Matcher vb = Pattern.compile("viewBox=\"([^\"]+)\"").matcher(open);
+        String viewBox = vb.find() ? vb.group(1) : null;
+        String safeId = idPrefix.replaceAll("[^A-Za-z0-9_-]", "_");
+        StringBuilder head = new StringBuilder("<svg class=\"chart\" role=\"img\"");
+        if (viewBox != null) {
+            head.append(" viewBox=\"").append(viewBox).append('"');
+        }
+        head.append(" aria-labelledby=\"").append(safeId).append("-title\">")
+                .append("<title id=\"").append(safeId).append("-title\">").append(escapeXml(title)).append("</title>");
+
+        body = ID_DEF.matcher(body).replaceAll(m -> Matcher.quoteReplacement("id=\"" + safeId + "-" + m.group(1) + "\""));
+        body = ID_REF.matcher(body).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + safeId + "-" + m.group(2)));
+        body = GEOMETRY.matcher(body).replaceAll(m -> Matcher.quoteReplacement(
+                m.group(1) + "=\"" + roundDecimals(m.group(2)) + "\""));
+        body = body.replaceAll("\n\\s*", "\n");
+        return head + body;
+    }
+
+    /** Every decimal number in {@code s} to one decimal place ({@code -0.0} and {@code 3.0} become {@code 0} and {@code 3}). */
+    static String roundDecimals(String s) {
+        Matcher m = DECIMAL.matcher(s);
+        StringBuilder sb = new StringBuilder(s.length() / 2);
+        while (m.find()) {
+            long tenths = Math.round(Double.parseDouble(m.group()) * 10);
+            String r;
+            if (tenths % 10 == 0) {
+                r = Long.toString(tenths / 10);
+            } else {
+                r = (tenths < 0 ? "-" : "") + Math.abs(tenths) / 10 + "." + Math.abs(tenths) % 10;
+            }
+            m.appendReplacement(sb, r);
+        }
+        m.appendTail(sb);
+        return sb.toString();
+    }
+
+    private static String escapeXml(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    /** Charts by id, in build order. */
+    static Map<String, ReportChart> byId(List<ReportChart> charts) {
+        Map<String, ReportChart> m = new LinkedHashMap<>();
+        charts.forEach(c -> m.put(c.id(), c));
+        return m;
+    }
+}

@@ -1,0 +1,516 @@
+package dev.steptrace.report;
+
+import dev.steptrace.report.BottleneckReport.CategoryShare;
+import dev.steptrace.report.BottleneckReport.Collective;
+import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.RankPhase;
+import dev.steptrace.report.BottleneckReport.RankSummary;
+import dev.steptrace.report.BottleneckReport.RankValue;
+import dev.steptrace.report.BottleneckReport.Stat;
+import dev.steptrace.report.BottleneckReport.TopKernel;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The templates' data model ({@code view} in a template): the report's content in reading order,
+ * every number already formatted ({@link Fmt}; missing values are {@value Fmt#NA}), every string
+ * non-null. Text is raw; the templates' output formats escape it. Templates also get the raw model as
+ * {@code report} and {@code steps}, for users who want other numbers.
+ *
+ * @param phases       decode, prefill, mixed, unknown (those present), then any other id
+ * @param mainPhase    the phase with the most kernel time (steps x kernel ms per step); "" with no phases
+ * @param chartsNote   why charts are missing, or ""
+ * @param longNames    kernel names shortened in tables, numbered ({@link KernelName#ref})
+ */
+public record ReportView(String title, String toolName, String toolVersion, String schema, String captureName,
+                         String summary, List<PhaseView> phases, String mainPhase, List<CollectiveRow> collectives,
+                         List<WarningRow> warnings, List<PartialFileRow> partialFiles, List<Fact> capture,
+                         List<KernelName> longNames, String chartsNote) {
+
+    /** Names longer than this are shortened in tables (the full name stays one click or one footnote away). */
+    public static final int NAME_LIMIT = 80;
+    /** The per-step table lists at most this many steps per phase. */
+    public static final int STEP_ROWS_LIMIT = 200;
+    /** The idle section lists this many of the largest host gaps per phase. */
+    public static final int LARGEST_GAPS = 5;
+
+    private static final List<String> PHASE_ORDER = List.of("decode", "prefill", "mixed", "unknown");
+
+    /** One phase's sections. Charts are null when not drawn. */
+    public record PhaseView(String id, String label, String anchor, String steps, String stepSource,
+                            String stepSourceId, List<CategoryRow> categories, CategoryRow total,
+                            String kernelMean, String kernelMedian, String kernelP90,
+                            List<StatRow> stats, List<Column> rankColumns, List<RankRow> ranks,
+                            String minRank, String maxRank, List<StepRow> stepRows, int stepCount,
+                            boolean stepRowsTruncated, List<KernelRow> topKernels, IdleView idle,
+                            ChartRef sharesChart, ChartRef ranksChart, ChartRef stepsChart) {}
+
+    /** A headline row. {@code color} is the category's fixed chart color. */
+    public record CategoryRow(String id, String label, String color, String ms, String share, String calls) {}
+
+    /** A per-step quantity: mean, median, p90 over steps (mean over ranks), and the extreme ranks. */
+    public record StatRow(String label, String mean, String median, String p90, String minRank, String maxRank) {}
+
+    /** A per-rank table column: a category, with a short label for headers ({@code label} in full). */
+    public record Column(String id, String label, String shortLabel, String color) {}
+
+    /**
+     * One rank in one phase. {@code mark} is "min", "max", "min max" or "" (the ranks with the lowest and
+     * highest mean kernel ms per step); {@code cells} are ms per step per {@link PhaseView#rankColumns}.
+     */
+    public record RankRow(String rank, String steps, String kernelMean, String kernelMedian, String kernelP90,
+                          String spanMean, String mark, List<String> cells) {}
+
+    /** One step index across ranks: kernel ms mean, min and max over ranks; span, busy, idle, host gap means. */
+    public record StepRow(String index, String name, String ranks, String kernelMean, String kernelMin,
+                          String minRank, String kernelMax, String maxRank, String span, String busy,
+                          String idle, String hostGap) {}
+
+    /**
+     * A kernel name: {@code display} is the full name or, beyond {@value #NAME_LIMIT} characters, its
+     * start and an ellipsis; {@code ref} numbers shortened names (0 when not shortened).
+     */
+    public record KernelName(String full, String display, boolean shortened, int ref) {}
+
+    public record KernelRow(KernelName name, String categoryId, String category, String color, String subcategory,
+                            String rule, String ms, String share, String calls, String meanUs) {}
+
+    public record IdleView(String spanMean, String busyMean, String idleMean, String busyPct, String hostGapMean,
+                           String hostGapMedian, String hostGapP90, List<GapRow> largestGaps) {}
+
+    public record GapRow(String rank, String step, String name, String ms) {}
+
+    public record CollectiveRow(String phase, String phaseLabel, String type, String calls, String meanUs,
+                                String msgBytes, String busbw, String waitMs, String transferMs, String waitShare) {}
+
+    public record WarningRow(String code, String message) {}
+
+    public record PartialFileRow(String file, String reason) {}
+
+    /** A capture fact; {@code code} asks for monospace (paths, ids). */
+    public record Fact(String label, String value, boolean code) {}
+
+    /** A drawn chart: inline SVG markup (HTML) or a file name beside the report (Markdown). */
+    public record ChartRef(String id, String title, String svg, String file) {}
+
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * @param charts     drawn charts by chart id ({@code <phase>-shares|ranks|steps}); may be empty
+     * @param chartsNote why charts are missing, or null
+     */
+    public static ReportView of(ReportContent content, Map<String, ChartRef> charts, String chartsNote) {
+        BottleneckReport r = content.report();
+        List<StepPoint> steps = content.steps() == null ? List.of() : content.steps();
+        Names names = new Names();
+        Map<String, Phase> phaseMap = r.phases() == null ? Map.of() : r.phases();
+
+        List<PhaseView> phases = new ArrayList<>();
+        String main = "";
+        double mainTime = -1;
+        for (String id : orderedPhases(phaseMap.keySet())) {
+            Phase p = phaseMap.get(id);
+            if (p == null) {
+                continue;
+            }
+            phases.add(phase(id, p, r.ranks(), steps, names, charts));
+            double time = p.steps() * (p.kernelMsPerStep() != null && p.kernelMsPerStep().mean() != null
+                    ? p.kernelMsPerStep().mean() : sumMs(p.categories()));
+            if (time > mainTime) {
+                mainTime = time;
+                main = id;
+            }
+        }
+
+        List<CollectiveRow> collectives = new ArrayList<>();
+        List<Collective> cs = new ArrayList<>(r.collectives() == null ? List.of() : r.collectives());
+        cs.sort(Comparator.comparingInt((Collective c) -> phaseRank(c.phase())));
+        for (Collective c : cs) {
+            Double waitShare = null;
+            if (c.waitMsPerStep() != null && c.transferMsPerStep() != null
+                    && c.waitMsPerStep() + c.transferMsPerStep() > 0) {
+                waitShare = 100 * c.waitMsPerStep() / (c.waitMsPerStep() + c.transferMsPerStep());
+            }
+            collectives.add(new CollectiveRow(Fmt.text(c.phase()), phaseLabel(c.phase()), Fmt.text(c.type()),
+                    Fmt.count(c.callsPerStep()), Fmt.us(c.meanUs()),
+                    Fmt.bytes(c.msgBytes() == null ? null : c.msgBytes().median()), Fmt.gbps(c.busbwGbps()),
+                    Fmt.ms(c.waitMsPerStep()), Fmt.ms(c.transferMsPerStep()), Fmt.pct(waitShare)));
+        }
+
+        List<WarningRow> warnings = new ArrayList<>();
+        for (BottleneckReport.Warning w : r.warnings() == null ? List.<BottleneckReport.Warning>of() : r.warnings()) {
+            warnings.add(new WarningRow(Fmt.text(w.code()), Fmt.text(w.message())));
+        }
+
+        BottleneckReport.Capture cap = r.capture();
+        List<PartialFileRow> partial = new ArrayList<>();
+        List<Fact> facts = new ArrayList<>();
+        String captureName = "capture";
+        String summary = "";
+        if (cap != null) {
+            captureName = Fmt.text(cap.name() != null ? cap.name() : cap.path());
+            for (BottleneckReport.PartialFile pf : cap.partialFiles() == null ? List.<BottleneckReport.PartialFile>of() : cap.partialFiles()) {
+                partial.add(new PartialFileRow(Fmt.text(pf.file()), Fmt.text(pf.reason())));
+            }
+            int rankCount = cap.ranks() == null ? 0 : (int) cap.ranks().stream().distinct().count();
+            facts.add(new Fact("Path", Fmt.text(cap.path()), true));
+            facts.add(new Fact("Format", Fmt.text(cap.format()), true));
+            facts.add(new Fact("Files", Integer.toString(cap.files()), false));
+            facts.add(new Fact("Ranks", cap.ranks() == null || cap.ranks().isEmpty() ? Fmt.NA
+                    : Fmt.ranks(cap.ranks()) + " (" + rankCount + ")", false));
+            facts.add(new Fact("World size", cap.worldSize() == null ? Fmt.NA : cap.worldSize().toString(), false));
+            facts.add(new Fact("Devices", devices(cap.devices()), false));
+            facts.add(new Fact("Partial files", partial.isEmpty() ? "none" : partial.size() + " (see warnings)", false));
+            List<String> bits = new ArrayList<>();
+            bits.add(rankCount == 1 ? "1 rank" : rankCount + " ranks");
+            if (cap.format() != null) {
+                bits.add(cap.format());
+            }
+            bits.add(cap.files() == 1 ? "1 file" : cap.files() + " files");
+            String dev = devices(cap.devices());
+            if (!Fmt.NA.equals(dev)) {
+                bits.add(dev);
+            }
+            summary = String.join(" · ", bits);
+        }
+        for (PhaseView p : phases) {
+            facts.add(new Fact("Steps (" + p.id() + ")", p.steps() + " per rank, from " + p.stepSource(), false));
+        }
+        String toolName = r.tool() == null ? "steptrace" : Fmt.text(r.tool().name());
+        String toolVersion = r.tool() == null ? Fmt.NA : Fmt.text(r.tool().version());
+        facts.add(new Fact("Report", toolName + " " + toolVersion + ", schema " + Fmt.text(r.schema()), false));
+
+        return new ReportView("steptrace report: " + captureName, toolName, toolVersion, Fmt.text(r.schema()),
+                captureName, summary, phases, main, collectives, warnings, partial, facts, names.longNames(),
+                chartsNote == null ? "" : chartsNote);
+    }
+
+    private static PhaseView phase(String id, Phase p, List<RankSummary> rankSummaries, List<StepPoint> allSteps,
+                                   Names names, Map<String, ChartRef> charts) {
+        String label = phaseLabel(id);
+
+        // Headline: by ms per step (largest first), ties in SPEC order.
+        List<CategoryShare> cats = new ArrayList<>(p.categories() == null ? List.of() : p.categories());
+        cats.sort(Comparator.comparingDouble(CategoryShare::msPerStep).reversed()
+                .thenComparingInt(c -> ReportCategories.order(c.id())));
+        List<CategoryRow> rows = new ArrayList<>();
+        double totalMs = 0;
+        double totalCalls = 0;
+        double totalShare = 0;
+        for (CategoryShare c : cats) {
+            rows.add(new CategoryRow(c.id(), ReportCategories.label(c.id(), c.label()), ReportCategories.color(c.id()),
+                    Fmt.ms(c.msPerStep()), Fmt.pct(c.sharePct()), Fmt.count(c.callsPerStep())));
+            totalMs += c.msPerStep();
+            totalCalls += c.callsPerStep();
+            totalShare += c.sharePct();
+        }
+        CategoryRow total = new CategoryRow("total", "Total", "", Fmt.ms(rows.isEmpty() ? null : totalMs),
+                Fmt.pct(rows.isEmpty() ? null : totalShare), Fmt.count(rows.isEmpty() ? null : totalCalls));
+        Stat kernel = p.kernelMsPerStep();
+
+        // Per-step statistics.
+        List<StepPoint> steps = allSteps.stream().filter(s -> id.equals(s.phase())).toList();
+        List<StatRow> stats = new ArrayList<>();
+        stats.add(statRow("Kernel time", kernel));
+        stats.add(statRow("Span (first kernel start to last kernel end)", p.spanMsPerStep()));
+        stats.add(statRow("Busy (union of kernel intervals)", p.busyMsPerStep()));
+        stats.add(idleRow(p, steps));
+        stats.add(statRow("Host gap before the step", p.hostGapMsPerStep()));
+
+        // Per rank.
+        Map<String, String> colIds = new TreeMap<>(Comparator.comparingInt(ReportCategories::order)
+                .thenComparing(Comparator.naturalOrder()));
+        for (CategoryShare c : cats) {
+            colIds.put(c.id(), ReportCategories.label(c.id(), c.label()));
+        }
+        List<RankSummary> ranks = new ArrayList<>(rankSummaries == null ? List.of() : rankSummaries);
+        ranks.sort(Comparator.comparingInt(RankSummary::rank));
+        for (RankSummary rs : ranks) {
+            RankPhase rp = rs.phases() == null ? null : rs.phases().get(id);
+            if (rp != null && rp.categories() != null) {
+                rp.categories().forEach(c -> colIds.putIfAbsent(c.id(), ReportCategories.label(c.id(), c.label())));
+            }
+        }
+        List<Column> columns = new ArrayList<>();
+        colIds.forEach((cid, clabel) -> columns.add(new Column(cid, clabel, ReportCategories.chartLabel(clabel), ReportCategories.color(cid))));
+        Integer minRank = kernel != null && kernel.min() != null ? kernel.min().rank() : null;
+        Integer maxRank = kernel != null && kernel.max() != null ? kernel.max().rank() : null;
+        if (minRank == null || maxRank == null) {
+            // The model did not say: the extremes of the ranks' own means, when there are any.
+            RankSummary lo = null;
+            RankSummary hi = null;
+            for (RankSummary rs : ranks) {
+                Double m = rankKernelMean(rs, id);
+                if (m == null) {
+                    continue;
+                }
+                if (lo == null || m < rankKernelMean(lo, id)) {
+                    lo = rs;
+                }
+                if (hi == null || m > rankKernelMean(hi, id)) {
+                    hi = rs;
+                }
+            }
+            if (minRank == null && lo != null) {
+                minRank = lo.rank();
+            }
+            if (maxRank == null && hi != null) {
+                maxRank = hi.rank();
+            }
+        }
+        if (minRank != null && minRank.equals(maxRank)) {
+            minRank = null; // one rank, or all alike: nothing to single out
+            maxRank = null;
+        }
+        List<RankRow> rankRows = new ArrayList<>();
+        for (RankSummary rs : ranks) {
+            RankPhase rp = rs.phases() == null ? null : rs.phases().get(id);
+            String mark = ((minRank != null && minRank == rs.rank() ? "min " : "")
+                    + (maxRank != null && maxRank == rs.rank() ? "max" : "")).strip();
+            List<String> cells = new ArrayList<>();
+            if (rp == null) {
+                columns.forEach(c -> cells.add(Fmt.NA));
+                rankRows.add(new RankRow(Integer.toString(rs.rank()), Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA, mark, cells));
+                continue;
+            }
+            Map<String, Double> byCat = new HashMap<>();
+            for (CategoryShare c : rp.categories() == null ? List.<CategoryShare>of() : rp.categories()) {
+                byCat.merge(c.id(), c.msPerStep(), Double::sum);
+            }
+            // A category absent from a rank's list had no time on that rank: a true zero.
+            columns.forEach(c -> cells.add(Fmt.ms(byCat.getOrDefault(c.id(), 0.0))));
+            BottleneckReport.PerStep k = rp.kernelMsPerStep();
+            BottleneckReport.PerStep sp = rp.spanMsPerStep();
+            rankRows.add(new RankRow(Integer.toString(rs.rank()), Fmt.count(rp.steps()),
+                    Fmt.ms(k == null ? null : k.mean()), Fmt.ms(k == null ? null : k.median()),
+                    Fmt.ms(k == null ? null : k.p90()), Fmt.ms(sp == null ? null : sp.mean()), mark, cells));
+        }
+
+        // Per step, across ranks.
+        TreeMap<Integer, List<StepPoint>> byIndex = new TreeMap<>();
+        for (StepPoint s : steps) {
+            byIndex.computeIfAbsent(s.index(), k -> new ArrayList<>()).add(s);
+        }
+        // Where the model says span or busy is unsupported, the points' values are not shown either.
+        boolean spanKnown = mean(p.spanMsPerStep()) != null;
+        boolean busyKnown = mean(p.busyMsPerStep()) != null;
+        List<StepRow> stepRows = new ArrayList<>();
+        for (Map.Entry<Integer, List<StepPoint>> e : byIndex.entrySet()) {
+            if (stepRows.size() >= STEP_ROWS_LIMIT) {
+                break;
+            }
+            List<StepPoint> l = new ArrayList<>(e.getValue());
+            l.sort(Comparator.comparingInt(StepPoint::rank));
+            StepPoint lo = l.stream().min(Comparator.comparingDouble(StepPoint::kernelMs)).orElseThrow();
+            StepPoint hi = l.stream().max(Comparator.comparingDouble(StepPoint::kernelMs)).orElseThrow();
+            List<Double> gaps = l.stream().map(StepPoint::hostGapMs).filter(g -> g != null).toList();
+            stepRows.add(new StepRow(Integer.toString(e.getKey()), Fmt.text(l.get(0).name()), Integer.toString(l.size()),
+                    Fmt.ms(mean(l.stream().map(StepPoint::kernelMs).toList())), Fmt.ms(lo.kernelMs()),
+                    Integer.toString(lo.rank()), Fmt.ms(hi.kernelMs()), Integer.toString(hi.rank()),
+                    spanKnown ? Fmt.ms(mean(l.stream().map(StepPoint::spanMs).toList())) : Fmt.NA,
+                    busyKnown ? Fmt.ms(mean(l.stream().map(StepPoint::busyMs).toList())) : Fmt.NA,
+                    spanKnown && busyKnown ? Fmt.ms(mean(l.stream().map(s -> s.spanMs() - s.busyMs()).toList())) : Fmt.NA,
+                    Fmt.ms(gaps.isEmpty() ? null : mean(gaps))));
+        }
+
+        // Top kernels.
+        Double phaseKernel = kernel != null && kernel.mean() != null ? kernel.mean() : (cats.isEmpty() ? null : totalMs);
+        List<KernelRow> top = new ArrayList<>();
+        for (TopKernel k : p.topKernels() == null ? List.<TopKernel>of() : p.topKernels()) {
+            top.add(new KernelRow(names.of(k.name()), Fmt.text(k.category()), ReportCategories.label(k.category(), null),
+                    ReportCategories.color(k.category()), Fmt.text(k.subcategory()), Fmt.text(k.rule()),
+                    Fmt.ms(k.msPerStep()),
+                    Fmt.pct(phaseKernel == null || phaseKernel <= 0 ? null : 100 * k.msPerStep() / phaseKernel),
+                    Fmt.count(k.callsPerStep()), Fmt.us(k.meanUs())));
+        }
+
+        // Idle and host gaps.
+        Double spanMean = mean(p.spanMsPerStep());
+        Double busyMean = mean(p.busyMsPerStep());
+        Double idleMean = spanMean != null && busyMean != null ? spanMean - busyMean : null;
+        Double busyPct = spanMean != null && busyMean != null && spanMean > 0 ? 100 * busyMean / spanMean : null;
+        Stat gap = p.hostGapMsPerStep();
+        List<GapRow> gapRows = steps.stream().filter(s -> s.hostGapMs() != null)
+                .sorted(Comparator.comparingDouble((StepPoint s) -> s.hostGapMs()).reversed()
+                        .thenComparingInt(StepPoint::rank).thenComparingInt(StepPoint::index))
+                .limit(LARGEST_GAPS)
+                .map(s -> new GapRow(Integer.toString(s.rank()), Integer.toString(s.index()), Fmt.text(s.name()), Fmt.ms(s.hostGapMs())))
+                .toList();
+        IdleView idle = new IdleView(Fmt.ms(spanMean), Fmt.ms(busyMean), Fmt.ms(idleMean), Fmt.pct(busyPct),
+                Fmt.ms(gap == null ? null : gap.mean()), Fmt.ms(gap == null ? null : gap.median()),
+                Fmt.ms(gap == null ? null : gap.p90()), gapRows);
+
+        return new PhaseView(id, label, "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), Fmt.count(p.steps()),
+                stepSourceLabel(p.stepSource()), Fmt.text(p.stepSource()), rows, total,
+                Fmt.ms(kernel == null ? null : kernel.mean()), Fmt.ms(kernel == null ? null : kernel.median()),
+                Fmt.ms(kernel == null ? null : kernel.p90()), stats, columns, rankRows,
+                minRank == null ? Fmt.NA : minRank.toString(), maxRank == null ? Fmt.NA : maxRank.toString(),
+                stepRows, byIndex.size(), byIndex.size() > stepRows.size(), top, idle,
+                charts.get(id + "-shares"), charts.get(id + "-ranks"), charts.get(id + "-steps"));
+    }
+
+    private static StatRow statRow(String label, Stat s) {
+        if (s == null) {
+            return new StatRow(label, Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA);
+        }
+        return new StatRow(label, Fmt.ms(s.mean()), Fmt.ms(s.median()), Fmt.ms(s.p90()), rankValue(s.min()), rankValue(s.max()));
+    }
+
+    /**
+     * Idle (span minus busy) per step: the mean from the model's span and busy means; median and p90
+     * from the per-step points (per rank, then the mean over ranks, as the SPEC aggregates), when given.
+     */
+    private static StatRow idleRow(Phase p, List<StepPoint> steps) {
+        String label = "Idle within the step (span − busy)";
+        Double span = mean(p.spanMsPerStep());
+        Double busy = mean(p.busyMsPerStep());
+        if (span == null || busy == null) {
+            // The model says the trace cannot support span or busy: neither can idle be known.
+            return new StatRow(label, Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA);
+        }
+        double idleMean = span - busy;
+        if (steps.isEmpty()) {
+            return new StatRow(label, Fmt.ms(idleMean), Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA);
+        }
+        Map<Integer, List<Double>> byRank = new TreeMap<>();
+        steps.forEach(s -> byRank.computeIfAbsent(s.rank(), k -> new ArrayList<>()).add(s.spanMs() - s.busyMs()));
+        double medianSum = 0;
+        double p90Sum = 0;
+        Integer lo = null;
+        Integer hi = null;
+        double loV = 0;
+        double hiV = 0;
+        for (Map.Entry<Integer, List<Double>> e : byRank.entrySet()) {
+            List<Double> v = e.getValue().stream().sorted().toList();
+            double m = mean(v);
+            medianSum += quantile(v, 0.5);
+            p90Sum += quantile(v, 0.9);
+            if (lo == null || m < loV) {
+                lo = e.getKey();
+                loV = m;
+            }
+            if (hi == null || m > hiV) {
+                hi = e.getKey();
+                hiV = m;
+            }
+        }
+        int n = byRank.size();
+        boolean spread = loV < hiV; // one rank, or all alike: nothing to single out
+        return new StatRow(label, Fmt.ms(idleMean), Fmt.ms(medianSum / n),
+                Fmt.ms(p90Sum / n), spread ? rankValue(new RankValue(lo, loV)) : Fmt.NA,
+                spread ? rankValue(new RankValue(hi, hiV)) : Fmt.NA);
+    }
+
+    private static String rankValue(RankValue v) {
+        return v == null ? Fmt.NA : "rank " + v.rank() + " (" + Fmt.ms(v.value()) + ")";
+    }
+
+    private static Double rankKernelMean(RankSummary rs, String phase) {
+        RankPhase rp = rs.phases() == null ? null : rs.phases().get(phase);
+        return rp == null || rp.kernelMsPerStep() == null ? null : rp.kernelMsPerStep().mean();
+    }
+
+    private static Double mean(Stat s) {
+        return s == null ? null : s.mean();
+    }
+
+    private static double mean(List<Double> v) {
+        double sum = 0;
+        for (double d : v) {
+            sum += d;
+        }
+        return v.isEmpty() ? Double.NaN : sum / v.size();
+    }
+
+    /** Linear interpolation between closest ranks (DuckDB's quantile_cont) over sorted values. */
+    static double quantile(List<Double> sorted, double q) {
+        if (sorted.isEmpty()) {
+            return Double.NaN;
+        }
+        double pos = q * (sorted.size() - 1);
+        int i = (int) Math.floor(pos);
+        int j = Math.min(i + 1, sorted.size() - 1);
+        return sorted.get(i) + (pos - i) * (sorted.get(j) - sorted.get(i));
+    }
+
+    private static double sumMs(List<CategoryShare> cats) {
+        return cats == null ? 0 : cats.stream().mapToDouble(CategoryShare::msPerStep).sum();
+    }
+
+    private static String devices(List<String> devices) {
+        if (devices == null || devices.isEmpty()) {
+            return Fmt.NA;
+        }
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        devices.forEach(d -> counts.merge(Fmt.text(d), 1, Integer::sum));
+        List<String> parts = new ArrayList<>();
+        counts.forEach((d, n) -> parts.add(n == 1 ? d : n + " × " + d));
+        return String.join(", ", parts);
+    }
+
+    /** Phase ids in report order: decode, prefill, mixed, unknown, then others by name. */
+    public static List<String> orderedPhases(Collection<String> ids) {
+        return ids.stream().sorted(Comparator.comparingInt(ReportView::phaseRank).thenComparing(Comparator.naturalOrder())).toList();
+    }
+
+    private static int phaseRank(String id) {
+        int i = PHASE_ORDER.indexOf(id);
+        return i < 0 ? PHASE_ORDER.size() : i;
+    }
+
+    public static String phaseLabel(String id) {
+        if (id == null) {
+            return Fmt.NA;
+        }
+        return switch (id) {
+            case "decode" -> "Decode";
+            case "prefill" -> "Prefill";
+            case "mixed" -> "Mixed (prefill + decode)";
+            case "unknown" -> "Unknown phase";
+            default -> id;
+        };
+    }
+
+    public static String stepSourceLabel(String id) {
+        if (id == null) {
+            return Fmt.NA;
+        }
+        return switch (id) {
+            case "vllm_annotation" -> "vLLM step annotations";
+            case "sglang_annotation" -> "SGLang step annotations";
+            case "profiler_step" -> "ProfilerStep#N";
+            case "user_regex" -> "annotations matching --step-regex";
+            case "nvtx" -> "NVTX ranges";
+            case "graph_launch" -> "CUDA graph launches";
+            case "gap" -> "GPU idle gaps";
+            default -> id;
+        };
+    }
+
+    /** Numbers the shortened names, once per distinct name. */
+    private static final class Names {
+        private final Map<String, KernelName> byFull = new LinkedHashMap<>();
+
+        KernelName of(String full) {
+            String name = full == null || full.isEmpty() ? Fmt.NA : full;
+            return byFull.computeIfAbsent(name, n -> {
+                if (n.codePointCount(0, n.length()) <= NAME_LIMIT) {
+                    return new KernelName(n, n, false, 0);
+                }
+                int ref = (int) byFull.values().stream().filter(KernelName::shortened).count() + 1;
+                int cut = n.offsetByCodePoints(0, NAME_LIMIT - 1);
+                return new KernelName(n, n.substring(0, cut) + "…", true, ref);
+            });
+        }
+
+        List<KernelName> longNames() {
+            return byFull.values().stream().filter(KernelName::shortened).toList();
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package dev.steptrace.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class HtmlReportWriterTest {
+    @TempDir
+    static Path out;
+    static String html;
+
+    @BeforeAll
+    static void write() throws IOException {
+        Path file = new HtmlReportWriter().write(ReportFixtures.kimi(), out);
+        assertEquals(out.resolve("report.html"), file);
+        html = Files.readString(file);
+    }
+
+    @Test
+    void everyKernelNameIsEscaped() {
+        assertTrue(html.contains("void k&lt;a, b&gt;(x&amp;)"), "escaped name");
+        assertFalse(html.contains("<a, b>"), "raw template arguments in the markup");
+        assertFalse(html.contains("k<a"), "raw name in the markup");
+        assertTrue(html.contains("fused_moe|marlin&lt;`int4`&gt;"));
+        assertTrue(html.contains("ncclDevKernelArgsStorage&lt;4096ul&gt;"));
+        assertFalse(html.contains("<4096ul>"));
+        // warning text is escaped too
+        assertTrue(html.contains("no launch &lt;in the trace&gt; &amp; were attributed"));
+    }
+
+    @Test
+    void longNamesAreShortenedWithTheFullNameAtHand() {
+        String full = ReportFixtures.LONG_NAME.replace("<", "&lt;").replace(">", "&gt;");
+        assertTrue(html.contains("<details class=\"kname\">"));
+        assertTrue(html.contains(">" + full + "</code>"), "full name in the details");
+        assertTrue(html.contains("…</code></summary>"), "shortened name in the summary");
+    }
+
+    @Test
+    void headlineTableComesFirstInTimeOrderWithTheSpecNumbers() {
+        int headline = html.indexOf("id=\"headline-decode\"");
+        assertTrue(headline > 0);
+        for (String later : List.of("id=\"ranks-decode\"", "id=\"stats-decode\"", "class=\"collectives\"", "id=\"kernels-decode\"",
+                "id=\"idle-decode\"", "class=\"warnings\"", "id=\"capture\"")) {
+            assertTrue(html.indexOf(later) > headline, later + " after the headline");
+        }
+        assertTrue(headline < html.indexOf("id=\"headline-prefill\""), "decode first");
+
+        String table = between(html, "id=\"headline-decode\"", "</table>");
+        Matcher row = Pattern.compile("<tr data-category=\"(\\w+)\"><td>(.*?)</td><td class=\"num\">([^<]*)</td>"
+                + "<td class=\"num\">([^<]*)</td><td class=\"num\">([^<]*)</td></tr>").matcher(table);
+        List<String> rows = new ArrayList<>();
+        while (row.find()) {
+            rows.add(row.group(1) + " " + row.group(3) + " " + row.group(4) + " " + row.group(5));
+            assertTrue(row.group(2).endsWith(ReportCategories.label(row.group(1), null)), row.group(2));
+        }
+        assertEquals(List.of(
+                "allreduce 11.17 51.5% 127",
+                "attention 3.32 15.3% 61",
+                "gemm 2.90 13.4% 244",
+                "moe_gemm 2.40 11.1% 122",
+                "routing 0.99 4.5% 183",
+                "other 0.92 4.2% 310"), rows);
+        assertTrue(table.contains("AllReduce (NCCL + custom)"));
+        assertTrue(between(table, "<tfoot>", "</tfoot>").contains(">21.70<"), "total row");
+    }
+
+    @Test
+    void perRankTableMarksTheFastestAndSlowestRank() {
+        String table = between(html, "id=\"ranks-decode\"", "</table>");
+        assertTrue(table.contains("<tr class=\"min\"><td class=\"rank\">3<span class=\"badge min\">min</span>"), table);
+        assertTrue(table.contains("<tr class=\"max\"><td class=\"rank\">5<span class=\"badge max\">max</span>"));
+        assertTrue(table.contains(">21.41<") && table.contains(">22.02<"));
+        // rank 7 has no prefill steps: its row says so rather than showing zeros
+        String prefill = between(html, "id=\"ranks-prefill\"", "</table>");
+        assertTrue(prefill.contains("<tr><td class=\"rank\">7</td><td class=\"num\">n/a</td>"), prefill);
+        assertFalse(prefill.contains("badge"), "all prefill ranks alike: none singled out");
+    }
+
+    @Test
+    void nullsRenderAsNotAvailable() {
+        assertFalse(html.contains("null"), "a null leaked into the page");
+        String stats = between(html, "id=\"stats-prefill\"", "</table>");
+        assertTrue(stats.contains("<td>Busy (union of kernel intervals)</td><td class=\"num\">n/a</td><td class=\"num\">n/a</td>"), stats);
+        assertTrue(stats.contains("<td>Host gap before the step</td><td class=\"num\">n/a</td>"));
+        String collectives = between(html, "class=\"collectives\"", "</table>");
+        assertTrue(collectives.contains("<code>all_gather</code></td><td class=\"num\">1</td><td class=\"num\">25.3</td>"
+                + "<td class=\"num\">n/a</td><td class=\"num\">n/a</td><td class=\"num\">n/a</td>"), collectives);
+        assertTrue(collectives.contains("14,336 B (14.0 KiB)"));
+    }
+
+    @Test
+    void isOneSelfContainedFile() {
+        String lower = html.toLowerCase(Locale.ROOT);
+        assertFalse(lower.contains("<script"), "no scripts");
+        assertFalse(lower.contains("http"), "no URLs (namespace URLs included)");
+        assertFalse(lower.contains("<link"), "no external stylesheets");
+        assertFalse(lower.contains(" src="), "no external resources");
+        assertFalse(lower.contains("@import"));
+        assertTrue(html.startsWith("<!DOCTYPE html>"));
+    }
+
+    @Test
+    void chartsAreInlineSvgWithUniqueIds() {
+        int svgs = count(html, "<svg class=\"chart\"");
+        assertEquals(6, svgs, "shares, ranks and steps for decode and prefill");
+        assertEquals(svgs, count(html, "</svg>"));
+        Matcher ids = Pattern.compile("\\bid=\"([^\"]+)\"").matcher(html);
+        Set<String> seen = new HashSet<>();
+        while (ids.find()) {
+            assertTrue(seen.add(ids.group(1)), "duplicate id " + ids.group(1));
+        }
+        Matcher refs = Pattern.compile("url\\(#([^)]+)\\)").matcher(html);
+        while (refs.find()) {
+            assertTrue(seen.contains(refs.group(1)), "dangling reference " + refs.group(1));
+        }
+        assertTrue(html.contains("<title id=\"decode-ranks-title\">Decode: kernel ms per step by category, per rank</title>"));
+    }
+
+    @Test
+    void warningsAndCaptureFactsAreThere() {
+        String warnings = between(html, "id=\"warnings\"", "</section>");
+        assertTrue(warnings.contains("<code>partial_file</code>"));
+        assertTrue(warnings.contains("rank7.pt.trace.json.gz"));
+        String capture = between(html, "id=\"capture\"", "</section>");
+        assertTrue(capture.contains("/data/traces/kimi-k2.5-int4-tp8/decode-bs1"));
+        assertTrue(capture.contains("0–7 (8)"));
+        assertTrue(capture.contains("NVIDIA RTX PRO 6000 Blackwell Server Edition"));
+        assertTrue(capture.contains("vLLM step annotations"));
+    }
+
+    @Test
+    void anEmptyReportRenders(@TempDir Path dir) throws IOException {
+        String empty = Files.readString(new HtmlReportWriter().write(ReportFixtures.empty(), dir));
+        assertTrue(empty.contains("No steps were found"));
+        assertTrue(empty.contains("No collectives in this capture."));
+        assertTrue(empty.contains("<code>no_steps</code>"));
+        assertFalse(empty.contains("null"));
+        assertEquals(0, count(empty, "<svg"));
+    }
+
+    static String between(String s, String start, String end) {
+        int i = s.indexOf(start);
+        assertTrue(i >= 0, "missing " + start);
+        int j = s.indexOf(end, i);
+        assertTrue(j >= 0, "missing " + end + " after " + start);
+        return s.substring(i, j + end.length());
+    }
+
+    static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+}

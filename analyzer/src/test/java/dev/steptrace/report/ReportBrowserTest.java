@@ -1,0 +1,89 @@
+package dev.steptrace.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.steptrace.testing.HeadlessChromium;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Opens report.html in headless Chromium: no console errors, no requests leaving the file, the
+ * headline table visible with its rows in order, kernel names rendered as text (no element made from
+ * {@code <a, b>}), every chart drawn. Leaves {@code target/report-screenshot.png} (and the HTML in
+ * {@code target/browser-report/}) for people to look at. Skips when Chromium is absent (see
+ * {@link HeadlessChromium#startOrSkip()}).
+ */
+class ReportBrowserTest {
+    private static final String CHECK = """
+            (() => {
+              const t = document.querySelector('table.headline');
+              if (!t) return {found: false};
+              const box = t.getBoundingClientRect();
+              const style = getComputedStyle(t);
+              const names = [...document.querySelectorAll('code.kname')].map(e => e.textContent);
+              const tags = [...document.querySelectorAll('*')].map(e => e.tagName.toLowerCase());
+              return {
+                found: true,
+                height: box.height, width: box.width, top: box.top + window.scrollY,
+                display: style.display, visibility: style.visibility,
+                rows: [...t.querySelectorAll('tbody tr')].map(r => r.getAttribute('data-category')),
+                firstRow: t.querySelector('tbody tr') ? t.querySelector('tbody tr').innerText : '',
+                names: names,
+                oddTags: tags.filter(n => !/^[a-z][a-z0-9]*$/.test(n)),
+                anchors: [...document.querySelectorAll('a')].map(a => a.getAttribute('href')),
+                charts: [...document.querySelectorAll('svg.chart')].map(s => s.getBoundingClientRect().height),
+                title: document.title
+              };
+            })()""";
+
+    @Test
+    void reportOpensCleanlyInABrowser() throws IOException {
+        Path dir = Path.of("target", "browser-report");
+        Path html = new HtmlReportWriter().write(ReportFixtures.kimi(), dir);
+        Path screenshot = Path.of("target", "report-screenshot.png");
+        try (HeadlessChromium browser = HeadlessChromium.startOrSkip();
+             HeadlessChromium.Page page = browser.open(html)) {
+            JsonNode v = page.evaluate(CHECK);
+            page.screenshot(screenshot);
+            assertEquals(List.of(), page.problems(), "console errors, exceptions or network requests");
+
+            assertTrue(v.path("found").asBoolean(), "headline table present");
+            assertTrue(v.path("height").asDouble() > 0 && v.path("width").asDouble() > 0, "headline table has a size: " + v);
+            assertFalse("none".equals(v.path("display").asText()), "displayed");
+            assertFalse("hidden".equals(v.path("visibility").asText()), "visible");
+            assertTrue(v.path("top").asDouble() < 900, "headline table is in the first screen: " + v.path("top"));
+            assertEquals(List.of("allreduce", "attention", "gemm", "moe_gemm", "routing", "other"), strings(v.path("rows")));
+            assertTrue(v.path("firstRow").asText().matches("AllReduce \\(NCCL \\+ custom\\)\\s+11\\.17\\s+51\\.5%\\s+127"), v.path("firstRow").asText());
+
+            List<String> names = strings(v.path("names"));
+            assertTrue(names.contains(ReportFixtures.ESCAPE_NAME), "kernel name rendered as text: " + names);
+            assertTrue(names.contains(ReportFixtures.PIPE_NAME), names.toString());
+            assertTrue(names.contains(ReportFixtures.LONG_NAME), "full long name in its details");
+            assertEquals(List.of(), strings(v.path("oddTags")), "elements made from kernel names");
+            for (String href : strings(v.path("anchors"))) {
+                assertTrue(href.startsWith("#"), "only in-page links: " + href);
+            }
+
+            List<String> charts = strings(v.path("charts"));
+            assertEquals(6, charts.size());
+            charts.forEach(h -> assertTrue(Double.parseDouble(h) > 100, "chart drawn with a height: " + h));
+            assertEquals("steptrace report: decode-bs1", v.path("title").asText());
+        }
+        BufferedImage shot = ImageIO.read(screenshot.toFile());
+        assertTrue(shot != null && shot.getWidth() >= 1000 && shot.getHeight() > 900, "screenshot of the whole page");
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> l = new ArrayList<>();
+        array.forEach(n -> l.add(n.asText()));
+        return l;
+    }
+}

@@ -1,0 +1,223 @@
+<#import "macros.html.ftl" as m>
+<#-- steptrace bottleneck report (HTML). Data model: view (ReportView: formatted, in reading order),
+     report (BottleneckReport, raw), steps (StepPoint list), categories (SPEC headline categories).
+     Copy this directory and pass it to --templates DIR to change it. -->
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="${view.toolName} ${view.toolVersion}">
+<title>${view.title}</title>
+<style>
+<#include "report.css" parse=false>
+</style>
+</head>
+<body>
+<header>
+  <h1>steptrace report: <span class="capture">${view.captureName}</span></h1>
+  <p class="summary">${view.summary}</p>
+  <nav>
+    <a href="#headline">Where the time goes</a>
+    <a href="#ranks">Per rank</a>
+    <a href="#steps">Per step</a>
+    <a href="#collectives">Collectives</a>
+    <a href="#kernels">Top kernels</a>
+    <a href="#idle">Idle and host gaps</a>
+    <a href="#warnings">Warnings<#if view.warnings?has_content || view.partialFiles?has_content> (${view.warnings?size + view.partialFiles?size})</#if></a>
+    <a href="#capture">Capture</a>
+  </nav>
+</header>
+<main>
+<#if view.chartsNote?has_content>
+<p class="note warning">${view.chartsNote}</p>
+</#if>
+
+<section id="headline">
+  <h2>Where the time goes</h2>
+<#if !view.phases?has_content>
+  <p class="empty">No steps were found in this capture, so there is no time per step to report.</p>
+</#if>
+<#list view.phases as p>
+  <h3 id="${p.anchor}">${p.label} <span class="sub">${p.steps} steps per rank · steps from ${p.stepSource}</span></h3>
+  <div class="headline-grid">
+    <table class="headline" id="headline-${p.id}" data-phase="${p.id}">
+      <caption>Kernel time per step by category (mean over ranks); share of total kernel time.</caption>
+      <thead><tr><th>Category</th><th class="num">ms / step</th><th class="num">share</th><th class="num">calls / step</th></tr></thead>
+      <tbody>
+<#list p.categories as c>
+        <tr data-category="${c.id}"><td><@m.swatch c.color/>${c.label}</td><td class="num">${c.ms}</td><td class="num">${c.share}</td><td class="num">${c.calls}</td></tr>
+<#else>
+        <tr><td colspan="4" class="empty">No kernel time in this phase.</td></tr>
+</#list>
+      </tbody>
+      <tfoot><tr><th>${p.total.label}</th><td class="num">${p.total.ms}</td><td class="num">${p.total.share}</td><td class="num">${p.total.calls}</td></tr></tfoot>
+    </table>
+    <#if p.sharesChart??><@m.chart ref=p.sharesChart class="shares"/></#if>
+  </div>
+  <p>Kernel time per step: mean <b>${p.kernelMean}</b> ms, median ${p.kernelMedian} ms, p90 ${p.kernelP90} ms.</p>
+</#list>
+</section>
+
+<section id="ranks">
+  <h2>Per rank</h2>
+<#list view.phases as p>
+  <h3>${p.label} <span class="sub">kernel ms per step per rank<#if p.minRank != "n/a">; fastest rank <b>${p.minRank}</b>, slowest <b>${p.maxRank}</b></#if></span></h3>
+  <#if p.ranksChart??><@m.chart ref=p.ranksChart/></#if>
+  <div class="scroll">
+  <table class="ranks" id="ranks-${p.id}">
+    <thead><tr><th>rank</th><th class="num">steps</th><th class="num">kernel ms / step</th><th class="num">median</th><th class="num">p90</th><th class="num">span ms / step</th>
+<#list p.rankColumns as c><th class="num" title="${c.label}"><@m.swatch c.color/>${c.shortLabel}</th></#list></tr></thead>
+    <tbody>
+<#list p.ranks as r>
+      <tr<#if r.mark?has_content> class="${r.mark}"</#if>><td class="rank">${r.rank}<@m.rankMark r.mark/></td><td class="num">${r.steps}</td><td class="num">${r.kernelMean}</td><td class="num">${r.kernelMedian}</td><td class="num">${r.kernelP90}</td><td class="num">${r.spanMean}</td><#list r.cells as cell><td class="num">${cell}</td></#list></tr>
+<#else>
+      <tr><td colspan="${6 + p.rankColumns?size}" class="empty">No per-rank data.</td></tr>
+</#list>
+    </tbody>
+  </table>
+  </div>
+<#else>
+  <p class="empty">No phases.</p>
+</#list>
+</section>
+
+<section id="steps">
+  <h2>Per step</h2>
+<#list view.phases as p>
+  <h3>${p.label} <span class="sub">ms per step: mean, median and p90 over each rank's steps, averaged over ranks</span></h3>
+  <table class="stats" id="stats-${p.id}">
+    <thead><tr><th>per step</th><th class="num">mean</th><th class="num">median</th><th class="num">p90</th><th>lowest rank (mean)</th><th>highest rank (mean)</th></tr></thead>
+    <tbody>
+<#list p.stats as s>
+      <tr><td>${s.label}</td><td class="num">${s.mean}</td><td class="num">${s.median}</td><td class="num">${s.p90}</td><td>${s.minRank}</td><td>${s.maxRank}</td></tr>
+</#list>
+    </tbody>
+  </table>
+  <#if p.stepsChart??><@m.chart ref=p.stepsChart/></#if>
+<#if p.stepRows?has_content>
+  <details>
+    <summary>Step by step (${p.stepRows?size} of ${p.stepCount} steps<#if p.stepRowsTruncated>, the first ones</#if>)</summary>
+    <div class="scroll">
+    <table class="step-rows">
+      <thead><tr><th class="num">step</th><th>name</th><th class="num">ranks</th><th class="num">kernel ms (mean)</th><th class="num">min</th><th class="num">max</th><th class="num">span ms</th><th class="num">busy ms</th><th class="num">idle ms</th><th class="num">host gap ms</th></tr></thead>
+      <tbody>
+<#list p.stepRows as s>
+        <tr><td class="num">${s.index}</td><td><code>${s.name}</code></td><td class="num">${s.ranks}</td><td class="num">${s.kernelMean}</td><td class="num">${s.kernelMin} <span class="note">r${s.minRank}</span></td><td class="num">${s.kernelMax} <span class="note">r${s.maxRank}</span></td><td class="num">${s.span}</td><td class="num">${s.busy}</td><td class="num">${s.idle}</td><td class="num">${s.hostGap}</td></tr>
+</#list>
+      </tbody>
+    </table>
+    </div>
+  </details>
+<#else>
+  <p class="empty">No per-step data in this report.</p>
+</#if>
+</#list>
+</section>
+
+<section id="collectives">
+  <h2>Collectives</h2>
+<#if view.collectives?has_content>
+  <div class="scroll">
+  <table class="collectives">
+    <thead><tr><th>phase</th><th>type</th><th class="num">calls / step</th><th class="num">mean µs</th><th class="num">message size (median)</th><th class="num">bus bandwidth GB/s</th><th class="num">wait ms / step</th><th class="num">transfer ms / step</th><th class="num">wait share</th></tr></thead>
+    <tbody>
+<#list view.collectives as c>
+      <tr><td>${c.phaseLabel}</td><td><code>${c.type}</code></td><td class="num">${c.calls}</td><td class="num">${c.meanUs}</td><td class="num">${c.msgBytes}</td><td class="num">${c.busbw}</td><td class="num">${c.waitMs}</td><td class="num">${c.transferMs}</td><td class="num">${c.waitShare}</td></tr>
+</#list>
+    </tbody>
+  </table>
+  </div>
+  <p class="note">Wait: a collective's time beyond the fastest rank's duration for the same instance (ranks arriving late); transfer: the fastest rank's duration.</p>
+<#else>
+  <p class="empty">No collectives in this capture.</p>
+</#if>
+</section>
+
+<section id="kernels">
+  <h2>Top kernels</h2>
+<#list view.phases as p>
+  <h3>${p.label}</h3>
+<#if p.topKernels?has_content>
+  <div class="scroll">
+  <table class="kernels" id="kernels-${p.id}">
+    <thead><tr><th>kernel</th><th>category</th><th>rule</th><th class="num">ms / step</th><th class="num">share</th><th class="num">calls / step</th><th class="num">mean µs</th></tr></thead>
+    <tbody>
+<#list p.topKernels as k>
+      <tr><td class="kernel"><@m.kernelName k.name/></td><td><@m.swatch k.color/>${k.category}<#if k.subcategory != "n/a"> <span class="note">/ ${k.subcategory}</span></#if></td><td><code>${k.rule}</code></td><td class="num">${k.ms}</td><td class="num">${k.share}</td><td class="num">${k.calls}</td><td class="num">${k.meanUs}</td></tr>
+</#list>
+    </tbody>
+  </table>
+  </div>
+<#else>
+  <p class="empty">No kernels in this phase.</p>
+</#if>
+</#list>
+</section>
+
+<section id="idle">
+  <h2>Idle and host gaps</h2>
+<#list view.phases as p>
+  <h3>${p.label}</h3>
+  <table class="idle" id="idle-${p.id}">
+    <tbody>
+      <tr><th>span ms / step</th><td class="num">${p.idle.spanMean}</td></tr>
+      <tr><th>busy ms / step</th><td class="num">${p.idle.busyMean}</td></tr>
+      <tr><th>idle within the step, ms / step</th><td class="num">${p.idle.idleMean}</td></tr>
+      <tr><th>GPU busy share of the span</th><td class="num">${p.idle.busyPct}</td></tr>
+      <tr><th>host gap before the step, ms (mean / median / p90)</th><td class="num">${p.idle.hostGapMean} / ${p.idle.hostGapMedian} / ${p.idle.hostGapP90}</td></tr>
+    </tbody>
+  </table>
+<#if p.idle.largestGaps?has_content>
+  <table class="gaps">
+    <caption>Largest host gaps: GPU idle before the step began.</caption>
+    <thead><tr><th class="num">rank</th><th class="num">step</th><th>name</th><th class="num">gap ms</th></tr></thead>
+    <tbody>
+<#list p.idle.largestGaps as g>
+      <tr><td class="num">${g.rank}</td><td class="num">${g.step}</td><td><code>${g.name}</code></td><td class="num">${g.ms}</td></tr>
+</#list>
+    </tbody>
+  </table>
+</#if>
+</#list>
+</section>
+
+<section id="warnings">
+  <h2>Capture-quality warnings</h2>
+<#if view.warnings?has_content>
+  <table class="warnings">
+    <thead><tr><th>code</th><th>message</th></tr></thead>
+    <tbody>
+<#list view.warnings as w>
+      <tr class="warning"><td><code>${w.code}</code></td><td>${w.message}</td></tr>
+</#list>
+    </tbody>
+  </table>
+<#else>
+  <p class="empty">No warnings.</p>
+</#if>
+<#if view.partialFiles?has_content>
+  <h3>Partial files</h3>
+  <table class="partial">
+    <thead><tr><th>file</th><th>reason</th></tr></thead>
+    <tbody>
+<#list view.partialFiles as f>
+      <tr class="warning"><td><code>${f.file}</code></td><td>${f.reason}</td></tr>
+</#list>
+    </tbody>
+  </table>
+</#if>
+</section>
+
+<section id="capture">
+  <h2>Capture</h2>
+  <dl class="facts">
+<#list view.capture as f>
+    <dt>${f.label}</dt><dd><#if f.code><code>${f.value}</code><#else>${f.value}</#if></dd>
+</#list>
+  </dl>
+</section>
+</main>
+<footer>Written by ${view.toolName} ${view.toolVersion} (report schema ${view.schema}). Self-contained: no scripts, no network.</footer>
+</body>
+</html>

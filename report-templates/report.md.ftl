@@ -1,0 +1,180 @@
+<#-- steptrace bottleneck report (GitHub-flavored Markdown). Every ${...} is Markdown-escaped;
+     md.code(text) / md.codeCell(text) write code spans (the latter for table cells). Data model as in
+     report.html.ftl, plus md. Charts are PNG files beside report.md. -->
+# steptrace report: ${view.captureName}
+
+${view.summary}
+<#if view.chartsNote?has_content>
+
+> **Note:** ${view.chartsNote}
+</#if>
+
+## Where the time goes
+<#if !view.phases?has_content>
+
+_No steps were found in this capture, so there is no time per step to report._
+</#if>
+<#list view.phases as p>
+
+### ${p.label}: ${p.steps} steps per rank, steps from ${p.stepSource}
+
+| Category | ms / step | share | calls / step |
+|:---|---:|---:|---:|
+<#list p.categories as c>
+| ${c.label} | ${c.ms} | ${c.share} | ${c.calls} |
+</#list>
+| **${p.total.label}** | **${p.total.ms}** | **${p.total.share}** | **${p.total.calls}** |
+
+Kernel time per step: mean **${p.kernelMean}** ms, median ${p.kernelMedian} ms, p90 ${p.kernelP90} ms.
+<#if p.sharesChart??>
+
+![${p.sharesChart.title}](${p.sharesChart.file?no_esc})
+</#if>
+</#list>
+
+## Per rank
+<#list view.phases as p>
+
+### ${p.label}: kernel ms per step per rank<#if p.minRank != "n/a"> (fastest rank ${p.minRank}, slowest ${p.maxRank})</#if>
+<#if p.ranksChart??>
+
+![${p.ranksChart.title}](${p.ranksChart.file?no_esc})
+</#if>
+<#if p.ranks?has_content>
+
+| rank | steps | kernel ms / step | median | p90 | span ms / step |<#list p.rankColumns as c> ${c.shortLabel} |</#list>
+|:---|---:|---:|---:|---:|---:|<#list p.rankColumns as c>---:|</#list>
+<#list p.ranks as r>
+| ${r.rank}<#if r.mark?contains("min")> **min**</#if><#if r.mark?contains("max")> **max**</#if> | ${r.steps} | ${r.kernelMean} | ${r.kernelMedian} | ${r.kernelP90} | ${r.spanMean} |<#list r.cells as cell> ${cell} |</#list>
+</#list>
+<#else>
+
+_No per-rank data._
+</#if>
+</#list>
+
+## Per step
+<#list view.phases as p>
+
+### ${p.label}: ms per step (mean, median, p90 over each rank's steps, averaged over ranks)
+
+| per step | mean | median | p90 | lowest rank (mean) | highest rank (mean) |
+|:---|---:|---:|---:|:---|:---|
+<#list p.stats as s>
+| ${s.label} | ${s.mean} | ${s.median} | ${s.p90} | ${s.minRank} | ${s.maxRank} |
+</#list>
+<#if p.stepsChart??>
+
+![${p.stepsChart.title}](${p.stepsChart.file?no_esc})
+</#if>
+<#if p.stepRows?has_content>
+
+<details><summary>Step by step (${p.stepRows?size} of ${p.stepCount} steps<#if p.stepRowsTruncated>, the first ones</#if>)</summary>
+
+| step | name | ranks | kernel ms (mean) | min (rank) | max (rank) | span ms | busy ms | idle ms | host gap ms |
+|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|
+<#list p.stepRows as s>
+| ${s.index} | ${md.codeCell(s.name)} | ${s.ranks} | ${s.kernelMean} | ${s.kernelMin} (${s.minRank}) | ${s.kernelMax} (${s.maxRank}) | ${s.span} | ${s.busy} | ${s.idle} | ${s.hostGap} |
+</#list>
+
+</details>
+</#if>
+</#list>
+
+## Collectives
+<#if view.collectives?has_content>
+
+| phase | type | calls / step | mean µs | message size (median) | bus bandwidth GB/s | wait ms / step | transfer ms / step | wait share |
+|:---|:---|---:|---:|---:|---:|---:|---:|---:|
+<#list view.collectives as c>
+| ${c.phaseLabel} | ${md.codeCell(c.type)} | ${c.calls} | ${c.meanUs} | ${c.msgBytes} | ${c.busbw} | ${c.waitMs} | ${c.transferMs} | ${c.waitShare} |
+</#list>
+
+Wait: a collective's time beyond the fastest rank's duration for the same instance (ranks arriving late); transfer: the fastest rank's duration.
+<#else>
+
+_No collectives in this capture._
+</#if>
+
+## Top kernels
+<#list view.phases as p>
+
+### ${p.label}
+<#if p.topKernels?has_content>
+
+| kernel | category | rule | ms / step | share | calls / step | mean µs |
+|:---|:---|:---|---:|---:|---:|---:|
+<#list p.topKernels as k>
+| ${md.codeCell(k.name.display)}<#if k.name.shortened> [${k.name.ref}]</#if> | ${k.category}<#if k.subcategory != "n/a"> / ${k.subcategory}</#if> | ${md.codeCell(k.rule)} | ${k.ms} | ${k.share} | ${k.calls} | ${k.meanUs} |
+</#list>
+<#else>
+
+_No kernels in this phase._
+</#if>
+</#list>
+<#if view.longNames?has_content>
+
+<details><summary>Full names of the shortened kernels</summary>
+
+<#list view.longNames as k>
+${k.ref}. ${md.code(k.full)}
+</#list>
+
+</details>
+</#if>
+
+## Idle and host gaps
+<#list view.phases as p>
+
+### ${p.label}
+
+| | ms / step |
+|:---|---:|
+| span | ${p.idle.spanMean} |
+| busy | ${p.idle.busyMean} |
+| idle within the step | ${p.idle.idleMean} |
+| GPU busy share of the span | ${p.idle.busyPct} |
+| host gap before the step: mean / median / p90 | ${p.idle.hostGapMean} / ${p.idle.hostGapMedian} / ${p.idle.hostGapP90} |
+<#if p.idle.largestGaps?has_content>
+
+Largest host gaps (GPU idle before the step began):
+
+| rank | step | name | gap ms |
+|---:|---:|:---|---:|
+<#list p.idle.largestGaps as g>
+| ${g.rank} | ${g.step} | ${md.codeCell(g.name)} | ${g.ms} |
+</#list>
+</#if>
+</#list>
+
+## Capture-quality warnings
+<#if view.warnings?has_content>
+
+| code | message |
+|:---|:---|
+<#list view.warnings as w>
+| ${md.codeCell(w.code)} | ${w.message} |
+</#list>
+<#else>
+
+_No warnings._
+</#if>
+<#if view.partialFiles?has_content>
+
+Partial files:
+
+| file | reason |
+|:---|:---|
+<#list view.partialFiles as f>
+| ${md.codeCell(f.file)} | ${f.reason} |
+</#list>
+</#if>
+
+## Capture
+
+<#list view.capture as f>
+- **${f.label}:** <#if f.code>${md.code(f.value)}<#else>${f.value}</#if>
+</#list>
+
+---
+Written by ${view.toolName} ${view.toolVersion} (report schema ${view.schema}).
