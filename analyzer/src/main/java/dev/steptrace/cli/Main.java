@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Where every millisecond of an LLM inference step goes, from torch.profiler traces.",
-        subcommands = {IngestCommand.class, QueryCommand.class,
+        subcommands = {IngestCommand.class, QueryCommand.class, SynthCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     public static final int OK = 0;
