@@ -110,7 +110,7 @@ public final class ExpectedWriter {
             Map<Category, long[]> cats = new EnumMap<>(Category.class);
             Map<String, long[]> subs = new TreeMap<>();
             long total = 0;
-            for (Map.Entry<KernelSpec, long[]> e : t.specs.entrySet()) {
+            for (Map.Entry<KernelSpec, long[]> e : t.specs().entrySet()) {
                 KernelSpec spec = e.getKey();
                 add(cats.computeIfAbsent(spec.category(), c -> new long[2]), e.getValue());
                 add(subs.computeIfAbsent(spec.category().id() + "/" + spec.subcategory(), k -> new long[2]), e.getValue());
@@ -188,7 +188,7 @@ public final class ExpectedWriter {
             for (RankTotals rank : ranks) {
                 RankTotals.PhaseTotals t = rank.phase(phase);
                 Map<String, long[]> m = new LinkedHashMap<>();
-                for (Map.Entry<KernelSpec, long[]> e : t.specs.entrySet()) {
+                for (Map.Entry<KernelSpec, long[]> e : t.specs().entrySet()) {
                     KernelSpec spec = e.getKey();
                     KernelSpec known = byName.putIfAbsent(spec.name(), spec);
                     if (known != null && (known.category() != spec.category() || !known.subcategory().equals(spec.subcategory()))) {

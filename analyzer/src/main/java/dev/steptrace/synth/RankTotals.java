@@ -4,6 +4,7 @@ import dev.steptrace.synth.model.Category;
 import dev.steptrace.synth.model.KernelSpec;
 import dev.steptrace.synth.model.Phase;
 import dev.steptrace.synth.model.RankStep;
+import dev.steptrace.synth.model.StepTemplate;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -17,12 +18,25 @@ public final class RankTotals {
     /** Sums for one phase. */
     public static final class PhaseTotals {
         int steps;
-        /** Per spec: {nanoseconds, calls}. */
-        final Map<KernelSpec, long[]> specs = new IdentityHashMap<>();
+        private StepTemplate template;
+        /** Per template entry. */
+        private long[] ns;
+        private long[] calls;
         final Map<Category, long[]> collectiveWaitTransferCalls = new EnumMap<>(Category.class);
 
         public int steps() {
             return steps;
+        }
+
+        /** Per kernel spec: {nanoseconds, calls}. */
+        Map<KernelSpec, long[]> specs() {
+            Map<KernelSpec, long[]> m = new IdentityHashMap<>();
+            for (int k = 0; template != null && k < ns.length; k++) {
+                long[] sum = m.computeIfAbsent(template.entries().get(k).spec(), s -> new long[2]);
+                sum[0] += ns[k];
+                sum[1] += calls[k];
+            }
+            return m;
         }
     }
 
@@ -47,13 +61,17 @@ public final class RankTotals {
     /** Adds one written step. */
     public void add(RankStep step) {
         PhaseTotals t = phases.get(step.phase());
+        if (t.template == null) {
+            t.template = step.template();
+            t.ns = new long[t.template.entries().size()];
+            t.calls = new long[t.ns.length];
+        }
         t.steps++;
         for (int i = 0; i < step.gpuCount(); i++) {
             RankStep.GpuOp g = step.gpu(i);
             KernelSpec spec = g.entry.spec();
-            long[] sum = t.specs.computeIfAbsent(spec, s -> new long[2]);
-            sum[0] += g.dur;
-            sum[1]++;
+            t.ns[g.index] += g.dur;
+            t.calls[g.index]++;
             if (spec.collective().isCollective()) {
                 long[] c = t.collectiveWaitTransferCalls.computeIfAbsent(spec.category(), k -> new long[3]);
                 c[0] += g.waitNs;

@@ -21,6 +21,16 @@ final class JsonSink implements Closeable {
     static final int CHUNK = 1 << 20;
     /** Room every number write may assume without checking. */
     private static final int NUMBER_ROOM = 24;
+    private static final int[] POWERS = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000};
+    /** "00" to "99". */
+    private static final byte[] PAIRS = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            PAIRS[2 * i] = (byte) ('0' + i / 10);
+            PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
+    }
 
     private final Drain drain;
     private byte[] buf;
@@ -90,18 +100,41 @@ final class JsonSink implements Closeable {
         digits(ns % 1000, 3);
     }
 
+    /** Decimal digits of {@code v >= 0}, zero-padded to {@code minDigits}; int arithmetic, two digits a step. */
     private void digits(long v, int minDigits) {
+        if (v < 100_000_000L) {
+            intDigits((int) v, minDigits);
+        } else {
+            long high = v / 100_000_000L;
+            digits(high, Math.max(1, minDigits - 8));
+            intDigits((int) (v - high * 100_000_000L), 8);
+        }
+    }
+
+    private void intDigits(int v, int minDigits) {
         int len = 1;
-        for (long t = v; t >= 10; t /= 10) {
+        while (len < 10 && v >= POWERS[len]) {
             len++;
         }
         len = Math.max(len, minDigits);
-        int end = pos + len;
-        for (int i = end - 1; i >= pos; i--) {
-            buf[i] = (byte) ('0' + (v % 10));
-            v /= 10;
+        int i = pos + len;
+        while (v >= 100) {
+            int q = v / 100;
+            int r = (v - q * 100) << 1;
+            buf[--i] = PAIRS[r + 1];
+            buf[--i] = PAIRS[r];
+            v = q;
         }
-        pos = end;
+        if (v >= 10) {
+            buf[--i] = PAIRS[(v << 1) + 1];
+            buf[--i] = PAIRS[v << 1];
+        } else {
+            buf[--i] = (byte) ('0' + v);
+        }
+        while (i > pos) {
+            buf[--i] = '0';
+        }
+        pos += len;
     }
 
     private void room() throws IOException {

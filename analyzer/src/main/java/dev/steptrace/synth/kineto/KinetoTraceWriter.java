@@ -4,6 +4,7 @@ import dev.steptrace.synth.model.Collective;
 import dev.steptrace.synth.model.KernelSpec;
 import dev.steptrace.synth.model.LaunchApi;
 import dev.steptrace.synth.model.LaunchShape;
+import dev.steptrace.synth.model.Phase;
 import dev.steptrace.synth.model.RankStep;
 import dev.steptrace.synth.model.Workload;
 import dev.steptrace.synth.model.WorkloadConfig;
@@ -76,6 +77,8 @@ public final class KinetoTraceWriter implements Closeable {
     private final byte[] memcpyMid;
     private final byte[] processGroupRanks;
     private final Map<KernelSpec, byte[][]> kernelBytes = new IdentityHashMap<>();
+    /** {@link #kernelBytes} by template entry, so the hot path indexes an array instead of hashing. */
+    private final Map<Phase, byte[][][]> entryBytes = new EnumMap<>(Phase.class);
     private final Map<String, byte[]> opHeads = new IdentityHashMap<>();
     private final Map<String, byte[]> annotationHeads = new IdentityHashMap<>();
     private final Map<String, byte[]> gpuAnnotationHeads = new IdentityHashMap<>();
@@ -169,9 +172,13 @@ public final class KinetoTraceWriter implements Closeable {
         }
         int call = 0;
         int gpu = s.gpuCount();
+        byte[][][] parts = entryBytes.computeIfAbsent(s.phase(), p -> new byte[s.template().entries().size()][][]);
         for (int i = 0; i < gpu; i++) {
             RankStep.GpuOp g = s.gpu(i);
-            gpuOp(g, s.graphId(), elements);
+            if (parts[g.index] == null) {
+                parts[g.index] = kernelBytes.computeIfAbsent(g.entry.spec(), this::kernelParts);
+            }
+            gpuOp(g, parts[g.index], s.graphId(), elements);
             boolean lastOfCorrelation = i + 1 == gpu || s.gpu(i + 1).correlation != g.correlation;
             while (lastOfCorrelation && call < s.callCount() && s.call(call).correlation <= g.correlation) {
                 call(s.call(call++));
@@ -293,9 +300,8 @@ public final class KinetoTraceWriter implements Closeable {
         flow(FLOW_S, c.correlation, flowCpuTail, c.start, FLOW_S_TAIL);
     }
 
-    private void gpuOp(RankStep.GpuOp g, long graphId, long nelems) throws IOException {
+    private void gpuOp(RankStep.GpuOp g, byte[][] parts, long graphId, long nelems) throws IOException {
         KernelSpec spec = g.entry.spec();
-        byte[][] parts = kernelBytes.computeIfAbsent(spec, this::kernelParts);
         out.raw(parts[0]);
         out.raw(TS);
         out.micros(g.start);

@@ -48,6 +48,8 @@ public final class RankStep {
     /** A kernel or memcpy on the GPU. */
     public static final class GpuOp {
         public TemplateEntry entry;
+        /** Position of {@link #entry} in its template, for per-entry caches of writers and totals. */
+        public int index;
         public long start;
         public long dur;
         public long correlation;
@@ -159,9 +161,10 @@ public final class RankStep {
         return c;
     }
 
-    GpuOp addGpu(TemplateEntry entry) {
+    GpuOp addGpu(TemplateEntry entry, int index) {
         GpuOp g = gpu.add();
         g.entry = entry;
+        g.index = index;
         g.graphNodeId = -1;
         g.seq = -1;
         g.commsId = 0;

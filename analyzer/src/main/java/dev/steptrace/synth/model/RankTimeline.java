@@ -151,7 +151,7 @@ public final class RankTimeline {
             for (int r = 0; r < n; r++) {
                 prevEnd[r] = arrival[r] + dur[r];
             }
-            RankStep.GpuOp g = out.addGpu(e);
+            RankStep.GpuOp g = out.addGpu(e, k);
             g.start = local(arrival[rank]);
             g.dur = dur[rank];
             g.waitNs = wait;
@@ -262,7 +262,7 @@ public final class RankTimeline {
                     h.commsId = noise.bits(Noise.COMMS_ID, h.seq, 0, 0);
                 }
             }
-            c += comms ? Noise.slot(bits, 1, 6_000, 10_000) : Noise.slot(bits, 1, 1_500, 3_000);
+            c += comms ? Noise.slot(bits, 1, 6_000, 10_000) : Noise.slot(bits, 1, 2_000, 5_000);
             if (comms) {
                 if (observed) {
                     ncclExt = external++;
@@ -302,7 +302,7 @@ public final class RankTimeline {
                 close(scopeIdx, c);
             }
         }
-        cursor[r] = c + Noise.slot(bits, 5, 1_000, 3_000);
+        cursor[r] = c + Noise.slot(bits, 5, 3_500, 6_500);
         return launchStart + Noise.slot(bits, 6, 3_000, 5_000);
     }
 
