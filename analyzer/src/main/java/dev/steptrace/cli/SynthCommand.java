@@ -9,6 +9,7 @@ import dev.steptrace.synth.model.WorkloadConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.EnumMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -69,7 +70,7 @@ public final class SynthCommand implements Callable<Integer> {
     /** The preset ids, for --help. */
     static final class PresetNames implements Iterable<String> {
         @Override
-        public java.util.Iterator<String> iterator() {
+        public Iterator<String> iterator() {
             return Preset.ids().iterator();
         }
     }

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
@@ -233,7 +234,7 @@ public final class Synthesizer {
             return results;
         } finally {
             pool.shutdownNow();
-            pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+            pool.awaitTermination(1, TimeUnit.MINUTES);
         }
     }
 }
