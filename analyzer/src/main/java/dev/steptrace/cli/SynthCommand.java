@@ -1,0 +1,143 @@
+package dev.steptrace.cli;
+
+import dev.steptrace.synth.ExpectedWriter;
+import dev.steptrace.synth.SynthConfig;
+import dev.steptrace.synth.Synthesizer;
+import dev.steptrace.classify.Category;
+import dev.steptrace.synth.model.Preset;
+import dev.steptrace.synth.model.WorkloadConfig;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine;
+
+@Command(name = "synth", mixinStandardHelpOptions = true,
+        description = {"Write a realistic synthetic capture (one Kineto trace per rank) and EXPECTED.json,",
+                "the ground truth an analysis of it must reproduce. Same options and seed give identical bytes.",
+                "Presets: moe-tp8-graph (vLLM decode with CUDA graphs), moe-tp8-eager (no CUDA graphs)."})
+public final class SynthCommand implements Callable<Integer> {
+    @Option(names = "--preset", required = true, paramLabel = "NAME", description = "Workload: ${COMPLETION-CANDIDATES}.",
+            completionCandidates = PresetNames.class)
+    String preset;
+
+    @Option(names = "--ranks", required = true, paramLabel = "N", description = "Ranks (one trace file each).")
+    int ranks;
+
+    @Option(names = "--steps", required = true, paramLabel = "N", description = "Decode steps (at least; see --target-size).")
+    int steps;
+
+    @Option(names = "--target-size", paramLabel = "SIZE",
+            description = "Add decode steps until every rank file holds at least SIZE of uncompressed JSON (e.g. 2GB).")
+    String targetSize;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Directory for the traces and EXPECTED.json.")
+    Path out;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Seed of the jitter and waits (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--no-gzip", description = "Write plain .json files instead of .json.gz.")
+    boolean noGzip;
+
+    @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "Decode batch size (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--prefill-steps", paramLabel = "P", defaultValue = "1",
+            description = "2048-token prefill steps before decode (default: ${DEFAULT-VALUE}).")
+    int prefillSteps;
+
+    @Option(names = "--scale", paramLabel = "CATEGORY=FACTOR",
+            description = "Multiply the durations of a category (allreduce, comm_other, attention, moe_gemm, gemm, routing,"
+                    + " memcpy, other); repeatable.")
+    Map<String, Double> scales = new LinkedHashMap<>();
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress and no summary on stderr.")
+    boolean quiet;
+
+    @Option(names = "--debug", description = "Print stack traces of failures.")
+    boolean debug;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** The preset ids, for --help. */
+    static final class PresetNames implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Preset.ids().iterator();
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        SynthConfig config = config();
+        Synthesizer synth = new Synthesizer(config);
+        PrintWriter out = spec.commandLine().getOut();
+        long start = System.nanoTime();
+        Synthesizer.Plan plan = synth.plan();
+        Synthesizer.Result result;
+        Progress progress = Progress.start(quiet, "synth", synth.bytesWritten(), plan.estimatedJsonBytes(), null);
+        try {
+            result = synth.write(plan);
+        } catch (Synthesizer.OccupiedOutputException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        } finally {
+            if (progress != null) {
+                progress.close();
+            }
+        }
+        for (Path p : result.traces()) {
+            out.println(p);
+        }
+        out.println(result.expected());
+        out.flush();
+        if (!quiet) {
+            double seconds = (System.nanoTime() - start) / 1e9;
+            spec.commandLine().getErr().printf(Locale.ROOT, "steptrace: wrote %d trace(s) with %d decode step(s), %s of JSON"
+                            + " in %.1f s (%s/s); ground truth in %s%n", result.traces().size(), result.decodeSteps(),
+                    Bytes.format(result.jsonBytes()), seconds, Bytes.format((long) (result.jsonBytes() / seconds)),
+                    ExpectedWriter.FILE_NAME);
+        }
+        return Main.OK;
+    }
+
+    /** Validates the options; every problem is a usage error (exit 2). */
+    private SynthConfig config() {
+        CommandLine cl = spec.commandLine();
+        Preset p = Preset.byId(preset);
+        if (p == null) {
+            throw new CommandLine.ParameterException(cl, "unknown --preset '" + preset + "' (known: "
+                    + String.join(", ", Preset.ids()) + ")");
+        }
+        Map<Category, Double> factors = new EnumMap<>(Category.class);
+        for (Map.Entry<String, Double> e : scales.entrySet()) {
+            Category c = Category.ofId(e.getKey()).orElse(null);
+            if (c == null) {
+                throw new CommandLine.ParameterException(cl, "--scale " + e.getKey() + "=" + e.getValue()
+                        + ": unknown category (use allreduce, comm_other, attention, moe_gemm, gemm, routing, memcpy, other)");
+            }
+            factors.put(c, e.getValue());
+        }
+        long target = 0;
+        if (targetSize != null) {
+            try {
+                target = Bytes.parse(targetSize);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(cl, "--target-size: " + e.getMessage());
+            }
+        }
+        try {
+            WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors);
+            return new SynthConfig(workload, steps, prefillSteps, target, !noGzip, out);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** Writes the synthetic workload as torch.profiler (Kineto) Chrome-trace JSON, plain or gzip, streaming. */
+package dev.steptrace.synth.kineto;

@@ -1,0 +1,45 @@
+package dev.steptrace.synth.model;
+
+import dev.steptrace.classify.Category;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What determines the simulated workload, independent of how it is written: equal configs give the
+ * same durations, ids and timestamps.
+ *
+ * @param scales duration factor per category; categories not listed keep factor 1
+ */
+public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales) {
+    public static final int MAX_RANKS = 1024;
+    public static final int MAX_BATCH = 4096;
+    public static final double MAX_SCALE = 1000;
+
+    public WorkloadConfig {
+        Objects.requireNonNull(preset, "preset");
+        require(ranks >= 1 && ranks <= MAX_RANKS, "--ranks must be between 1 and " + MAX_RANKS);
+        require(batch >= 1 && batch <= MAX_BATCH, "--batch must be between 1 and " + MAX_BATCH);
+        EnumMap<Category, Double> copy = new EnumMap<>(Category.class);
+        copy.putAll(scales);
+        for (Map.Entry<Category, Double> e : copy.entrySet()) {
+            double f = e.getValue();
+            require(Double.isFinite(f) && f > 0 && f <= MAX_SCALE,
+                    "--scale " + e.getKey().id() + "=" + f + ": the factor must be a positive number up to " + (int) MAX_SCALE);
+        }
+        scales = Collections.unmodifiableMap(copy);
+    }
+
+    /** The factor for a category's durations (1 unless scaled). */
+    public double scale(Category category) {
+        return scales.getOrDefault(category, 1.0);
+    }
+
+    static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}
