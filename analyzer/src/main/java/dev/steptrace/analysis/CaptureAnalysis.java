@@ -21,7 +21,8 @@ import tech.tablesaw.api.Table;
  * <table>
  *   <caption>Tables</caption>
  *   <tr><td>{@code t_steps}</td><td>steps per file: name, phase, CPU range</td></tr>
- *   <tr><td>{@code t_ops_c}</td><td>GPU operations with step, category, subcategory, rule id</td></tr>
+ *   <tr><td>{@code t_classes}</td><td>category, subcategory and rule id of each (file, name, kind)</td></tr>
+ *   <tr><td>{@code t_ops}</td><td>GPU operations with step, category, subcategory, rule id</td></tr>
  *   <tr><td>{@code t_step_metrics}</td><td>per step: kernel, span, busy, idle, host gap (ns)</td></tr>
  *   <tr><td>{@code t_step_categories}</td><td>per step and (sub)category: ns and calls</td></tr>
  *   <tr><td>{@code t_kernel_stats}</td><td>per rank, phase and kernel name: ns and calls</td></tr>
@@ -57,21 +58,22 @@ public final class CaptureAnalysis implements AutoCloseable {
                 ps.setInt(1, captureId);
                 ps.execute();
             }
-            StepSource source = StepDetector.detect(c, stepRegex);
-            StepAttribution.attribute(c, source);
             try (PreparedStatement ps = c.prepareStatement("""
                     CREATE OR REPLACE TEMP TABLE t_classes AS
-                    SELECT o.file_id, o.name_id, o.kind, n.name,
+                    SELECT o.file_id, o.name_id, o.kind,
                            coalesce(k.category, 'other') AS category,
                            coalesce(k.subcategory, 'unknown') AS subcategory,
                            coalesce(k.rule_id, 'other.unclassified') AS rule_id
-                    FROM (SELECT DISTINCT file_id, name_id, kind FROM t_ops) o
+                    FROM (SELECT DISTINCT file_id, name_id, kind FROM gpu_ops JOIN t_files USING (file_id)
+                          WHERE kind <> 'sync') o
                     JOIN names n USING (file_id, name_id)
                     LEFT JOIN name_classes k ON k.name = n.name AND k.kind = o.kind::VARCHAR AND k.taxonomy_digest = ?
                     """)) {
                 ps.setString(1, taxonomy.digest());
                 ps.execute();
             }
+            StepSource source = StepDetector.detect(c, stepRegex);
+            StepAttribution.attribute(c, source);
             StepMetrics.build(c);
             CollectiveMetrics.build(c);
             List<Warning> warnings = CaptureQuality.check(c, scope, source);

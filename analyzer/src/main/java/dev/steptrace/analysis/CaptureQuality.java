@@ -141,8 +141,9 @@ final class CaptureQuality {
     private static void unclassified(Connection c, List<Warning> out) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT coalesce(sum(dur_ns) FILTER (WHERE rule_id = 'other.unclassified'), 0), coalesce(sum(dur_ns), 0),
-                       count(DISTINCT name) FILTER (WHERE rule_id = 'other.unclassified')
-                FROM t_ops_c WHERE step IS NOT NULL
+                       (SELECT count(DISTINCT n.name) FROM t_classes k JOIN names n USING (file_id, name_id)
+                        WHERE k.rule_id = 'other.unclassified')
+                FROM t_ops WHERE step IS NOT NULL
                 """)) {
             rs.next();
             double pct = rs.getLong(2) == 0 ? 0 : 100.0 * rs.getLong(1) / rs.getLong(2);

@@ -31,12 +31,12 @@ final class CollectiveMetrics {
                 WITH inst AS (
                     SELECT o.file_id, m.rank, m.phase, m.phase_index, o.step,
                            CASE WHEN o.category = 'allreduce' THEN 'allreduce' ELSE o.subcategory END AS type,
-                           o.name, o.ts_ns, o.end_ns, o.dur_ns,
+                           o.ts_ns, o.end_ns, o.dur_ns,
                            coalesce(ck.dtype, cc.dtype) AS dtype,
                            coalesce(ck.in_nelems, cc.in_nelems) AS in_nelems,
                            coalesce(ck.out_nelems, cc.out_nelems) AS out_nelems,
                            coalesce(ck.group_size, cc.group_size) AS group_size
-                    FROM t_ops_c o
+                    FROM t_ops o
                     JOIN t_step_metrics m USING (file_id, step)
                     LEFT JOIN t_comm_sizes ck ON ck.source = 'kernel' AND ck.file_id = o.file_id
                          AND ck.correlation = o.correlation

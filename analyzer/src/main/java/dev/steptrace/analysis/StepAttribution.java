@@ -7,8 +7,8 @@ import java.sql.SQLException;
 
 /**
  * Gives every GPU operation of the capture its step, into temp table
- * {@code t_ops(file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, step, how,
- * has_launch)}.
+ * {@code t_ops(file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, category,
+ * subcategory, rule_id, step, how, has_launch)}, classes from {@code t_classes}.
  *
  * <p>SPEC: a kernel belongs to the step whose CPU range contains the runtime call that launched it
  * (same correlation id; under CUDA graphs every kernel of a replay shares the {@code cudaGraphLaunch}'s
@@ -48,11 +48,12 @@ final class StepAttribution {
                     WHERE l.correlation IS NOT NULL
                 )
                 SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns, g.dur_ns,
-                       g.correlation, g.external_id, ls.step,
+                       g.correlation, g.external_id, k.category, k.subcategory, k.rule_id, ls.step,
                        CASE WHEN ls.step IS NOT NULL THEN 'launch' END AS how,
                        la.correlation IS NOT NULL AS has_launch
                 FROM gpu_ops g
                 JOIN t_files USING (file_id)
+                JOIN t_classes k USING (file_id, name_id, kind)
                 LEFT JOIN t_launch_step ls ON ls.file_id = g.file_id AND ls.correlation = g.correlation
                 LEFT JOIN launched la ON la.file_id = g.file_id AND la.correlation = g.correlation
                 WHERE g.kind <> 'sync'
@@ -79,10 +80,11 @@ final class StepAttribution {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_ops AS
                 SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns, g.dur_ns,
-                       g.correlation, g.external_id, s.step, CASE WHEN s.step IS NOT NULL THEN 'window' END AS how,
-                       false AS has_launch
+                       g.correlation, g.external_id, k.category, k.subcategory, k.rule_id, s.step,
+                       CASE WHEN s.step IS NOT NULL THEN 'window' END AS how, false AS has_launch
                 FROM gpu_ops g
                 JOIN t_files USING (file_id)
+                JOIN t_classes k USING (file_id, name_id, kind)
                 ASOF LEFT JOIN t_steps s ON g.file_id = s.file_id AND g.ts_ns >= s.cpu_start
                 WHERE g.kind <> 'sync'
                 """);

@@ -6,7 +6,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * Per-step measurements into temp tables, from {@code t_steps}, {@code t_ops} and {@code t_classes}:
+ * Per-step measurements into temp tables, from {@code t_steps} and {@code t_ops}:
  * <ul>
  *   <li>{@code t_step_metrics}: per file and step, kernel time (sum of GPU operation durations), calls,
  *       span (first start to last end), busy (union of intervals over streams), idle = span - busy,
@@ -22,26 +22,17 @@ final class StepMetrics {
 
     static void build(Connection c) throws SQLException {
         exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_ops_c AS
-                SELECT o.*, k.name, k.category, k.subcategory, k.rule_id
-                FROM t_ops o JOIN t_classes k USING (file_id, name_id, kind)
-                """);
-        exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_step_metrics AS
                 WITH ordered AS (
                     SELECT file_id, step, ts_ns, end_ns,
                            max(end_ns) OVER (PARTITION BY file_id, step ORDER BY ts_ns, end_ns
                                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
                     FROM t_ops WHERE step IS NOT NULL
-                ), segmented AS (
-                    SELECT *, sum(CASE WHEN prev_end IS NULL OR ts_ns > prev_end THEN 1 ELSE 0 END)
-                                  OVER (PARTITION BY file_id, step ORDER BY ts_ns, end_ns ROWS UNBOUNDED PRECEDING) AS seg
-                    FROM ordered
                 ), busy AS (
-                    SELECT file_id, step, sum(seg_end - seg_start)::BIGINT AS busy_ns
-                    FROM (SELECT file_id, step, seg, min(ts_ns) AS seg_start, max(end_ns) AS seg_end
-                          FROM segmented GROUP BY file_id, step, seg)
-                    GROUP BY file_id, step
+                    -- union of intervals: each operation adds what extends past everything before it
+                    SELECT file_id, step,
+                           sum(greatest(0, end_ns - greatest(ts_ns, coalesce(prev_end, ts_ns))))::BIGINT AS busy_ns
+                    FROM ordered GROUP BY file_id, step
                 ), kernel AS (
                     SELECT file_id, step, sum(dur_ns)::BIGINT AS kernel_ns, count(*)::BIGINT AS calls
                     FROM t_ops WHERE step IS NOT NULL GROUP BY file_id, step
@@ -63,15 +54,18 @@ final class StepMetrics {
                 CREATE OR REPLACE TEMP TABLE t_step_categories AS
                 SELECT o.file_id, m.rank, o.step, m.phase, m.phase_index, o.category, o.subcategory,
                        sum(o.dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
-                FROM t_ops_c o JOIN t_step_metrics m USING (file_id, step)
+                FROM t_ops o JOIN t_step_metrics m USING (file_id, step)
                 GROUP BY ALL
                 """);
+        // Names are joined after aggregating: kernel names are long, rows are many.
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_kernel_stats AS
-                SELECT o.file_id, m.rank, m.phase, o.name, o.category, o.subcategory, o.rule_id,
-                       sum(o.dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
-                FROM t_ops_c o JOIN t_step_metrics m USING (file_id, step)
-                GROUP BY ALL
+                SELECT a.file_id, a.rank, a.phase, n.name, a.kind, a.category, a.subcategory, a.rule_id, a.ns, a.calls
+                FROM (SELECT o.file_id, m.rank, m.phase, o.name_id, o.kind, o.category, o.subcategory, o.rule_id,
+                             sum(o.dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
+                      FROM t_ops o JOIN t_step_metrics m USING (file_id, step)
+                      GROUP BY ALL) a
+                JOIN names n USING (file_id, name_id)
                 """);
     }
 }

@@ -7,13 +7,11 @@ import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.report.ReportContent;
-import dev.steptrace.report.ReportJson;
 import dev.steptrace.report.ReportWriters;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -84,18 +82,8 @@ public final class ReportCommand implements Callable<Integer> {
                     }
                     Path dir = outputDir(analysis.scope(), captures.size());
                     Files.createDirectories(dir);
-                    List<Path> written = new ArrayList<>();
-                    if (wanted.contains(Format.json)) {
-                        Path json = dir.resolve("report.json");
-                        ReportJson.write(content.report(), json);
-                        written.add(json);
-                    }
-                    if (wanted.contains(Format.html)) {
-                        written.add(ReportWriters.html(content, dir, templates));
-                    }
-                    if (wanted.contains(Format.md)) {
-                        written.addAll(ReportWriters.markdown(content, dir, templates));
-                    }
+                    List<Path> written = ReportWriters.writeAll(content, dir, templates,
+                            wanted.contains(Format.json), wanted.contains(Format.html), wanted.contains(Format.md));
                     for (Path p : written) {
                         stdout.println(p);
                     }

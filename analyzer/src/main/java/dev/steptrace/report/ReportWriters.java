@@ -28,6 +28,41 @@ public final class ReportWriters {
         return new ReportContent(filtered, content.steps().stream().filter(s -> s.phase().equals(phase)).toList());
     }
 
+    /**
+     * Writes the chosen outputs; HTML and Markdown (each drawing its own charts, the slow part) are
+     * written at the same time. Returns the paths written: report.json, report.html, report.md, PNGs.
+     */
+    public static List<Path> writeAll(ReportContent content, Path dir, Path templates, boolean json, boolean html,
+                                      boolean markdown) throws java.io.IOException {
+        java.util.concurrent.CompletableFuture<List<Path>> md = markdown
+                ? java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return markdown(content, dir, templates);
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                })
+                : java.util.concurrent.CompletableFuture.completedFuture(List.of());
+        List<Path> written = new java.util.ArrayList<>();
+        if (json) {
+            Path file = dir.resolve("report.json");
+            ReportJson.write(content.report(), file);
+            written.add(file);
+        }
+        if (html) {
+            written.add(html(content, dir, templates));
+        }
+        try {
+            written.addAll(md.join());
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof java.io.UncheckedIOException) {
+                throw ((java.io.UncheckedIOException) e.getCause()).getCause();
+            }
+            throw e;
+        }
+        return written;
+    }
+
     /** Writes report.html; returns its path. */
     public static Path html(ReportContent content, Path dir, Path templates) throws java.io.IOException {
         return HtmlReportWriter.write(content, dir, templates);
