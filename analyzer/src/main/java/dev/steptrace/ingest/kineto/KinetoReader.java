@@ -277,7 +277,13 @@ public final class KinetoReader {
                 p.skipChildren();
                 return;
             }
-            while (p.nextToken() == JsonToken.START_OBJECT) {
+            JsonToken t;
+            while ((t = p.nextToken()) != JsonToken.END_ARRAY && t != null) {
+                if (t != JsonToken.START_OBJECT) {
+                    // Stopping here would leave the parser inside the array and lose the rest of the file.
+                    p.skipChildren();
+                    continue;
+                }
                 JsonNode d = MAPPER.readTree(p);
                 if (d.path("id").canConvertToInt()) {
                     sink.device(new TraceEventSink.DeviceInfo(d.path("id").asInt(), textOrNull(d, "name"),
