@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -111,8 +112,7 @@ public final class Ingestor {
             throws IOException, SQLException {
         Connection c = store.connection();
         Map<Path, Integer> captureIds = new HashMap<>();
-        Map<String, Path> seenContent = new HashMap<>();
-        List<Planned> plan = new ArrayList<>();
+        List<Planned> candidates = new ArrayList<>();
         for (TraceDiscovery.Found f : traces) {
             Fingerprint fp = Fingerprint.of(f.path());
             Integer captureId = captureIds.get(f.captureDir());
@@ -120,14 +120,25 @@ public final class Ingestor {
                 captureId = StoreFiles.captureId(c, f.captureDir());
                 captureIds.put(f.captureDir(), captureId);
             }
-            Path sameContent = seenContent.putIfAbsent(captureId + "/" + fp.contentHash() + "/" + fp.size(), f.path());
-            if (sameContent != null) {
-                outcomes.add(FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED,
-                        "same content as " + sameContent.getFileName() + " (a copy of the same rank?)"));
-                continue;
-            }
-            plan.add(new Planned(f, fp, captureId, StoreFiles.byPath(c, f.path())));
+            candidates.add(new Planned(f, fp, captureId, StoreFiles.byPath(c, f.path())));
         }
+        // Of several files with the same content in one capture, one that the store already holds keeps
+        // it (else the first in path order): loading a new copy beside it would count that rank twice.
+        List<Planned> claimOrder = new ArrayList<>(candidates);
+        claimOrder.sort(Comparator.comparing((Planned p) -> !p.unchanged));
+        Map<String, Path> seenContent = new HashMap<>();
+        Set<Planned> copies = new HashSet<>();
+        for (Planned p : claimOrder) {
+            Path sameContent = seenContent.putIfAbsent(
+                    p.captureId + "/" + p.fingerprint.contentHash() + "/" + p.fingerprint.size(), p.found.path());
+            if (sameContent != null) {
+                outcomes.add(FileOutcome.notLoaded(p.found.path(), captureName(p.found), Status.SKIPPED,
+                        "same content as " + sameContent.getFileName() + " (a copy of the same rank?)"));
+                copies.add(p);
+            }
+        }
+        List<Planned> plan = new ArrayList<>(candidates);
+        plan.removeAll(copies);
         return plan;
     }
 
