@@ -98,11 +98,13 @@ public final class KinetoReader {
         }
 
         ReadResult read() throws IOException {
-            JsonParser p = FACTORY.createParser(input);
+            // Parsers are created inside the try: creating one reads the first bytes (to detect the
+            // encoding), and a gzip broken there must end as damage, not escape as a read error.
+            InputStream source = input;
             int recoveries = 0;
             while (true) {
                 try {
-                    readDocument(p);
+                    readDocument(FACTORY.createParser(source));
                     break;
                 } catch (RecordingInput.DamagedInputException e) {
                     result.markDamaged(e.offset, "compressed stream broken (" + e.getMessage() + ")");
@@ -129,7 +131,7 @@ public final class KinetoReader {
                     }
                     input.seek(resumeAt);
                     byte[] prefix = rootIsArray ? RESUME_ARRAY : RESUME_OBJECT;
-                    p = FACTORY.createParser(new SequenceInputStream(new ByteArrayInputStream(prefix), input));
+                    source = new SequenceInputStream(new ByteArrayInputStream(prefix), input);
                     offsetDelta = resumeAt - prefix.length;
                     inEvent = false;
                 }
