@@ -113,6 +113,12 @@ public final class KinetoReader {
                     result.markDamaged(input.bytesRead(), "ends before the JSON is complete (truncated)");
                     break;
                 } catch (JsonProcessingException e) {
+                    if (input.endReturned()) {
+                        // Out of input inside a value read as a tree: databind reports that as a
+                        // mismatch at the value's start, not as a JsonEOFException at the end.
+                        result.markDamaged(input.bytesRead(), "ends before the JSON is complete (truncated)");
+                        break;
+                    }
                     long errorOffset = absoluteOffset(e.getLocation());
                     if (!inEvents || ++recoveries > MAX_RECOVERIES) {
                         requireTrace(e, errorOffset);
