@@ -253,6 +253,22 @@ class BadInputTest {
     }
 
     @Test
+    void baseTimeAbove2To63IsIgnoredNotFatal() throws Exception {
+        // "baseTimeNanoseconds": 17908570260000000000 (above 2^63): the events keep their relative times.
+        Path file = fixture("huge-base-time.json");
+        Cli.Result r = Cli.ingestJson(db, file);
+        Cli.assertExit(0, r);
+        assertEquals("ingested", r.file("huge-base-time.json").path("status").asText());
+        try (StoreDb s = StoreDb.open(db)) {
+            s.assertQueryable();
+            assertRows(s, BASE_ROWS);
+            assertEquals(0, s.count("SELECT base_time_ns FROM files"));
+            assertEquals(1000000, s.count("SELECT ts_ns FROM cpu_events WHERE name = 'ProfilerStep#2'"));
+            assertEquals(Map.of("integers_out_of_range_ignored", 1L), anomalies(s));
+        }
+    }
+
+    @Test
     void infAndNanValuesNeverCrashTheLoad() throws Exception {
         // Event 1 "ts": "inf" (no time: dropped, counted); event 3 "correlation": Infinity; event 4
         // "blocks per SM": "inf", occupancy NaN, warps Infinity; event 7 "dur": NaN, "bytes": -Infinity;
@@ -476,7 +492,7 @@ class BadInputTest {
     void directoryOfEveryCaseLoadsWhatIsUsable() throws Exception {
         for (String name : List.of("base.json", "truncated.json.gz", "cut-mid-event.json", "damaged-middle.json",
                 "not-json.json", "empty.json", "no-trace-events.json", "unescaped-quote.json", "big-ids.json",
-                "non-finite.json", "negative-dur.json", "device-list-with-null.json")) {
+                "non-finite.json", "negative-dur.json", "device-list-with-null.json", "huge-base-time.json")) {
             fixture(name);
         }
         Cli.Result r = Cli.ingestJson(db, traces);
@@ -490,6 +506,7 @@ class BadInputTest {
         assertEquals(Map.ofEntries(Map.entry("base.json", "ingested"), Map.entry("big-ids.json", "ingested"),
                 Map.entry("cut-mid-event.json", "partial"), Map.entry("damaged-middle.json", "partial"),
                 Map.entry("device-list-with-null.json", "ingested"), Map.entry("empty.json", "skipped"),
+                Map.entry("huge-base-time.json", "ingested"),
                 Map.entry("negative-dur.json", "ingested"), Map.entry("no-trace-events.json", "skipped"),
                 Map.entry("non-finite.json", "ingested"), Map.entry("not-json.json", "skipped"),
                 Map.entry("truncated.json.gz", "partial"), Map.entry("unescaped-quote.json", "ingested")), status);
@@ -502,7 +519,7 @@ class BadInputTest {
         }
         try (StoreDb s = StoreDb.open(db)) {
             s.assertQueryable();
-            assertEquals(9, s.count("SELECT count(*) FROM files"));
+            assertEquals(10, s.count("SELECT count(*) FROM files"));
         }
     }
 

@@ -189,8 +189,12 @@ public final class KinetoReader {
                         break;
                     case "baseTimeNanoseconds":
                         sawTraceKey = true;
-                        if (value == JsonToken.VALUE_NUMBER_INT) {
+                        if (value == JsonToken.VALUE_NUMBER_INT
+                                && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
                             sink.baseTimeNanos(p.getLongValue(), !result.eventsRead());
+                        } else if (value == JsonToken.VALUE_NUMBER_INT) {
+                            // getLongValue() would throw, and that parse error would end the read.
+                            result.anomaly("integers_out_of_range_ignored");
                         }
                         break;
                     case "deviceProperties":
