@@ -196,10 +196,14 @@ public final class Ingestor {
                 summary = writer.finish();
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
-                insertFileRow(c, fileId, p, read, summary, rank, seconds);
+                String reason = read.partial() ? read.damageReason() : null;
+                if (reason != null && f.compressed()) {
+                    // Offsets count decompressed bytes: a reader looking in the .gz file itself would be lost.
+                    reason += " of the decompressed JSON";
+                }
+                insertFileRow(c, fileId, p, read, reason, summary, rank, seconds);
                 c.commit();
                 Status status = read.partial() ? Status.PARTIAL : Status.INGESTED;
-                String reason = read.partial() ? read.damageReason() : null;
                 return new FileOutcome(f.path(), captureName(f), rank.value, status, reason, counts(read),
                         read.jsonBytes, seconds);
             } catch (NotATraceException e) {
@@ -232,8 +236,8 @@ public final class Ingestor {
         return fromName.isPresent() ? new Rank(fromName.getAsInt(), "file_name") : new Rank(null, null);
     }
 
-    private void insertFileRow(Connection c, int fileId, Planned p, ReadResult r, KinetoStoreWriter.Summary s,
-                               Rank rank, double seconds) throws SQLException {
+    private void insertFileRow(Connection c, int fileId, Planned p, ReadResult r, String partialReason,
+                               KinetoStoreWriter.Summary s, Rank rank, double seconds) throws SQLException {
         Map<String, Long> anomalies = new LinkedHashMap<>(r.anomalies());
         if (r.skippedBytes() > 0) {
             anomalies.put("bytes_skipped", r.skippedBytes());
@@ -249,7 +253,7 @@ public final class Ingestor {
             ps.setString(i++, p.found.format().id());
             ps.setBoolean(i++, p.found.compressed());
             ps.setString(i++, r.partial() ? "partial" : "ingested");
-            ps.setString(i++, r.damageReason());
+            ps.setString(i++, partialReason);
             ps.setObject(i++, r.partial() ? r.damageOffset() : null);
             ps.setObject(i++, rank.value);
             ps.setString(i++, rank.source);
