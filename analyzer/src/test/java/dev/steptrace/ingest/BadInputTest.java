@@ -229,6 +229,23 @@ class BadInputTest {
     }
 
     @Test
+    void unescapedQuotesFollowedByCommasAreRepairedToo() throws Exception {
+        // Event 2 named f("x", "y") with "Input type": ["c10::BFloat16", ""], event 3 named std::"x"::y,
+        // event 4 named void k<"a", "b">(int): a quote followed by a comma or a colon is not always the end.
+        Path file = fixture("unescaped-quotes-with-commas.json");
+        Cli.Result r = Cli.ingestJson(db, file);
+        Cli.assertExit(0, r);
+        assertEquals("ingested", r.file("unescaped-quotes-with-commas.json").path("status").asText(), r::describe);
+        try (StoreDb s = StoreDb.open(db)) {
+            s.assertQueryable();
+            assertRows(s, List.of(PROFILER_STEP, "cpu_ops/cpu_op/f(\"x\", \"y\")", PARAM_COMMS,
+                    "launches/runtime/std::\"x\"::y", "gpu_ops/kernel/void k<\"a\", \"b\">(int)", MEMCPY, NCCL));
+            assertEquals(1790857026001010500L, s.count("SELECT ts_ns FROM cpu_events WHERE name = 'f(\"x\", \"y\")'"));
+            assertEquals(Map.of("events_with_unescaped_quotes_repaired", 3L), anomalies(s));
+        }
+    }
+
+    @Test
     void idsAbove2To63KeepTheirUnsignedValue() throws Exception {
         // Event 8: External id 2^63, Seq 10^23 - 1 (above 2^64), Comms Id 2^64 - 1;
         // event 9: External id 2^63, correlation 2^64 - 1, Comms Id 2^64 - 1.
@@ -492,7 +509,8 @@ class BadInputTest {
     @Test
     void directoryOfEveryCaseLoadsWhatIsUsable() throws Exception {
         for (String name : List.of("base.json", "truncated.json.gz", "cut-mid-event.json", "damaged-middle.json",
-                "not-json.json", "empty.json", "no-trace-events.json", "unescaped-quote.json", "big-ids.json",
+                "not-json.json", "empty.json", "no-trace-events.json", "unescaped-quote.json",
+                "unescaped-quotes-with-commas.json", "big-ids.json",
                 "non-finite.json", "negative-dur.json", "device-list-with-null.json", "huge-base-time.json")) {
             fixture(name);
         }
@@ -510,7 +528,8 @@ class BadInputTest {
                 Map.entry("huge-base-time.json", "ingested"),
                 Map.entry("negative-dur.json", "ingested"), Map.entry("no-trace-events.json", "skipped"),
                 Map.entry("non-finite.json", "ingested"), Map.entry("not-json.json", "skipped"),
-                Map.entry("truncated.json.gz", "partial"), Map.entry("unescaped-quote.json", "ingested")), status);
+                Map.entry("truncated.json.gz", "partial"), Map.entry("unescaped-quote.json", "ingested"),
+                Map.entry("unescaped-quotes-with-commas.json", "ingested")), status);
         // One stderr line for each file that is not simply ingested, naming it.
         for (Map.Entry<String, String> e : status.entrySet()) {
             if (!e.getValue().equals("ingested")) {
@@ -520,7 +539,7 @@ class BadInputTest {
         }
         try (StoreDb s = StoreDb.open(db)) {
             s.assertQueryable();
-            assertEquals(10, s.count("SELECT count(*) FROM files"));
+            assertEquals(11, s.count("SELECT count(*) FROM files"));
         }
     }
 
