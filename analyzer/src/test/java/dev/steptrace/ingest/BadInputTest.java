@@ -12,7 +12,6 @@ import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.StoreDb;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -618,7 +617,7 @@ class BadInputTest {
         want.put("cpu_op", cpuOp);
         want.put("annotation", annotation);
         Map<String, Long> got = new LinkedHashMap<>();
-        file.path("counts").fields().forEachRemaining(e -> got.put(e.getKey(), e.getValue().asLong()));
+        file.path("counts").properties().forEach(e -> got.put(e.getKey(), e.getValue().asLong()));
         assertEquals(want, got);
     }
 
@@ -626,7 +625,7 @@ class BadInputTest {
         String json = s.string("SELECT anomalies FROM files");
         Map<String, Long> out = new LinkedHashMap<>();
         if (json != null) {
-            JSON.readTree(json).fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asLong()));
+            JSON.readTree(json).properties().forEach(e -> out.put(e.getKey(), e.getValue().asLong()));
         }
         return out;
     }
@@ -644,9 +643,5 @@ class BadInputTest {
             // the cut
         }
         return n;
-    }
-
-    static String utf8(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
     }
 }
