@@ -206,6 +206,14 @@ class BadInputTest {
         assertFalse(table.out().contains("up to date"), table::describe);
     }
 
+    @Test
+    void missingPathIsOneLineAndExitOne() throws Exception {
+        Path missing = tmp.resolve("no-such-capture");
+        Cli.Result r = Cli.ingestJson(db, missing);
+        Cli.assertExit(1, r);
+        assertEquals("steptrace: no such file or directory: " + missing + "\n", r.err());
+    }
+
     // ---- values out of range never crash the load ----
 
     @Test
@@ -347,7 +355,8 @@ class BadInputTest {
     void sameFileGivenTwiceIsLoadedOnce() throws Exception {
         Path file = fixture("base.json");
         Path sameViaDotDot = traces.resolve("..").resolve("traces").resolve("base.json");
-        Cli.Result r = Cli.ingestJson(db, file, file, sameViaDotDot);
+        // The file, again, through "..", and through its directory.
+        Cli.Result r = Cli.ingestJson(db, file, file, sameViaDotDot, traces);
         Cli.assertExit(0, r);
         assertEquals(1, r.json().path("files").size(), r::describe);
         assertEquals("ingested", r.file("base.json").path("status").asText());
