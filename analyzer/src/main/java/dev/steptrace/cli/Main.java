@@ -39,8 +39,9 @@ public final class Main implements Runnable {
             if (debug) {
                 ex.printStackTrace(commandLine.getErr());
             }
+            // A UserError is the whole story (e.g. a missing path): no stack trace worth pointing at.
             commandLine.getErr().println("steptrace: " + describe(ex)
-                    + (debug ? "" : " (--debug shows the stack trace)"));
+                    + (debug || ex instanceof UserError ? "" : " (--debug shows the stack trace)"));
             return FAILED;
         });
         return cli.execute(args);

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -111,8 +112,7 @@ public final class Ingestor {
             throws IOException, SQLException {
         Connection c = store.connection();
         Map<Path, Integer> captureIds = new HashMap<>();
-        Map<String, Path> seenContent = new HashMap<>();
-        List<Planned> plan = new ArrayList<>();
+        List<Planned> candidates = new ArrayList<>();
         for (TraceDiscovery.Found f : traces) {
             Fingerprint fp = Fingerprint.of(f.path());
             Integer captureId = captureIds.get(f.captureDir());
@@ -120,14 +120,25 @@ public final class Ingestor {
                 captureId = StoreFiles.captureId(c, f.captureDir());
                 captureIds.put(f.captureDir(), captureId);
             }
-            Path sameContent = seenContent.putIfAbsent(captureId + "/" + fp.contentHash() + "/" + fp.size(), f.path());
-            if (sameContent != null) {
-                outcomes.add(FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED,
-                        "same content as " + sameContent.getFileName() + " (a copy of the same rank?)"));
-                continue;
-            }
-            plan.add(new Planned(f, fp, captureId, StoreFiles.byPath(c, f.path())));
+            candidates.add(new Planned(f, fp, captureId, StoreFiles.byPath(c, f.path())));
         }
+        // Of several files with the same content in one capture, one that the store already holds keeps
+        // it (else the first in path order): loading a new copy beside it would count that rank twice.
+        List<Planned> claimOrder = new ArrayList<>(candidates);
+        claimOrder.sort(Comparator.comparing((Planned p) -> !p.unchanged));
+        Map<String, Path> seenContent = new HashMap<>();
+        Set<Planned> copies = new HashSet<>();
+        for (Planned p : claimOrder) {
+            Path sameContent = seenContent.putIfAbsent(
+                    p.captureId + "/" + p.fingerprint.contentHash() + "/" + p.fingerprint.size(), p.found.path());
+            if (sameContent != null) {
+                outcomes.add(FileOutcome.notLoaded(p.found.path(), captureName(p.found), Status.SKIPPED,
+                        "same content as " + sameContent.getFileName() + " (a copy of the same rank?)"));
+                copies.add(p);
+            }
+        }
+        List<Planned> plan = new ArrayList<>(candidates);
+        plan.removeAll(copies);
         return plan;
     }
 
@@ -186,10 +197,14 @@ public final class Ingestor {
                 summary = writer.finish();
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
-                insertFileRow(c, fileId, p, read, summary, rank, seconds);
+                String reason = read.partial() ? read.damageReason() : null;
+                if (reason != null && f.compressed()) {
+                    // Offsets count decompressed bytes: a reader looking in the .gz file itself would be lost.
+                    reason += " of the decompressed JSON";
+                }
+                insertFileRow(c, fileId, p, read, reason, summary, rank, seconds);
                 c.commit();
                 Status status = read.partial() ? Status.PARTIAL : Status.INGESTED;
-                String reason = read.partial() ? read.damageReason() : null;
                 return new FileOutcome(f.path(), captureName(f), rank.value, status, reason, counts(read),
                         read.jsonBytes, seconds);
             } catch (NotATraceException e) {
@@ -222,8 +237,8 @@ public final class Ingestor {
         return fromName.isPresent() ? new Rank(fromName.getAsInt(), "file_name") : new Rank(null, null);
     }
 
-    private void insertFileRow(Connection c, int fileId, Planned p, ReadResult r, KinetoStoreWriter.Summary s,
-                               Rank rank, double seconds) throws SQLException {
+    private void insertFileRow(Connection c, int fileId, Planned p, ReadResult r, String partialReason,
+                               KinetoStoreWriter.Summary s, Rank rank, double seconds) throws SQLException {
         Map<String, Long> anomalies = new LinkedHashMap<>(r.anomalies());
         if (r.skippedBytes() > 0) {
             anomalies.put("bytes_skipped", r.skippedBytes());
@@ -239,7 +254,7 @@ public final class Ingestor {
             ps.setString(i++, p.found.format().id());
             ps.setBoolean(i++, p.found.compressed());
             ps.setString(i++, r.partial() ? "partial" : "ingested");
-            ps.setString(i++, r.damageReason());
+            ps.setString(i++, partialReason);
             ps.setObject(i++, r.partial() ? r.damageOffset() : null);
             ps.setObject(i++, rank.value);
             ps.setString(i++, rank.source);

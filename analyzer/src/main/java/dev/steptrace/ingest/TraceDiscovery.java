@@ -81,7 +81,14 @@ public final class TraceDiscovery {
             return "empty file";
         }
         if (isGzip(p)) {
-            try (InputStream in = new GZIPInputStream(Files.newInputStream(p))) {
+            try (InputStream raw = Files.newInputStream(p)) {
+                InputStream in;
+                try {
+                    in = new GZIPInputStream(raw);
+                } catch (IOException e) {
+                    // Nothing after the header survives, so nothing tells that this was a trace.
+                    return "gzip file cut short in its header (truncated before any content)";
+                }
                 return jsonStart(in, "gzip file whose content is not JSON");
             } catch (IOException e) {
                 // A gzip cut in its first block: still a (damaged) trace candidate; the reader reports it.

@@ -99,11 +99,13 @@ public final class KinetoReader {
         }
 
         ReadResult read() throws IOException {
-            JsonParser p = FACTORY.createParser(input);
+            // Parsers are created inside the try: creating one reads the first bytes (to detect the
+            // encoding), and a gzip broken there must end as damage, not escape as a read error.
+            InputStream source = input;
             int recoveries = 0;
             while (true) {
                 try {
-                    readDocument(p);
+                    readDocument(FACTORY.createParser(source));
                     break;
                 } catch (RecordingInput.DamagedInputException e) {
                     result.markDamaged(e.offset, "compressed stream broken (" + e.getMessage() + ")");
@@ -112,6 +114,12 @@ public final class KinetoReader {
                     result.markDamaged(input.bytesRead(), "ends before the JSON is complete (truncated)");
                     break;
                 } catch (JsonProcessingException e) {
+                    if (input.endReturned()) {
+                        // Out of input inside a value read as a tree: databind reports that as a
+                        // mismatch at the value's start, not as a JsonEOFException at the end.
+                        result.markDamaged(input.bytesRead(), "ends before the JSON is complete (truncated)");
+                        break;
+                    }
                     long errorOffset = absoluteOffset(e.getLocation());
                     if (!inEvents || ++recoveries > MAX_RECOVERIES) {
                         requireTrace(e, errorOffset);
@@ -130,7 +138,7 @@ public final class KinetoReader {
                     }
                     input.seek(resumeAt);
                     byte[] prefix = rootIsArray ? RESUME_ARRAY : RESUME_OBJECT;
-                    p = FACTORY.createParser(new SequenceInputStream(new ByteArrayInputStream(prefix), input));
+                    source = new SequenceInputStream(new ByteArrayInputStream(prefix), input);
                     offsetDelta = resumeAt - prefix.length;
                     inEvent = false;
                 }
@@ -182,8 +190,12 @@ public final class KinetoReader {
                         break;
                     case "baseTimeNanoseconds":
                         sawTraceKey = true;
-                        if (value == JsonToken.VALUE_NUMBER_INT) {
+                        if (value == JsonToken.VALUE_NUMBER_INT
+                                && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
                             sink.baseTimeNanos(p.getLongValue(), !result.eventsRead());
+                        } else if (value == JsonToken.VALUE_NUMBER_INT) {
+                            // getLongValue() would throw, and that parse error would end the read.
+                            result.anomaly("integers_out_of_range_ignored");
                         }
                         break;
                     case "deviceProperties":
@@ -284,7 +296,13 @@ public final class KinetoReader {
                 p.skipChildren();
                 return;
             }
-            while (p.nextToken() == JsonToken.START_OBJECT) {
+            JsonToken t;
+            while ((t = p.nextToken()) != JsonToken.END_ARRAY && t != null) {
+                if (t != JsonToken.START_OBJECT) {
+                    // Stopping here would leave the parser inside the array and lose the rest of the file.
+                    p.skipChildren();
+                    continue;
+                }
                 JsonNode d = MAPPER.readTree(p);
                 if (d.path("id").canConvertToInt()) {
                     sink.device(new TraceEventSink.DeviceInfo(d.path("id").asInt(), textOrNull(d, "name"),

@@ -20,6 +20,8 @@ final class RecordingInput extends InputStream {
     private long cursor;
     private long keepFrom;
     private boolean eof;
+    /** A read since the last seek returned the end of input: the parser ran out of bytes. */
+    private boolean endReturned;
 
     RecordingInput(InputStream in) {
         this.in = in;
@@ -54,11 +56,18 @@ final class RecordingInput extends InputStream {
                     + bufStart + ", " + (bufStart + bufLen) + ")");
         }
         cursor = offset;
+        endReturned = false;
+    }
+
+    /** True when a read since the last {@link #seek} found no more input. */
+    boolean endReturned() {
+        return endReturned;
     }
 
     @Override
     public int read() throws IOException {
         if (cursor >= bufStart + bufLen && !fill()) {
+            endReturned = true;
             return -1;
         }
         return buf[(int) (cursor++ - bufStart)] & 0xFF;
@@ -70,6 +79,7 @@ final class RecordingInput extends InputStream {
             return 0;
         }
         if (cursor >= bufStart + bufLen && !fill()) {
+            endReturned = true;
             return -1;
         }
         int available = (int) (bufStart + bufLen - cursor);

@@ -9,6 +9,9 @@ import java.io.IOException;
  */
 final class Recovery {
     private static final int MAX_EVENT_BYTES = 16 << 20;
+    private static final int MAX_NESTING = 256;
+    /** Longest key looked for after a comma; Kineto's are a few dozen characters. */
+    private static final int MAX_KEY = 256;
 
     private Recovery() {}
 
@@ -16,9 +19,11 @@ final class Recovery {
     record Repaired(byte[] json, long endOffset) {}
 
     /**
-     * Re-reads the object starting at {@code start}, escaping every quote inside a string that is not
-     * followed by something that may follow a string ({@code , : } ]}). Kineto wrote names such as
-     * {@code void k<"x">()} unescaped until 2026-07. Null when no end of the object is found.
+     * Re-reads the object starting at {@code start}, escaping every quote inside a string that cannot
+     * end it where it stands: a key ends at a quote followed by {@code :}; an array element at one
+     * followed by {@code ,} or {@code ]}; a value in an object at one followed by {@code }} or by
+     * {@code ,} and the next key ({@code "...":}). Kineto wrote names such as {@code void k<"x">()} or
+     * {@code f("a", "b")} unescaped until 2026-07. Null when no end of the object is found.
      */
     static Repaired repairQuotes(RecordingInput in, long start) throws IOException {
         if (start < in.keptFrom()) {
@@ -30,8 +35,11 @@ final class Recovery {
             return null;
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+        byte[] open = new byte[MAX_NESTING];
         int depth = 0;
         boolean inString = false;
+        boolean key = false;
+        int lastOutside = -1;
         for (int i = 0; i < MAX_EVENT_BYTES; i++) {
             int c = src.at(i);
             if (c < 0) {
@@ -48,12 +56,7 @@ final class Recovery {
                     continue;
                 }
                 if (c == '"') {
-                    int j = i + 1;
-                    while (isSpace(src.at(j))) {
-                        j++;
-                    }
-                    int after = src.at(j);
-                    if (after < 0 || after == ',' || after == ':' || after == '}' || after == ']') {
+                    if (endsString(src, i + 1, key, open[depth - 1] == '[')) {
                         inString = false;
                     } else {
                         out.write('\\');
@@ -65,15 +68,70 @@ final class Recovery {
             out.write(c);
             if (c == '"') {
                 inString = true;
+                key = open[depth - 1] == '{' && (lastOutside == '{' || lastOutside == ',');
             } else if (c == '{' || c == '[') {
-                depth++;
+                if (depth == MAX_NESTING) {
+                    return null;
+                }
+                open[depth++] = (byte) c;
             } else if (c == '}' || c == ']') {
                 if (--depth == 0) {
                     return new Repaired(out.toByteArray(), start + i + 1);
                 }
             }
+            if (!isSpace(c)) {
+                lastOutside = c;
+            }
         }
         return null;
+    }
+
+    /** Whether the quote just before {@code j} can end the current string (see {@link #repairQuotes}). */
+    private static boolean endsString(Lookahead src, int j, boolean key, boolean inArray) throws IOException {
+        while (isSpace(src.at(j))) {
+            j++;
+        }
+        int after = src.at(j);
+        if (after < 0) {
+            return true;
+        }
+        if (key) {
+            return after == ':';
+        }
+        if (inArray) {
+            return after == ',' || after == ']';
+        }
+        if (after == '}') {
+            return true;
+        }
+        if (after != ',') {
+            return false;
+        }
+        // The next member's key: "...": (or the end of the object, after a trailing comma).
+        j++;
+        while (isSpace(src.at(j))) {
+            j++;
+        }
+        if (src.at(j) == '}') {
+            return true;
+        }
+        if (src.at(j) != '"') {
+            return false;
+        }
+        for (int k = j + 1, end = j + 1 + MAX_KEY; k < end; k++) {
+            int c = src.at(k);
+            if (c < 0 || c == '\\') {
+                return false;
+            }
+            if (c == '"') {
+                k++;
+                while (isSpace(src.at(k))) {
+                    k++;
+                }
+                return src.at(k) == ':';
+            }
+        }
+        return false;
     }
 
     /** Offset of the next event after {@code end}: past the separating comma, if any. */
