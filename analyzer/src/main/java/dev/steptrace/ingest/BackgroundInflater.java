@@ -40,17 +40,23 @@ final class BackgroundInflater extends InputStream {
                 if (buf == null) {
                     buf = new byte[CHUNK];
                 }
-                int n = source.readNBytes(buf, 0, buf.length);
-                if (n == 0) {
-                    break;
+                int n = 0;
+                int r = 0;
+                try {
+                    while (n < buf.length && (r = source.read(buf, n, buf.length - n)) >= 0) {
+                        n += r;
+                    }
+                } catch (IOException e) {
+                    // A cut or corrupt gzip: hand over what was inflated before the damage, then the error.
+                    failure = e;
                 }
-                filled.put(new Chunk(buf, n));
-                if (n < buf.length) {
+                if (n > 0) {
+                    filled.put(new Chunk(buf, n));
+                }
+                if (r < 0 || failure != null) {
                     break;
                 }
             }
-        } catch (IOException e) {
-            failure = e;
         } catch (InterruptedException e) {
             return;
         }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.base.ParserBase;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -224,7 +223,7 @@ public final class KinetoReader {
                     result.anomaly("non_object_events");
                     continue;
                 }
-                eventStart = offsetDelta + tokenByteOffset(p);
+                eventStart = offsetDelta + p.currentTokenLocation().getByteOffset();
                 input.keepFrom(eventStart);
                 inEvent = true;
                 fields.read(p, event);
@@ -232,12 +231,6 @@ public final class KinetoReader {
                 dispatch(event);
             }
             inEvents = false;
-        }
-
-        /** Byte offset of the current token; ParserBase has it without allocating a JsonLocation. */
-        private long tokenByteOffset(JsonParser p) {
-            return p instanceof ParserBase ? ((ParserBase) p).getTokenCharacterOffset()
-                    : p.currentTokenLocation().getByteOffset();
         }
 
         private void dispatch(TraceEvent e) {
