@@ -23,10 +23,14 @@ final class EventFields {
     /** The value of the last {@link #integer} call that returned true. */
     private long number;
 
-    EventFields(NameDictionary names, ReadResult result, ObjectMapper mapper) {
+    /** False when python_function events are dropped: they are then skipped without being read. */
+    private final boolean keepPythonFunctions;
+
+    EventFields(NameDictionary names, ReadResult result, ObjectMapper mapper, boolean keepPythonFunctions) {
         this.names = names;
         this.result = result;
         this.mapper = mapper;
+        this.keepPythonFunctions = keepPythonFunctions;
     }
 
     /** Reads the object whose START_OBJECT is the current token. */
@@ -39,11 +43,22 @@ final class EventFields {
                 case "ph":
                     if (t == JsonToken.VALUE_STRING && p.getTextLength() > 0) {
                         e.ph = p.getTextCharacters()[p.getTextOffset()];
+                        if (e.ph != 'X' && e.ph != 'M') {
+                            // Flows (half of a trace), instants and counters are only counted: skip the
+                            // rest of the object at tokenizer speed instead of decoding its fields.
+                            skipRest(p);
+                            return;
+                        }
                     }
                     break;
                 case "cat":
                     if (t == JsonToken.VALUE_STRING) {
                         category(p, e);
+                        if (e.kind == EventKind.OTHER
+                                || (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions)) {
+                            skipRest(p);
+                            return;
+                        }
                     }
                     break;
                 case "name":
@@ -91,6 +106,17 @@ final class EventFields {
                 default:
                     p.skipChildren();
             }
+        }
+    }
+
+    /** Skips to the end of the current event object. */
+    private static void skipRest(JsonParser p) throws IOException {
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_OBJECT) {
+            if (t == null) {
+                return;
+            }
+            p.skipChildren();
         }
     }
 

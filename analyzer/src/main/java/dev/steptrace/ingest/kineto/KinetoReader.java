@@ -94,7 +94,7 @@ public final class KinetoReader {
             this.input = input;
             this.names = names;
             this.sink = sink;
-            this.fields = new EventFields(names, result, MAPPER);
+            this.fields = new EventFields(names, result, MAPPER, keepPythonFunctions);
         }
 
         ReadResult read() throws IOException {
