@@ -69,7 +69,7 @@ public final class Ingestor {
         List<String> warnings = new ArrayList<>();
         for (TraceDiscovery.Skipped s : found.skipped()) {
             outcomes.add(FileOutcome.notLoaded(s.path(), s.path().getParent().getFileName().toString(),
-                    Status.SKIPPED, s.reason()));
+                    Status.SKIPPED, s.reason() + removeStaleRows(s.path())));
         }
         List<Planned> plan = plan(found.traces(), outcomes);
         long totalBytes = plan.stream().filter(p -> !p.unchanged).mapToLong(p -> p.fingerprint.size()).sum();
@@ -209,7 +209,8 @@ public final class Ingestor {
                         read.jsonBytes, seconds);
             } catch (NotATraceException e) {
                 c.rollback();
-                return FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED, e.getMessage());
+                return FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED,
+                        e.getMessage() + removeStaleRows(f.path()));
             } catch (IOException e) {
                 c.rollback();
                 return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED, "cannot read: " + e.getMessage());
@@ -225,6 +226,19 @@ public final class Ingestor {
             return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
                     "store error: " + Messages.firstLine(e.getMessage()));
         }
+    }
+
+    /**
+     * A file that was a trace when last ingested and no longer is: its old rows describe nothing on
+     * disk any more, so they go. Returns the note for the file's reason ("" when there was nothing).
+     */
+    private String removeStaleRows(Path path) throws SQLException {
+        StoreFiles.Row stale = StoreFiles.byPath(store.connection(), path);
+        if (stale == null) {
+            return "";
+        }
+        StoreFiles.deleteFile(store.connection(), stale.fileId());
+        return "; its rows from an earlier ingest were removed from the store";
     }
 
     private record Rank(Integer value, String source) {}
