@@ -47,6 +47,7 @@ public final class Ingestor {
     private final IngestOptions options;
     private final AtomicLong fileBytesRead = new AtomicLong();
     private final AtomicLong eventsRead = new AtomicLong();
+    private final AtomicLong fileBytesToRead = new AtomicLong();
 
     public Ingestor(Store store, IngestOptions options) {
         this.store = store;
@@ -56,6 +57,11 @@ public final class Ingestor {
     /** File bytes read so far by the running ingest (compressed bytes for gzip files), for progress. */
     public AtomicLong fileBytesRead() {
         return fileBytesRead;
+    }
+
+    /** File bytes the running ingest will read, once it has planned (0 before), for progress. */
+    public AtomicLong fileBytesToRead() {
+        return fileBytesToRead;
     }
 
     /** Events read so far by the running ingest, for progress. */
@@ -73,6 +79,7 @@ public final class Ingestor {
         }
         List<Planned> plan = plan(found.traces(), outcomes);
         long totalBytes = plan.stream().filter(p -> !p.unchanged).mapToLong(p -> p.fingerprint.size()).sum();
+        fileBytesToRead.set(totalBytes);
         List<FileOutcome> loaded = load(plan.stream().filter(p -> !p.unchanged).toList(), totalBytes);
         outcomes.addAll(loaded);
         for (Planned p : plan) {
