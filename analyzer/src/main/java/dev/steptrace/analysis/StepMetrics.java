@@ -12,7 +12,9 @@ import java.sql.SQLException;
  *       span (first start to last end), busy (union of intervals over streams), idle = span - busy,
  *       and the host gap since the previous step's last operation;</li>
  *   <li>{@code t_step_categories}: per file, step, category and subcategory, time and calls;</li>
- *   <li>{@code t_kernel_stats}: per file, phase and operation name, time and calls.</li>
+ *   <li>{@code t_kernel_stats}: per file, phase and operation name, time and calls;</li>
+ *   <li>{@code t_step_kernels} (only on request, {@link #buildStepKernels}): per file, step and operation
+ *       name, time and calls.</li>
  * </ul>
  * Each step's {@code phase_index} counts the step's position among the file's steps of that phase,
  * which is how steps are matched across ranks.
@@ -63,6 +65,24 @@ final class StepMetrics {
                 SELECT a.file_id, a.rank, a.phase, n.name, a.kind, a.category, a.subcategory, a.rule_id, a.ns, a.calls
                 FROM (SELECT o.file_id, m.rank, m.phase, o.name_id, o.kind, o.category, o.subcategory, o.rule_id,
                              sum(o.dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
+                      FROM t_ops o JOIN t_step_metrics m USING (file_id, step)
+                      GROUP BY ALL) a
+                JOIN names n USING (file_id, name_id)
+                """);
+    }
+
+    /**
+     * {@code t_step_kernels(file_id, rank, step, phase, phase_index, name, kind, category, subcategory,
+     * rule_id, ns, calls)}: each step's time and calls per operation name (what a diff bootstraps kernel
+     * by kernel). Built on request, not by {@link #build}: the report does not need it.
+     */
+    static void buildStepKernels(Connection c) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_step_kernels AS
+                SELECT a.file_id, a.rank, a.step, a.phase, a.phase_index, n.name, a.kind, a.category, a.subcategory,
+                       a.rule_id, a.ns, a.calls
+                FROM (SELECT o.file_id, m.rank, o.step, m.phase, m.phase_index, o.name_id, o.kind, o.category,
+                             o.subcategory, o.rule_id, sum(o.dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
                       FROM t_ops o JOIN t_step_metrics m USING (file_id, step)
                       GROUP BY ALL) a
                 JOIN names n USING (file_id, name_id)

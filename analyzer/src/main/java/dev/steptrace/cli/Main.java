@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Where every millisecond of an LLM inference step goes, from torch.profiler traces.",
-        subcommands = {IngestCommand.class, ReportCommand.class, QueryCommand.class, TaxonomyCommand.class,
+        subcommands = {IngestCommand.class, ReportCommand.class, DiffCommand.class, QueryCommand.class, TaxonomyCommand.class,
                 SynthCommand.class, BenchCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {

@@ -278,7 +278,7 @@ public final class ReportCharts {
         series.setLineWidth(1.5f);
     }
 
-    private static void style(Styler s) {
+    static void style(Styler s) {
         s.setChartBackgroundColor(Color.WHITE);
         s.setPlotBackgroundColor(Color.WHITE);
         s.setPlotBorderVisible(false);
