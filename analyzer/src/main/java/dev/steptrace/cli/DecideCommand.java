@@ -30,11 +30,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "decide", mixinStandardHelpOptions = true,
-        description = {"Write a decision memo: a capture's evidence plus a scenario (the question, hardware facts,",
-                "constraints, measured inputs and candidate options) give the tax's share, its Amdahl bound, each",
-                "option's projected step, the options the constraints exclude, and accept or pursue.",
-                "Writes decision.html, decision.md and decision.json. docs/scenarios.md describes scenario files;",
-                "bundled scenarios: " + "pcie-allreduce-tax" + "."})
+        description = {"Write a decision memo from a capture and a scenario (docs/scenarios.md):",
+                "the tax's share and Amdahl bound, each option's projected step and speedup,",
+                "the options the constraints exclude, accept or pursue, and when to revisit.",
+                "Writes decision.html, decision.md and decision.json.",
+                "Bundled scenarios: pcie-allreduce-tax."})
 public final class DecideCommand implements Callable<Integer> {
     public enum Format { html, md, json }
 

@@ -265,13 +265,13 @@ public final class DecisionEngine {
         if (missing == null && projected <= 0) {
             missing = "the effect projects a step of " + Numbers.ms(projected) + " ms, which is not possible";
         }
-        d.append(" = ").append(missing != null && perCall == null && e.replace() != null ? "n/a" : Numbers.ms(projected) + " ms");
+        boolean projectable = missing == null;
+        d.append(" = ").append(projectable ? Numbers.ms(projected) + " ms" : "n/a");
         if (e.tokensPerStep() != null) {
             d.append("; ").append(Numbers.plain(e.tokensPerStep())).append(" tokens per sequence per step (").append(f).append(".tokens_per_step)");
         } else if (e.tokensPerStepUnknown()) {
             d.append("; tokens per sequence per step not measured (").append(f).append(".tokens_per_step: null)");
         }
-        boolean projectable = !(e.replace() != null && perCall == null) && projected > 0;
         return new Projection(projectable ? projected : null, bound, d.toString(), missing, perCall, perCallText);
     }
 
@@ -343,7 +343,7 @@ public final class DecisionEngine {
                     : "tokens per step is not measured (" + o.field() + ".effect.tokens_per_step: null)");
         } else if (speedup < 1) {
             verdict = "slower";
-            reasons.add(0, "projected " + Numbers.x(speedup) + " at batch " + batch + ": slower than now");
+            reasons.add(0, "projected " + Numbers.x(speedup) + (batch == null ? "" : " at batch " + batch) + ": slower than now");
         } else if (e.needsHardware() != null) {
             verdict = "needs_hardware";
         } else if (!violates.isEmpty()) {

@@ -162,6 +162,40 @@ class DecisionEngineTest {
     }
 
     @Test
+    void aBurstTimingIsCheckedAgainstTheCapture() {
+        Scenario s = yaml("""
+                question: {tax: allreduce, min_speedup: 1.1}
+                hardware: {link_gbps: 64, collective_latency_us: 20, gpus: 8}
+                measured:
+                  burst: {collective: allreduce, calls: 127, message_bytes: 14336, total_ms: 10.9, source: nccl-tests}
+                  slow_burst: {calls: 10, total_ms: 2.0}
+                options: []
+                """);
+        Decision d = decide(DecisionFixtures.spec(null), DecisionFixtures.batch(1), s);
+        List<Decision.Check> bursts = d.checks().stream().filter(c -> c.id().equals("burst-consistency")).toList();
+        assertEquals(2, bursts.size());
+        assertEquals("ok", bursts.get(0).status(), bursts.get(0).toString());
+        assertTrue(bursts.get(0).evidence().contains("measured.burst: 127 calls in 10.9 ms = 85.8 µs per call"),
+                bursts.get(0).evidence());
+        assertEquals("warn", bursts.get(1).status(), "200 µs per call against 88: " + bursts.get(1));
+        assertTrue(d.facts().sources().get("regime").contains("hardware.collective_latency_us"));
+    }
+
+    @Test
+    void replacingMoreCallsThanTheCaptureHasIsNotEvaluated() {
+        Scenario s = yaml("""
+                question: {tax: allreduce, min_speedup: 1.1}
+                options:
+                  - id: too_many
+                    effect: {replace: {calls_per_step: 500, by: {per_call_us: 1}}}
+                """);
+        Decision.OptionResult o = option(decide(DecisionFixtures.spec(null), DecisionFixtures.batch(1), s), "too_many");
+        assertEquals("not_evaluated", o.verdict());
+        assertNull(o.projectedSpeedup());
+        assertTrue(o.reason().contains("500 calls, but the capture has 127 allreduce calls per step"), o.reason());
+    }
+
+    @Test
     void aTableWithoutTheCapturesBatchLeavesTheOptionUnevaluated() {
         Decision d = decide(DecisionFixtures.spec(null), DecisionFixtures.batch(8), BUNDLED);
         Decision.OptionResult ep = option(d, "expert_parallel");
