@@ -222,9 +222,12 @@ public final class DiffBuilder {
             cellOf.put(e.getKey(), cellIds);
         }
 
+        // Rows in a fixed order: sums of doubles, and so the seeded bootstrap, must not depend on the
+        // order DuckDB's parallel aggregation happens to produce.
         try (Statement s = analysis.connection().createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT phase, file_id, step, category, subcategory, ns, calls
                 FROM t_step_categories WHERE rank IS NOT NULL
+                ORDER BY phase, file_id, step, category, subcategory
                 """)) {
             while (rs.next()) {
                 PhaseData pd = side.phases.get(rs.getString(1));
@@ -255,6 +258,7 @@ public final class DiffBuilder {
         try (Statement s = analysis.connection().createStatement(); ResultSet rs = s.executeQuery(dictionary + """
                 SELECT k.phase, k.file_id, k.step, d.id, k.category, k.subcategory, k.ns, k.calls
                 FROM %s k JOIN d USING (name) WHERE k.rank IS NOT NULL
+                ORDER BY k.phase, k.file_id, k.step, d.id, k.kind
                 """.formatted(table))) {
             while (rs.next()) {
                 PhaseData pd = side.phases.get(rs.getString(1));
