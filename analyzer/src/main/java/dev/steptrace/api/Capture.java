@@ -237,7 +237,7 @@ public final class Capture implements AutoCloseable {
             append(busy, p.busyMsPerStep().mean());
             append(gap, p.hostGapMsPerStep().mean());
         });
-        return Table.create(name() + " summary", phase, steps, source, kMean, kMedian, kP90, span, busy, gap);
+        return TableReader.pretty(Table.create(name() + " summary", phase, steps, source, kMean, kMedian, kP90, span, busy, gap));
     }
 
     /**
@@ -279,7 +279,7 @@ public final class Capture implements AutoCloseable {
                 calls.append(s.callsPerStep());
             }
         }
-        return Table.create(name() + " " + phase + " subcategories", cat, sub, ms, calls);
+        return TableReader.pretty(Table.create(name() + " " + phase + " subcategories", cat, sub, ms, calls));
     }
 
     /**
@@ -339,7 +339,7 @@ public final class Capture implements AutoCloseable {
             calls.append(k.callsPerStep());
             mean.append(k.meanUs());
         }
-        return Table.create(name() + " " + phase + " kernels", name, cat, sub, rule, ms, calls, mean);
+        return TableReader.pretty(Table.create(name() + " " + phase + " kernels", name, cat, sub, rule, ms, calls, mean));
     }
 
     /**
@@ -447,7 +447,7 @@ public final class Capture implements AutoCloseable {
             append(wait, c.waitMsPerStep());
             append(transfer, c.transferMsPerStep());
         }
-        return Table.create(name() + " collectives", phase, type, calls, mean, bytes, busbw, wait, transfer);
+        return TableReader.pretty(Table.create(name() + " collectives", phase, type, calls, mean, bytes, busbw, wait, transfer));
     }
 
     /**
@@ -536,9 +536,9 @@ public final class Capture implements AutoCloseable {
     }
 
     private static Table categoryTable(String name) {
-        return Table.create(name, StringColumn.create("category"), StringColumn.create("label"),
+        return TableReader.pretty(Table.create(name, StringColumn.create("category"), StringColumn.create("label"),
                 DoubleColumn.create("ms_per_step"), DoubleColumn.create("share_pct"),
-                DoubleColumn.create("calls_per_step"));
+                DoubleColumn.create("calls_per_step")));
     }
 
     private static void appendCategory(Table t, CategoryShare c) {

@@ -58,6 +58,9 @@ public final class Charts {
         new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
         new Color(0xbcbd22), new Color(0x17becf)};
 
+    /** Beyond this many bars, only some x labels are drawn. */
+    private static final int MAX_X_LABELS = 30;
+
     private Charts() {}
 
     /**
@@ -72,7 +75,7 @@ public final class Charts {
     public static CategoryChart bars(Table table, String x, String y) {
         Grid g = grid(table, x, y, null);
         boolean categories = isCategories(g.xs);
-        CategoryChart chart = categoryChart(y + " by " + x, x, y, g.xs);
+        CategoryChart chart = categoryChart(y + " by " + x, x, y, g.xs, g.nonNegative());
         if (categories) {
             // One series per category, each with its value at its own bar and 0 elsewhere, stacked: one
             // bar per category in the category's color.
@@ -255,7 +258,7 @@ public final class Charts {
         Grid g = grid(table, x, y, series);
         List<String> keys = seriesOrder(g.series, column(table, series));
         boolean categories = isCategories(keys);
-        CategoryChart chart = categoryChart(y + " by " + x + ", per " + series, x, y, g.xs);
+        CategoryChart chart = categoryChart(y + " by " + x + ", per " + series, x, y, g.xs, g.nonNegative());
         CategoryStyler s = chart.getStyler();
         s.setStacked(stacked);
         int i = 0;
@@ -272,7 +275,7 @@ public final class Charts {
         return chart;
     }
 
-    private static CategoryChart categoryChart(String title, String x, String y, List<String> xs) {
+    private static CategoryChart categoryChart(String title, String x, String y, List<String> xs, boolean fromZero) {
         if (xs.isEmpty()) {
             throw new SteptraceException("nothing to chart: no row has both " + x + " and " + y);
         }
@@ -284,8 +287,18 @@ public final class Charts {
         s.setOverlapped(false);
         s.setPlotGridVerticalLinesVisible(false);
         s.setYAxisDecimalPattern("#,##0.###");
+        if (fromZero) {
+            s.setYAxisMin(0.0);
+        }
         int chars = xs.stream().mapToInt(String::length).sum();
-        s.setXAxisLabelRotation(xs.size() > 24 || chars > 160 ? 90 : chars > 80 ? 45 : 0);
+        int longest = xs.stream().mapToInt(String::length).max().orElse(0);
+        if (xs.size() > MAX_X_LABELS) {
+            // Many bars (positions, steps): every n-th label, upright when they are short.
+            s.setXAxisMaxLabelCount(MAX_X_LABELS);
+            s.setXAxisLabelRotation(longest <= 4 ? 0 : 90);
+        } else {
+            s.setXAxisLabelRotation(chars > 160 ? 90 : chars > 80 ? 45 : 0);
+        }
         s.setAvailableSpaceFill(xs.size() > 32 ? 0.95 : 0.7);
         return chart;
     }
@@ -326,6 +339,10 @@ public final class Charts {
         Double value(String x, String series) {
             double[] acc = sums.get(x + '\u0000' + (series == null ? "" : series));
             return acc == null ? null : acc[0] / acc[1];
+        }
+
+        boolean nonNegative() {
+            return sums.values().stream().allMatch(acc -> acc[0] >= 0);
         }
     }
 

@@ -139,7 +139,7 @@ public final class Diff {
             Capture.append(aMean, k.aMeanUs());
             Capture.append(bMean, k.bMeanUs());
         }
-        return t.addColumns(aMean, bMean);
+        return TableReader.pretty(t.addColumns(aMean, bMean));
     }
 
     /**
@@ -174,8 +174,8 @@ public final class Diff {
             }
             Capture.append(deltaMean, c.deltaMeanUs());
         }
-        return Table.create("collectives " + phase, type, sides[0][0], sides[1][0], sides[0][1], sides[1][1],
-                deltaMean, sides[0][2], sides[1][2], sides[0][3], sides[1][3], sides[0][4], sides[1][4]);
+        return TableReader.pretty(Table.create("collectives " + phase, type, sides[0][0], sides[1][0], sides[0][1], sides[1][1],
+                deltaMean, sides[0][2], sides[1][2], sides[0][3], sides[1][3], sides[0][4], sides[1][4]));
     }
 
     /**
@@ -207,7 +207,7 @@ public final class Diff {
                 calls.append(side == 0 ? c.aCallsPerStep() : c.bCallsPerStep());
             }
         }
-        return Table.create("breakdown " + phase, capture, cat, label, ms, calls);
+        return TableReader.pretty(Table.create("breakdown " + phase, capture, cat, label, ms, calls));
     }
 
     /**
@@ -289,7 +289,7 @@ public final class Diff {
                 DoubleColumn.create("ci95_hi_ms"), DoubleColumn.create("noise_floor_ms"),
                 BooleanColumn.create("significant"), DoubleColumn.create("a_calls_per_step"),
                 DoubleColumn.create("b_calls_per_step"));
-        return t;
+        return TableReader.pretty(t);
     }
 
     private static void appendDelta(Table t, double a, double b, double delta, Double pct, List<Double> ci,

@@ -9,6 +9,8 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
 import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
@@ -16,6 +18,7 @@ import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import dev.steptrace.common.Messages;
 import tech.tablesaw.api.BooleanColumn;
@@ -29,6 +32,7 @@ import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 import tech.tablesaw.api.TimeColumn;
 import tech.tablesaw.columns.Column;
+import tech.tablesaw.columns.numbers.NumberColumnFormatter;
 
 /**
  * A DuckDB result as a Tablesaw table. Tablesaw's own JDBC reader refuses DuckDB's HUGEINT (what
@@ -72,6 +76,20 @@ final class TableReader {
         }
     }
 
+    /**
+     * Prints the table's floating-point columns with at most 4 decimals and thousands separators (Tablesaw
+     * prints every digit of a double otherwise); the values themselves are untouched.
+     */
+    static Table pretty(Table t) {
+        for (Column<?> c : t.columns()) {
+            if (c instanceof DoubleColumn d) {
+                d.setPrintFormatter(new NumberColumnFormatter(
+                        new DecimalFormat("#,##0.####", DecimalFormatSymbols.getInstance(Locale.ROOT)), ""));
+            }
+        }
+        return t;
+    }
+
     static Table read(ResultSet rs, String tableName) throws SQLException {
         ResultSetMetaData md = rs.getMetaData();
         int n = md.getColumnCount();
@@ -92,12 +110,12 @@ final class TableReader {
                 name = "column" + (i + 1);
             }
             String unique = name;
-            for (int k = 2; !names.add(unique.toLowerCase(java.util.Locale.ROOT)); k++) {
+            for (int k = 2; !names.add(unique.toLowerCase(Locale.ROOT)); k++) {
                 unique = name + "_" + k;
             }
             table.addColumns(column(unique, md.getColumnClassName(i + 1), values.get(i)));
         }
-        return table;
+        return pretty(table);
     }
 
     private static Column<?> column(String name, String className, List<Object> values) {
