@@ -52,7 +52,7 @@ final class TableReader {
             try {
                 rs = s.executeQuery(sql);
             } catch (SQLException e) {
-                throw new SteptraceException("query failed: " + Messages.firstLine(e.getMessage()), e);
+                throw new SteptraceException("query failed: " + Messages.sqlError(e.getMessage()), e);
             }
             try (rs) {
                 return read(rs, "result");

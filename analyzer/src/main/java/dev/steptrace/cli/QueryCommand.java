@@ -57,7 +57,7 @@ public final class QueryCommand implements Callable<Integer> {
             try {
                 rs = s.executeQuery(sql);
             } catch (SQLException e) {
-                throw new UserError("query failed: " + Messages.firstLine(e.getMessage()));
+                throw new UserError("query failed: " + Messages.firstLine(Messages.sqlError(e.getMessage())));
             }
             ResultSetMetaData md = rs.getMetaData();
             int n = md.getColumnCount();

@@ -171,7 +171,8 @@ class SteptraceApiTest {
         assertEquals(1.5, types.doubleColumn("d").get(0));
         assertEquals("[1, 2]", types.stringColumn("l").get(0));
         SteptraceException bad = assertThrows(SteptraceException.class, () -> st.sql("SELECT nope FROM kernels"));
-        assertTrue(bad.getMessage().startsWith("query failed: "), bad.getMessage());
+        assertTrue(bad.getMessage().startsWith("query failed: Binder Error: Referenced column \"nope\" not found"),
+                bad.getMessage());
         assertTrue(bad.userError());
     }
 
