@@ -240,7 +240,22 @@ public final class ReportBuilder {
         return out;
     }
 
+    /**
+     * Every kernel (and memcpy/memset) of a phase, computed as the report's top kernels are (ms and
+     * calls per step on each rank, averaged over ranks), largest first; empty when the capture has no
+     * such phase. The report lists the first {@value #TOP_KERNELS}.
+     */
+    public List<TopKernel> kernels(String phase) throws SQLException {
+        Map<Integer, RankPhaseStats> perRank = rankPhaseStats().get(phase);
+        return perRank == null ? List.of() : allKernels(phase, perRank);
+    }
+
     private List<TopKernel> topKernels(String phase, Map<Integer, RankPhaseStats> perRank) throws SQLException {
+        List<TopKernel> all = allKernels(phase, perRank);
+        return all.size() > TOP_KERNELS ? List.copyOf(all.subList(0, TOP_KERNELS)) : all;
+    }
+
+    private List<TopKernel> allKernels(String phase, Map<Integer, RankPhaseStats> perRank) throws SQLException {
         Map<String, double[]> byName = new HashMap<>();
         Map<String, String[]> classOf = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement("""
@@ -268,7 +283,7 @@ public final class ReportBuilder {
             out.add(new TopKernel(name, k[0], k[1], k[2], v[0] / ranks, calls, calls == 0 ? 0 : v[0] / ranks / calls * 1000));
         });
         out.sort(Comparator.comparingDouble(TopKernel::msPerStep).reversed());
-        return out.size() > TOP_KERNELS ? List.copyOf(out.subList(0, TOP_KERNELS)) : out;
+        return out;
     }
 
     private List<Collective> collectives(Map<String, Map<Integer, RankPhaseStats>> stats) throws SQLException {

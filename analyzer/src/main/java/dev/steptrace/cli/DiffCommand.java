@@ -1,18 +1,16 @@
 package dev.steptrace.cli;
 
-import dev.steptrace.analysis.CaptureAnalysis;
-import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.DiffBuilder;
-import dev.steptrace.classify.Taxonomy;
-import dev.steptrace.report.CaptureDiff;
-import dev.steptrace.report.DiffWriters;
+import dev.steptrace.api.AnalysisOptions;
+import dev.steptrace.api.Capture;
+import dev.steptrace.api.CaptureInfo;
+import dev.steptrace.api.Diff;
+import dev.steptrace.api.Steptrace;
+import dev.steptrace.api.SteptraceException;
+import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -64,19 +62,17 @@ public final class DiffCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Set<ReportCommand.Format> wanted = formats == null || formats.isEmpty()
                 ? EnumSet.allOf(ReportCommand.Format.class) : formats;
-        Taxonomy taxonomy = Taxonomies.load(taxonomyFile);
+        AnalysisOptions options = new AnalysisOptions(Taxonomies.load(taxonomyFile), null);
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (Store store = Store.open(Store.resolve(common.db))) {
-            int captureA = resolve(store, a, "A", err);
-            int captureB = resolve(store, b, "B", err);
-            try (CaptureAnalysis analysisA = CaptureAnalysis.run(store, captureA, taxonomy, null);
-                 CaptureAnalysis analysisB = CaptureAnalysis.run(store, captureB, taxonomy, null)) {
-                CaptureDiff diff = new DiffBuilder(analysisA, analysisB, seed).build(Version.current());
-                Path dir = out != null ? out
-                        : Path.of("steptrace-out", analysisA.scope().name() + "-vs-" + analysisB.scope().name());
-                Files.createDirectories(dir);
-                List<Path> written = DiffWriters.writeAll(diff, dir, templates, wanted.contains(ReportCommand.Format.json),
+        try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
+            CaptureInfo infoA = resolve(st, a, "A", err);
+            CaptureInfo infoB = resolve(st, b, "B", err);
+            try (Capture captureA = st.capture(infoA.id(), options);
+                 Capture captureB = st.capture(infoB.id(), options)) {
+                Diff diff = Steptrace.diff(captureA, captureB, seed);
+                Path dir = out != null ? out : Path.of("steptrace-out", infoA.name() + "-vs-" + infoB.name());
+                List<Path> written = diff.write(dir, templates, wanted.contains(ReportCommand.Format.json),
                         wanted.contains(ReportCommand.Format.html), wanted.contains(ReportCommand.Format.md));
                 for (Path p : written) {
                     stdout.println(p);
@@ -89,58 +85,17 @@ public final class DiffCommand implements Callable<Integer> {
 
     /**
      * A path on disk is ingested (a no-op when unchanged) and must hold one capture; anything else is
-     * looked up in the store, by capture path, then by capture name.
+     * looked up in the store, by capture path, then by capture name ({@link Steptrace#resolve}). A
+     * problem is reported with the side it concerns ("B: ...").
      */
-    private int resolve(Store store, String arg, String which, PrintWriter err) throws Exception {
-        Path path = Path.of(arg);
-        if (Files.exists(path)) {
-            List<Integer> captures = ReportCommand.ingestAndFind(store, path, common.quiet, err);
-            if (captures.size() > 1) {
-                throw new UserError(which + ": " + arg + " holds " + captures.size() + " captures ("
-                        + names(store, captures) + "); name one of them");
+    private CaptureInfo resolve(Steptrace st, String arg, String which, PrintWriter err) {
+        try {
+            return st.resolve(arg, IngestOptions.defaults(), IngestCommand.listener(common.quiet, err));
+        } catch (SteptraceException e) {
+            if (!e.userError()) {
+                throw e;
             }
-            return captures.get(0);
+            throw new UserError(which + ": " + e.getMessage(), e);
         }
-        List<Integer> ids = new ArrayList<>();
-        try (PreparedStatement ps = store.connection().prepareStatement("""
-                SELECT capture_id FROM captures WHERE capture_id IN (SELECT capture_id FROM files)
-                AND (path = ? OR (name = ? AND NOT EXISTS (SELECT 1 FROM captures c2 WHERE c2.path = ?)))
-                ORDER BY path
-                """)) {
-            String abs = path.toAbsolutePath().normalize().toString();
-            ps.setString(1, abs);
-            ps.setString(2, arg);
-            ps.setString(3, abs);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    ids.add(rs.getInt(1));
-                }
-            }
-        }
-        if (ids.isEmpty()) {
-            throw new UserError(which + ": " + arg + " is neither a trace directory nor a capture in the store"
-                    + " (by path or name)");
-        }
-        if (ids.size() > 1) {
-            throw new UserError(which + ": " + ids.size() + " captures in the store are named " + arg
-                    + " (" + paths(store, ids) + "); give the path instead");
-        }
-        return ids.get(0);
-    }
-
-    private static String names(Store store, List<Integer> ids) throws Exception {
-        List<String> out = new ArrayList<>();
-        for (int id : ids) {
-            out.add(CaptureScope.load(store.connection(), id).name());
-        }
-        return String.join(", ", out);
-    }
-
-    private static String paths(Store store, List<Integer> ids) throws Exception {
-        List<String> out = new ArrayList<>();
-        for (int id : ids) {
-            out.add(CaptureScope.load(store.connection(), id).path().toString());
-        }
-        return String.join(", ", out);
     }
 }

@@ -4,13 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.steptrace.api.IngestListener;
+import dev.steptrace.api.IngestProgress;
+import dev.steptrace.api.Steptrace;
 import dev.steptrace.ingest.FileOutcome;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
-import dev.steptrace.ingest.Ingestor;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -75,21 +76,32 @@ public final class IngestCommand implements Callable<Integer> {
         }
     }
 
-    /** Ingests with a progress line; shared by the commands that ingest before they analyze. */
-    static IngestReport run(Store store, IngestOptions options, List<Path> paths, boolean quiet) throws Exception {
-        Ingestor ingestor = new Ingestor(store, options);
-        Progress progress = null;
-        try {
-            progress = Progress.start(quiet, "ingest", ingestor.fileBytesRead(), ingestor.fileBytesToRead(),
-                    ingestor.eventsRead());
-            return ingestor.ingest(paths);
-        } catch (NoSuchFileException e) {
-            throw new UserError("no such file or directory: " + e.getFile());
-        } finally {
-            if (progress != null) {
-                progress.close();
+    /** Ingests through the API with a progress line on a terminal. */
+    static IngestReport run(Store store, IngestOptions options, List<Path> paths, boolean quiet) {
+        return Steptrace.of(store).ingest(paths, options, listener(quiet, null));
+    }
+
+    /**
+     * What the commands show while they ingest: a progress line on a terminal (unless quiet) and, when
+     * {@code problems} is given, each skipped or partial file and each warning once the ingest is done.
+     */
+    static IngestListener listener(boolean quiet, PrintWriter problems) {
+        return new IngestListener() {
+            @Override
+            public AutoCloseable started(IngestProgress p) {
+                return Progress.start(quiet, "ingest", p.bytesRead(), p.bytesToRead(), p.events());
             }
-        }
+
+            @Override
+            public void finished(IngestReport report) {
+                if (problems == null) {
+                    return;
+                }
+                report.files().stream().filter(f -> f.reason() != null).forEach(f -> problems.println(
+                        "steptrace: " + f.status().id() + ": " + f.path() + ": " + f.reason()));
+                report.warnings().forEach(w -> problems.println("steptrace: warning: " + w));
+            }
+        };
     }
 
     private static void printSummary(PrintWriter out, IngestReport report, Path db) {

@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.api.SteptraceException;
 import dev.steptrace.common.Messages;
 import dev.steptrace.store.StoreException;
 import picocli.CommandLine;
@@ -34,7 +35,10 @@ public final class Main implements Runnable {
     /** Runs one command line and returns its exit code (used by tests too). */
     public static int run(String... args) {
         CommandLine cli = new CommandLine(new Main());
-        cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+        cli.setExecutionExceptionHandler((thrown, commandLine, parseResult) -> {
+            // The API wraps internal failures (database, I/O) in an unchecked exception: report the cause.
+            Exception ex = thrown instanceof SteptraceException wrapper && !wrapper.userError()
+                    && wrapper.getCause() instanceof Exception cause ? cause : thrown;
             boolean debug = parseResult.hasMatchedOption("--debug")
                     || parseResult.subcommands().stream().anyMatch(s -> s.hasMatchedOption("--debug"));
             if (debug) {
@@ -42,14 +46,19 @@ public final class Main implements Runnable {
             }
             // A UserError is the whole story (e.g. a missing path): no stack trace worth pointing at.
             commandLine.getErr().println("steptrace: " + describe(ex)
-                    + (debug || ex instanceof UserError ? "" : " (--debug shows the stack trace)"));
+                    + (debug || userError(ex) ? "" : " (--debug shows the stack trace)"));
             return FAILED;
         });
         return cli.execute(args);
     }
 
+    /** A failure the user can act on: its message is the whole story, no stack trace worth pointing at. */
+    private static boolean userError(Throwable ex) {
+        return ex instanceof UserError || ex instanceof SteptraceException e && e.userError();
+    }
+
     private static String describe(Throwable ex) {
-        if (ex instanceof UserError || ex instanceof StoreException) {
+        if (userError(ex) || ex instanceof StoreException) {
             return ex.getMessage();
         }
         String msg = Messages.firstLine(ex.getMessage());

@@ -3,6 +3,7 @@ package dev.steptrace.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.steptrace.api.Steptrace;
 import dev.steptrace.common.Messages;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
@@ -51,12 +52,12 @@ public final class QueryCommand implements Callable<Integer> {
             throw new UserError("no store at " + db + ": run `steptrace ingest <trace dir>` first, or pass --db");
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (Store store = Store.open(db); Statement s = store.connection().createStatement()) {
+        try (Steptrace st = Steptrace.open(db); Statement s = st.connection().createStatement()) {
             ResultSet rs;
             try {
                 rs = s.executeQuery(sql);
             } catch (SQLException e) {
-                throw new UserError("query failed: " + Messages.firstLine(e.getMessage()));
+                throw new UserError("query failed: " + Messages.firstLine(Messages.sqlError(e.getMessage())));
             }
             ResultSetMetaData md = rs.getMetaData();
             int n = md.getColumnCount();

@@ -1,16 +1,13 @@
 package dev.steptrace.cli;
 
-import dev.steptrace.analysis.CaptureAnalysis;
-import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.ReportBuilder;
-import dev.steptrace.classify.Taxonomy;
+import dev.steptrace.api.AnalysisOptions;
+import dev.steptrace.api.Capture;
+import dev.steptrace.api.CaptureInfo;
+import dev.steptrace.api.Steptrace;
 import dev.steptrace.ingest.IngestOptions;
-import dev.steptrace.ingest.IngestReport;
-import dev.steptrace.report.ReportContent;
-import dev.steptrace.report.ReportWriters;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
@@ -69,21 +66,17 @@ public final class ReportCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--phase must be one of " + ReportBuilder.PHASES + ", not " + phase);
         }
-        Taxonomy taxonomy = Taxonomies.load(taxonomyFile);
+        AnalysisOptions options = new AnalysisOptions(Taxonomies.load(taxonomyFile), regex);
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (Store store = Store.open(Store.resolve(common.db))) {
-            List<Integer> captures = ingestAndFind(store, path, common.quiet, err);
-            for (int captureId : captures) {
-                try (CaptureAnalysis analysis = CaptureAnalysis.run(store, captureId, taxonomy, regex)) {
-                    ReportContent content = new ReportBuilder(analysis).build(Version.current());
-                    if (phase != null) {
-                        content = ReportWriters.onlyPhase(content, phase);
-                    }
-                    Path dir = outputDir(analysis.scope(), captures.size());
-                    Files.createDirectories(dir);
-                    List<Path> written = ReportWriters.writeAll(content, dir, templates,
-                            wanted.contains(Format.json), wanted.contains(Format.html), wanted.contains(Format.md));
+        try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
+            List<CaptureInfo> captures = st.load(path, IngestOptions.defaults(),
+                    IngestCommand.listener(common.quiet, err));
+            for (CaptureInfo info : captures) {
+                try (Capture capture = st.capture(info.id(), options)) {
+                    List<Path> written = capture.writeReport(outputDir(info.name(), captures.size()), templates,
+                            phase, wanted.contains(Format.json), wanted.contains(Format.html),
+                            wanted.contains(Format.md));
                     for (Path p : written) {
                         stdout.println(p);
                     }
@@ -94,11 +87,11 @@ public final class ReportCommand implements Callable<Integer> {
         return Main.OK;
     }
 
-    private Path outputDir(CaptureScope scope, int captures) {
+    private Path outputDir(String captureName, int captures) {
         if (out == null) {
-            return Path.of("steptrace-out", scope.name());
+            return Path.of("steptrace-out", captureName);
         }
-        return captures > 1 ? out.resolve(scope.name()) : out;
+        return captures > 1 ? out.resolve(captureName) : out;
     }
 
     static Pattern compile(String regex) {
@@ -114,22 +107,11 @@ public final class ReportCommand implements Callable<Integer> {
 
     /**
      * Ingests PATH (a no-op for files already in the store and unchanged) and returns the captures
-     * under it; fails with a message when there is none.
+     * under it; fails with a message when there is none. The API's {@link Steptrace#load} with the
+     * command line's progress line and messages.
      */
     static List<Integer> ingestAndFind(Store store, Path path, boolean quiet, PrintWriter err) throws Exception {
-        IngestReport report = IngestCommand.run(store, IngestOptions.defaults(), List.of(path), quiet);
-        report.files().stream().filter(f -> f.reason() != null)
-                .forEach(f -> err.println("steptrace: " + f.status().id() + ": " + f.path() + ": " + f.reason()));
-        report.warnings().forEach(w -> err.println("steptrace: warning: " + w));
-        Path dir = path.toRealPath();
-        if (!Files.isDirectory(dir)) {
-            dir = dir.getParent();
-        }
-        List<Integer> captures = CaptureScope.under(store.connection(), dir);
-        if (captures.isEmpty()) {
-            throw new UserError("no usable trace in " + path
-                    + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list)");
-        }
-        return captures;
+        return Steptrace.of(store).load(path, IngestOptions.defaults(), IngestCommand.listener(quiet, err))
+                .stream().map(CaptureInfo::id).toList();
     }
 }

@@ -1,22 +1,12 @@
 package dev.steptrace.cli;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.util.Properties;
+import dev.steptrace.api.Steptrace;
 import picocli.CommandLine;
 
 /** The version Maven wrote into the jar. */
 public final class Version implements CommandLine.IVersionProvider {
     public static String current() {
-        Properties p = new Properties();
-        try (InputStream in = Version.class.getResourceAsStream("/steptrace-version.properties")) {
-            if (in != null) {
-                p.load(in);
-            }
-        } catch (IOException e) {
-            return "unknown";
-        }
-        return p.getProperty("version", "unknown");
+        return Steptrace.version();
     }
 
     @Override

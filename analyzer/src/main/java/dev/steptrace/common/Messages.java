@@ -12,4 +12,22 @@ public final class Messages {
         int nl = message.indexOf('\n');
         return nl < 0 ? message : message.substring(0, nl);
     }
+
+    /**
+     * A DuckDB error without the JDBC driver's wrapper line ("Attempting to execute an unsuccessful or
+     * closed pending query result", which comes first for binder and catalog errors): the lines that say
+     * what is wrong ("Binder Error: Referenced column ..."), with DuckDB's hints and caret.
+     */
+    public static String sqlError(String message) {
+        if (message == null) {
+            return "";
+        }
+        String m = message.strip();
+        String wrapper = "Attempting to execute an unsuccessful or closed pending query result";
+        int nl = m.indexOf('\n');
+        if (nl > 0 && m.substring(0, nl).contains(wrapper)) {
+            m = m.substring(nl + 1).strip();
+        }
+        return m.startsWith("Error: ") ? m.substring("Error: ".length()) : m;
+    }
 }

@@ -278,7 +278,8 @@ public final class ReportCharts {
         series.setLineWidth(1.5f);
     }
 
-    static void style(Styler s) {
+    /** The reports' look (white background, fonts, grid): shared by every chart steptrace draws, the API's included. */
+    public static void style(Styler s) {
         s.setChartBackgroundColor(Color.WHITE);
         s.setPlotBackgroundColor(Color.WHITE);
         s.setPlotBorderVisible(false);

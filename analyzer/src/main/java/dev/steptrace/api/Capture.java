@@ -1,0 +1,559 @@
+package dev.steptrace.api;
+
+import dev.steptrace.analysis.CaptureAnalysis;
+import dev.steptrace.analysis.CaptureScope;
+import dev.steptrace.analysis.ReportBuilder;
+import dev.steptrace.common.Messages;
+import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.report.BottleneckReport.CategoryShare;
+import dev.steptrace.report.BottleneckReport.Collective;
+import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.RankPhase;
+import dev.steptrace.report.BottleneckReport.RankSummary;
+import dev.steptrace.report.BottleneckReport.SubcategoryShare;
+import dev.steptrace.report.BottleneckReport.TopKernel;
+import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.report.ReportContent;
+import dev.steptrace.report.ReportWriters;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import tech.tablesaw.api.DoubleColumn;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
+
+/**
+ * One capture, analysed: its steps and phases, every GPU operation's step and kernel category, per-step
+ * metrics and collective instances, and the bottleneck report, with Tablesaw tables to explore them.
+ * The numbers are the report's: {@link #breakdown} is report.json's {@code categories}, {@link #kernels}
+ * its {@code top_kernels} (all of them, not only the first 20), {@link #collectiveSummary} its
+ * {@code collectives}.
+ *
+ * <p>The analysis lives in temp tables of a DuckDB connection of the capture's own ({@link #sql} and
+ * {@link #connection}), where the store's tables and views are visible too:
+ *
+ * <table>
+ *   <caption>Temp tables of a capture's analysis (times in ns; one file per rank)</caption>
+ *   <tr><th>table</th><th>one row per</th><th>columns</th></tr>
+ *   <tr><td>{@code t_files}</td><td>trace file of the capture</td><td>file_id, rank</td></tr>
+ *   <tr><td>{@code t_steps}</td><td>step of a file</td>
+ *       <td>file_id, step, name, phase, cpu_start, cpu_end, step_number</td></tr>
+ *   <tr><td>{@code t_ops}</td><td>GPU operation (kernel, memcpy, memset)</td>
+ *       <td>file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, category,
+ *       subcategory, rule_id, step, how ({@code launch} or {@code window}), has_launch</td></tr>
+ *   <tr><td>{@code t_step_metrics}</td><td>step of a file</td>
+ *       <td>file_id, rank, step, phase, name, phase_index, gpu_start, gpu_end, kernel_ns, calls, span_ns,
+ *       busy_ns, idle_ns, host_gap_ns</td></tr>
+ *   <tr><td>{@code t_step_categories}</td><td>step and (category, subcategory)</td>
+ *       <td>file_id, rank, step, phase, phase_index, category, subcategory, ns, calls</td></tr>
+ *   <tr><td>{@code t_kernel_stats}</td><td>file, phase and operation name</td>
+ *       <td>file_id, rank, phase, name, kind, category, subcategory, rule_id, ns, calls</td></tr>
+ *   <tr><td>{@code t_collectives}</td><td>collective kernel in a step</td>
+ *       <td>file_id, rank, phase, phase_index, step, type, ts_ns, end_ns, dur_ns, dtype, in_nelems,
+ *       out_nelems, group_size, k, dtype_bytes, msg_bytes, transfer_ns, wait_ns</td></tr>
+ *   <tr><td>{@code t_classes}</td><td>(file, name, kind)</td><td>file_id, name_id, kind, category,
+ *       subcategory, rule_id</td></tr>
+ * </table>
+ *
+ * <p>{@code phase_index} is a step's position among its file's steps of that phase, from 0: steps are
+ * matched across ranks by it. In {@code t_collectives}, {@code k} is a collective's position among the
+ * step's collectives of its type (with CUDA graphs, roughly the layer), {@code transfer_ns} the fastest
+ * rank's duration of that instance and {@code wait_ns} this rank's time beyond it (null when not every
+ * rank has the instance). Kernel names are in the store's {@code names} table: join on
+ * {@code (file_id, name_id)}.
+ *
+ * <p>Close a capture (or the {@link Steptrace} it came from) to release its connection.
+ */
+public final class Capture implements AutoCloseable {
+    private final Steptrace owner;
+    private final CaptureAnalysis analysis;
+    private ReportContent content;
+    private boolean closed;
+
+    Capture(Steptrace owner, CaptureAnalysis analysis) {
+        this.owner = owner;
+        this.analysis = analysis;
+    }
+
+    /**
+     * The store's id of the capture ({@code captures.capture_id}).
+     *
+     * @return the id
+     */
+    public int id() {
+        return analysis.scope().captureId();
+    }
+
+    /**
+     * The capture's name: its directory's name.
+     *
+     * @return the name
+     */
+    public String name() {
+        return analysis.scope().name();
+    }
+
+    /**
+     * The capture's directory.
+     *
+     * @return the absolute path
+     */
+    public Path path() {
+        return analysis.scope().path();
+    }
+
+    /**
+     * The ranks of the capture's files.
+     *
+     * @return the ranks, sorted
+     */
+    public List<Integer> ranks() {
+        return analysis.scope().ranks();
+    }
+
+    /**
+     * Where the steps came from: report.json's {@code step_source} ({@code vllm_annotation},
+     * {@code profiler_step}, {@code graph_launch}, ...).
+     *
+     * @return the step source id
+     */
+    public String stepSource() {
+        return analysis.stepSource().id();
+    }
+
+    /**
+     * The phases the capture has steps in, in report order ({@code decode}, {@code prefill},
+     * {@code mixed}, {@code unknown}).
+     *
+     * @return the phase ids
+     */
+    public List<String> phases() {
+        return List.copyOf(report().phases().keySet());
+    }
+
+    /**
+     * Capture-quality warnings (partial files, kernels outside any step, ...), as the report lists them.
+     *
+     * @return the warnings
+     */
+    public List<Warning> warnings() {
+        return analysis.warnings();
+    }
+
+    /**
+     * The bottleneck report: report.json's content.
+     *
+     * @return the report
+     */
+    public BottleneckReport report() {
+        return reportContent().report();
+    }
+
+    /**
+     * The report with its per-step series (what the HTML and Markdown writers render). Built once.
+     *
+     * @return the report content
+     */
+    public synchronized ReportContent reportContent() {
+        open();
+        if (content == null) {
+            try {
+                content = new ReportBuilder(analysis).build(Steptrace.version());
+            } catch (SQLException e) {
+                throw SteptraceException.internal("building the report of " + name() + " failed: "
+                        + Messages.firstLine(e.getMessage()), e);
+            }
+        }
+        return content;
+    }
+
+    /**
+     * Writes report.json, report.html and report.md (with its PNG charts) into {@code dir}.
+     *
+     * @param dir the output directory (created when missing)
+     * @return the files written
+     */
+    public List<Path> writeReport(Path dir) {
+        return writeReport(dir, null, null, true, true, true);
+    }
+
+    /**
+     * Writes the chosen report outputs, as {@code steptrace report} does.
+     *
+     * @param dir       the output directory (created when missing)
+     * @param templates a directory of Freemarker templates overriding the built-in ones, or null
+     * @param phase     only this phase, or null for all
+     * @param json      write report.json
+     * @param html      write report.html
+     * @param markdown  write report.md and its PNG charts
+     * @return the files written: report.json, report.html, report.md, PNGs
+     */
+    public List<Path> writeReport(Path dir, Path templates, String phase, boolean json, boolean html,
+                                  boolean markdown) {
+        ReportContent c = reportContent();
+        if (phase != null) {
+            c = ReportWriters.onlyPhase(c, phase);
+        }
+        try {
+            Files.createDirectories(dir);
+            return ReportWriters.writeAll(c, dir, templates, json, html, markdown);
+        } catch (IOException e) {
+            throw SteptraceException.internal("writing the report of " + name() + " into " + dir + " failed: "
+                    + Messages.firstLine(e.getMessage()), e);
+        }
+    }
+
+    // ---- tables ----
+
+    /**
+     * One row per phase: steps per rank and the per-step distributions of the report (means over ranks).
+     * Columns: phase, steps, step_source, kernel_ms_mean, kernel_ms_median, kernel_ms_p90, span_ms_mean,
+     * busy_ms_mean, host_gap_ms_mean.
+     *
+     * @return the table
+     */
+    public Table summary() {
+        StringColumn phase = StringColumn.create("phase");
+        DoubleColumn steps = DoubleColumn.create("steps");
+        StringColumn source = StringColumn.create("step_source");
+        DoubleColumn kMean = DoubleColumn.create("kernel_ms_mean");
+        DoubleColumn kMedian = DoubleColumn.create("kernel_ms_median");
+        DoubleColumn kP90 = DoubleColumn.create("kernel_ms_p90");
+        DoubleColumn span = DoubleColumn.create("span_ms_mean");
+        DoubleColumn busy = DoubleColumn.create("busy_ms_mean");
+        DoubleColumn gap = DoubleColumn.create("host_gap_ms_mean");
+        report().phases().forEach((id, p) -> {
+            phase.append(id);
+            steps.append(p.steps());
+            source.append(p.stepSource());
+            append(kMean, p.kernelMsPerStep().mean());
+            append(kMedian, p.kernelMsPerStep().median());
+            append(kP90, p.kernelMsPerStep().p90());
+            append(span, p.spanMsPerStep().mean());
+            append(busy, p.busyMsPerStep().mean());
+            append(gap, p.hostGapMsPerStep().mean());
+        });
+        return TableReader.pretty(Table.create(name() + " summary", phase, steps, source, kMean, kMedian, kP90, span, busy, gap));
+    }
+
+    /**
+     * The headline categories of a phase, as report.json's {@code phases.PHASE.categories}: kernel ms per
+     * step (mean over ranks), share of kernel time, calls per step; largest first. Columns: category,
+     * label, ms_per_step, share_pct, calls_per_step.
+     *
+     * @param phase {@code decode}, {@code prefill}, {@code mixed} or {@code unknown}
+     * @return the table
+     */
+    public Table breakdown(String phase) {
+        Phase p = phase(phase);
+        Table t = categoryTable(name() + " " + phase + " breakdown");
+        for (CategoryShare c : p.categories()) {
+            appendCategory(t, c);
+        }
+        return t;
+    }
+
+    /**
+     * The subcategories of a phase (norm, activation, rotary, ...): ms and calls per step (mean over
+     * ranks), largest first within each category, categories largest first. Columns: category,
+     * subcategory, ms_per_step, calls_per_step.
+     *
+     * @param phase the phase
+     * @return the table
+     */
+    public Table subcategories(String phase) {
+        Phase p = phase(phase);
+        StringColumn cat = StringColumn.create("category");
+        StringColumn sub = StringColumn.create("subcategory");
+        DoubleColumn ms = DoubleColumn.create("ms_per_step");
+        DoubleColumn calls = DoubleColumn.create("calls_per_step");
+        for (CategoryShare c : p.categories()) {
+            for (SubcategoryShare s : c.subcategories()) {
+                cat.append(c.id());
+                sub.append(s.id());
+                ms.append(s.msPerStep());
+                calls.append(s.callsPerStep());
+            }
+        }
+        return TableReader.pretty(Table.create(name() + " " + phase + " subcategories", cat, sub, ms, calls));
+    }
+
+    /**
+     * The categories of a phase rank by rank (each rank's mean over its steps), as report.json's
+     * {@code ranks}. Columns: rank, category, label, ms_per_step, share_pct, calls_per_step.
+     *
+     * @param phase the phase
+     * @return the table
+     */
+    public Table rankBreakdown(String phase) {
+        phase(phase);
+        IntColumn rank = IntColumn.create("rank");
+        Table t = categoryTable(name() + " " + phase + " breakdown per rank");
+        for (RankSummary r : report().ranks()) {
+            RankPhase rp = r.phases().get(phase);
+            if (rp == null) {
+                continue;
+            }
+            for (CategoryShare c : rp.categories()) {
+                rank.append(r.rank());
+                appendCategory(t, c);
+            }
+        }
+        return t.insertColumn(0, rank);
+    }
+
+    /**
+     * Every kernel (and memcpy/memset) of a phase, computed as the report's top kernels: ms and calls
+     * per step (mean over ranks), mean duration, and the taxonomy rule that classified it; largest
+     * first. Columns: name, category, subcategory, rule, ms_per_step, calls_per_step, mean_us.
+     *
+     * @param phase the phase
+     * @return the table
+     */
+    public Table kernels(String phase) {
+        phase(phase);
+        List<TopKernel> all;
+        try {
+            all = new ReportBuilder(analysis).kernels(phase);
+        } catch (SQLException e) {
+            throw SteptraceException.internal("reading the kernels of " + name() + " failed: "
+                    + Messages.firstLine(e.getMessage()), e);
+        }
+        StringColumn name = StringColumn.create("name");
+        StringColumn cat = StringColumn.create("category");
+        StringColumn sub = StringColumn.create("subcategory");
+        StringColumn rule = StringColumn.create("rule");
+        DoubleColumn ms = DoubleColumn.create("ms_per_step");
+        DoubleColumn calls = DoubleColumn.create("calls_per_step");
+        DoubleColumn mean = DoubleColumn.create("mean_us");
+        for (TopKernel k : all) {
+            name.append(k.name());
+            cat.append(k.category());
+            sub.append(k.subcategory());
+            rule.append(k.rule());
+            ms.append(k.msPerStep());
+            calls.append(k.callsPerStep());
+            mean.append(k.meanUs());
+        }
+        return TableReader.pretty(Table.create(name() + " " + phase + " kernels", name, cat, sub, rule, ms, calls, mean));
+    }
+
+    /**
+     * Every step of every rank, in order. Columns: rank, step (the file's step number), phase,
+     * phase_index (position among the rank's steps of the phase), name (the step's annotation),
+     * kernel_ms (sum of GPU operation durations), span_ms (first start to last end), busy_ms (union of
+     * operations over streams), idle_ms (span - busy), host_gap_ms (GPU idle since the previous step;
+     * missing for the first), calls.
+     *
+     * @return the table
+     */
+    public Table steps() {
+        return steps(null);
+    }
+
+    /**
+     * The steps of one phase (see {@link #steps()}).
+     *
+     * @param phase the phase
+     * @return the table
+     */
+    public Table steps(String phase) {
+        if (phase != null) {
+            phase(phase);
+        }
+        return TableReader.internalQuery(connection(), name() + " steps", """
+                SELECT rank, step, phase, phase_index, name, kernel_ns / 1e6 AS kernel_ms, span_ns / 1e6 AS span_ms,
+                       busy_ns / 1e6 AS busy_ms, idle_ns / 1e6 AS idle_ms, host_gap_ns / 1e6 AS host_gap_ms, calls
+                FROM t_step_metrics WHERE rank IS NOT NULL""" + (phase == null ? "" : " AND phase = ?") + """
+
+                ORDER BY rank, gpu_start NULLS LAST, step
+                """, phaseParam(phase));
+    }
+
+    /**
+     * Kernel time of every step by headline category, one row per (rank, step, category) that has time:
+     * the long format {@link Charts#stackedBars} takes. Columns: rank, step, phase, phase_index,
+     * category, ms, calls.
+     *
+     * @return the table
+     */
+    public Table stepCategories() {
+        return stepCategories(null);
+    }
+
+    /**
+     * Kernel time per step and category in one phase (see {@link #stepCategories()}).
+     *
+     * @param phase the phase
+     * @return the table
+     */
+    public Table stepCategories(String phase) {
+        if (phase != null) {
+            phase(phase);
+        }
+        return TableReader.internalQuery(connection(), name() + " step categories", """
+                SELECT rank, step, phase, phase_index, category, sum(ns) / 1e6 AS ms, sum(calls)::BIGINT AS calls
+                FROM t_step_categories WHERE rank IS NOT NULL""" + (phase == null ? "" : " AND phase = ?") + """
+
+                GROUP BY rank, step, phase, phase_index, category
+                ORDER BY rank, phase, phase_index, ms DESC
+                """, phaseParam(phase));
+    }
+
+    /**
+     * Every collective kernel instance (all-reduce, all-gather, ...) of every step and rank, with the
+     * split of its time into transfer (the fastest rank's duration for the same instance) and wait (this
+     * rank's time beyond it; missing when not every rank has the instance). Instances are matched across
+     * ranks by (phase, phase_index, type, k). Columns: rank, phase, phase_index, step, type, k, dur_us,
+     * transfer_us, wait_us, msg_bytes (when the trace records sizes), dtype, group_size, ts_ns.
+     *
+     * @return the table
+     */
+    public Table collectives() {
+        return TableReader.internalQuery(connection(), name() + " collectives", """
+                SELECT rank, phase, phase_index, step, type, k, dur_ns / 1e3 AS dur_us, transfer_ns / 1e3 AS transfer_us,
+                       wait_ns / 1e3 AS wait_us, msg_bytes, dtype, group_size, ts_ns
+                FROM t_collectives ORDER BY rank, phase, phase_index, type, k
+                """);
+    }
+
+    /**
+     * Collectives per phase and type, as report.json's {@code collectives}. Columns: phase, type,
+     * calls_per_step, mean_us, msg_bytes_median, busbw_gbps, wait_ms_per_step, transfer_ms_per_step
+     * (missing values where the trace cannot support them).
+     *
+     * @return the table
+     */
+    public Table collectiveSummary() {
+        StringColumn phase = StringColumn.create("phase");
+        StringColumn type = StringColumn.create("type");
+        DoubleColumn calls = DoubleColumn.create("calls_per_step");
+        DoubleColumn mean = DoubleColumn.create("mean_us");
+        DoubleColumn bytes = DoubleColumn.create("msg_bytes_median");
+        DoubleColumn busbw = DoubleColumn.create("busbw_gbps");
+        DoubleColumn wait = DoubleColumn.create("wait_ms_per_step");
+        DoubleColumn transfer = DoubleColumn.create("transfer_ms_per_step");
+        for (Collective c : report().collectives()) {
+            phase.append(c.phase());
+            type.append(c.type());
+            calls.append(c.callsPerStep());
+            mean.append(c.meanUs());
+            append(bytes, c.msgBytes() == null ? null : c.msgBytes().median());
+            append(busbw, c.busbwGbps());
+            append(wait, c.waitMsPerStep());
+            append(transfer, c.transferMsPerStep());
+        }
+        return TableReader.pretty(Table.create(name() + " collectives", phase, type, calls, mean, bytes, busbw, wait, transfer));
+    }
+
+    /**
+     * Runs SQL on the capture's analysis connection: the temp tables listed in the class comment and the
+     * store's tables and views ({@code kernels}, {@code names}, {@code files}, ...; docs/schema.md).
+     *
+     * @param sql one query
+     * @return its result
+     * @throws SteptraceException when DuckDB rejects the query
+     */
+    public Table sql(String sql) {
+        return TableReader.query(connection(), sql);
+    }
+
+    /**
+     * The analysis connection itself, for JDBC use; it closes with the capture.
+     *
+     * @return the connection
+     */
+    public Connection connection() {
+        open();
+        return analysis.connection();
+    }
+
+    /**
+     * The analysis underneath (for code inside steptrace: the diff, the decision memo).
+     *
+     * @return the analysis
+     */
+    public CaptureAnalysis analysis() {
+        open();
+        return analysis;
+    }
+
+    /**
+     * The capture's directory and files, as the analysis saw them.
+     *
+     * @return the scope
+     */
+    public CaptureScope scope() {
+        return analysis.scope();
+    }
+
+    /** Releases the analysis connection and its temp tables; closing twice does nothing. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        owner.forget(this);
+        try {
+            analysis.close();
+        } catch (SQLException e) {
+            throw SteptraceException.internal("closing the analysis of " + name() + " failed", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Capture " + name() + " (" + path() + ", ranks " + ranks() + ", steps from " + stepSource() + ")";
+    }
+
+    // ---- helpers ----
+
+    private synchronized void open() {
+        if (closed) {
+            throw new SteptraceException("the capture " + name() + " is closed");
+        }
+    }
+
+    private Phase phase(String phase) {
+        if (!ReportBuilder.PHASES.contains(phase)) {
+            throw new SteptraceException("no phase " + phase + ": one of " + String.join(", ", ReportBuilder.PHASES));
+        }
+        Phase p = report().phases().get(phase);
+        if (p == null) {
+            throw new SteptraceException(name() + " has no " + phase + " steps (it has: "
+                    + (report().phases().isEmpty() ? "none" : String.join(", ", report().phases().keySet())) + ")");
+        }
+        return p;
+    }
+
+    private static Object[] phaseParam(String phase) {
+        return phase == null ? new Object[0] : new Object[] {phase};
+    }
+
+    private static Table categoryTable(String name) {
+        return TableReader.pretty(Table.create(name, StringColumn.create("category"), StringColumn.create("label"),
+                DoubleColumn.create("ms_per_step"), DoubleColumn.create("share_pct"),
+                DoubleColumn.create("calls_per_step")));
+    }
+
+    private static void appendCategory(Table t, CategoryShare c) {
+        t.stringColumn("category").append(c.id());
+        t.stringColumn("label").append(c.label());
+        t.doubleColumn("ms_per_step").append(c.msPerStep());
+        t.doubleColumn("share_pct").append(c.sharePct());
+        t.doubleColumn("calls_per_step").append(c.callsPerStep());
+    }
+
+    static void append(DoubleColumn c, Double v) {
+        if (v == null) {
+            c.appendMissing();
+        } else {
+            c.append(v);
+        }
+    }
+}
