@@ -1,9 +1,11 @@
 package dev.steptrace.cli;
 
-import dev.steptrace.analysis.CaptureAnalysis;
-import dev.steptrace.analysis.CaptureScope;
-import dev.steptrace.analysis.ReportBuilder;
-import dev.steptrace.classify.Taxonomy;
+import dev.steptrace.api.AnalysisOptions;
+import dev.steptrace.api.Capture;
+import dev.steptrace.api.CaptureInfo;
+import dev.steptrace.api.Steptrace;
+import dev.steptrace.ingest.IngestOptions;
+
 import dev.steptrace.decide.BenchResults;
 import dev.steptrace.decide.CaptureBatch;
 import dev.steptrace.decide.Decision;
@@ -12,6 +14,7 @@ import dev.steptrace.decide.DecisionWriters;
 import dev.steptrace.decide.Scenario;
 import dev.steptrace.decide.ScenarioException;
 import dev.steptrace.decide.ScenarioLoader;
+import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.TemplateLoader;
 import dev.steptrace.store.Store;
@@ -88,29 +91,30 @@ public final class DecideCommand implements Callable<Integer> {
         }
         Decision.Bench benchSummary = BenchResults.summarize(bench == null ? List.of() : bench, runs);
         TemplateLoader loader = new TemplateLoader(templates);
-        Taxonomy taxonomy = Taxonomies.load(taxonomyFile);
+        AnalysisOptions options = new AnalysisOptions(Taxonomies.load(taxonomyFile), regex);
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (Store store = Store.open(Store.resolve(common.db))) {
-            List<Integer> captures = ReportCommand.ingestAndFind(store, path, common.quiet, err);
-            for (int captureId : captures) {
-                try (CaptureAnalysis analysis = CaptureAnalysis.run(store, captureId, taxonomy, regex)) {
-                    ReportContent content = new ReportBuilder(analysis).build(Version.current());
+        try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
+            List<CaptureInfo> captures = st.load(path, IngestOptions.defaults(),
+                    IngestCommand.listener(common.quiet, err));
+            for (CaptureInfo info : captures) {
+                try (Capture capture = st.capture(info.id(), options)) {
+                    ReportContent content = capture.reportContent();
                     Decision decision;
                     try {
-                        CaptureBatch batch = CaptureBatch.of(analysis, sc.question().phase());
+                        CaptureBatch batch = CaptureBatch.of(capture.analysis(), sc.question().phase());
                         decision = DecisionEngine.decide(content.report(), batch, sc, benchSummary, Version.current());
                     } catch (ScenarioException e) {
                         throw new UserError(e.getMessage(), e);
                     }
-                    Path dir = outputDir(analysis.scope(), captures.size());
+                    Path dir = outputDir(info.name(), captures.size());
                     List<Path> written = DecisionWriters.write(decision, sc, dir, loader, wanted.contains(Format.json),
                             wanted.contains(Format.html), wanted.contains(Format.md), true);
                     for (Path p : written) {
                         stdout.println(p);
                     }
                     if (!common.quiet) {
-                        err.println("steptrace: " + analysis.scope().name() + ": " + decision.decision()
+                        err.println("steptrace: " + info.name() + ": " + decision.decision()
                                 + (decision.option() == null ? "" : " " + decision.option()) + ": " + decision.summary());
                     }
                 }
@@ -121,8 +125,8 @@ public final class DecideCommand implements Callable<Integer> {
         return Main.OK;
     }
 
-    private Path outputDir(CaptureScope scope, int captures) throws java.io.IOException {
-        Path dir = out == null ? Path.of("steptrace-out", scope.name()) : captures > 1 ? out.resolve(scope.name()) : out;
+    private Path outputDir(String captureName, int captures) throws java.io.IOException {
+        Path dir = out == null ? Path.of("steptrace-out", captureName) : captures > 1 ? out.resolve(captureName) : out;
         Files.createDirectories(dir);
         return dir;
     }

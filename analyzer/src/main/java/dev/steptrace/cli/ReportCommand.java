@@ -105,13 +105,4 @@ public final class ReportCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * Ingests PATH (a no-op for files already in the store and unchanged) and returns the captures
-     * under it; fails with a message when there is none. The API's {@link Steptrace#load} with the
-     * command line's progress line and messages.
-     */
-    static List<Integer> ingestAndFind(Store store, Path path, boolean quiet, PrintWriter err) throws Exception {
-        return Steptrace.of(store).load(path, IngestOptions.defaults(), IngestCommand.listener(quiet, err))
-                .stream().map(CaptureInfo::id).toList();
-    }
 }
