@@ -67,7 +67,8 @@ public final class IngestCommand implements Callable<Integer> {
             }
             if (!report.anyUsable()) {
                 err.println("steptrace: no usable trace in " + paths
-                        + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list)");
+                        + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list,"
+                    + " and Nsight Systems exports: SQLite, Parquet directory, Arrow stream)");
                 return Main.FAILED;
             }
             out.flush();

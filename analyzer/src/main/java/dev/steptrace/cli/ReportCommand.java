@@ -6,6 +6,7 @@ import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
+import dev.steptrace.ingest.TraceDiscovery;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.ReportWriters;
 import dev.steptrace.store.Store;
@@ -122,13 +123,15 @@ public final class ReportCommand implements Callable<Integer> {
                 .forEach(f -> err.println("steptrace: " + f.status().id() + ": " + f.path() + ": " + f.reason()));
         report.warnings().forEach(w -> err.println("steptrace: warning: " + w));
         Path dir = path.toRealPath();
-        if (!Files.isDirectory(dir)) {
+        if (!Files.isDirectory(dir) || TraceDiscovery.isNsysParquetDir(dir)) {
+            // A trace file, or an nsys Parquet export (a directory that is one trace): its capture is the parent.
             dir = dir.getParent();
         }
         List<Integer> captures = CaptureScope.under(store.connection(), dir);
         if (captures.isEmpty()) {
             throw new UserError("no usable trace in " + path
-                    + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list)");
+                    + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list,"
+                    + " and Nsight Systems exports: SQLite, Parquet directory, Arrow stream)");
         }
         return captures;
     }
