@@ -111,7 +111,7 @@ public final class IngestCommand implements Callable<Integer> {
             }
         }
         if (loaded > 0) {
-            out.printf(Locale.ROOT, "loaded %d file(s), %s of JSON, into %s%n", loaded, Bytes.format(json), db);
+            out.printf(Locale.ROOT, "loaded %d file(s), %s of trace data, into %s%n", loaded, Bytes.format(json), db);
         } else if (report.anyUsable()) {
             out.printf(Locale.ROOT, "nothing to load: the store %s is up to date%n", db);
         }

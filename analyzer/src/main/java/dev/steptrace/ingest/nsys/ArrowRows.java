@@ -105,6 +105,10 @@ final class ArrowRows implements Rows {
             FieldVector v = vector(root, col.name());
             longs[i] = null;
             texts[i] = null;
+            if (col.isPacked()) {
+                longs[i] = packedGetter(root, col, dictionaries);
+                continue;
+            }
             if (v == null) {
                 continue;
             }
@@ -125,6 +129,34 @@ final class ArrowRows implements Rows {
         // A first row may not match the filter: next() checks it.
         row = -1;
         return true;
+    }
+
+    /** A packed column from its parts' vectors (see {@link NsysSource.Col#packed}); null when a part is absent. */
+    private LongGetter packedGetter(VectorSchemaRoot root, NsysSource.Col col, Map<Long, Dictionary> dictionaries)
+            throws IOException {
+        int n = col.parts().size();
+        LongGetter[] parts = new LongGetter[n];
+        for (int p = 0; p < n; p++) {
+            FieldVector v = vector(root, col.parts().get(p));
+            if (v == null) {
+                return null;
+            }
+            parts[p] = longGetter(v, dictionaries);
+        }
+        int[] bits = col.bits();
+        return r -> {
+            long value = 0;
+            int shift = 0;
+            for (int p = 0; p < n; p++) {
+                long x = parts[p].get(r);
+                if (x == NULL || x < 0 || (x >>> bits[p]) != 0) {
+                    return NULL;
+                }
+                value |= x << shift;
+                shift += bits[p];
+            }
+            return value;
+        };
     }
 
     private static FieldVector vector(VectorSchemaRoot root, String name) {

@@ -22,6 +22,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -55,7 +57,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * apart.
  */
 public final class NsysReader {
-    private static final int BATCH_ROWS = 65536;
+    private static final int BATCH_ROWS = 1 << 17;
     private static final int PROGRESS_EVERY = 8192;
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Capture settings worth keeping in files.metadata (the rest are environment variables and paths). */
@@ -94,6 +96,8 @@ public final class NsysReader {
     private final List<long[]> threadNames = new ArrayList<>();
     private final List<long[]> mpiRanks = new ArrayList<>();
     private final long[] dropped = new long[1];
+    /** The thread that inserts full batches while the next is read; batches are flushed before other statements run. */
+    private ExecutorService inserter;
 
     public NsysReader(NsysSource src, Connection connection, BufferAllocator allocator, int fileId,
                       AtomicLong eventsCounter) {
@@ -113,14 +117,31 @@ public final class NsysReader {
         return globalId & 0xFFFFFF;
     }
 
-    /** Reads the export into the store; {@code bytes} is its size on disk, for files.json_bytes. */
+    /**
+     * Reads the export into the store; {@code bytes} is its size on disk, for files.json_bytes. Rows
+     * are inserted on a second thread while the next batch is read (see {@link TableBatch}).
+     */
     public FileSummary read(long bytes) throws IOException, SQLException {
+        ExecutorService inserter = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "steptrace-nsys-insert");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            this.inserter = inserter;
+            return readAll(bytes);
+        } finally {
+            inserter.shutdownNow();
+        }
+    }
+
+    private FileSummary readAll(long bytes) throws IOException, SQLException {
         out.bytesRead = bytes;
         ObjectNode meta = JSON.createObjectNode();
         timeBase(meta);
         cudaProcesses();
         domains();
-        try (TableBatch gpu = TableBatch.forTable(connection, allocator, "gpu_ops", BATCH_ROWS)) {
+        try (TableBatch gpu = TableBatch.forTable(connection, allocator, "gpu_ops", BATCH_ROWS, inserter)) {
             GpuColumns g = new GpuColumns(gpu);
             kernels(gpu, g);
             memcpys(gpu, g);
@@ -129,11 +150,11 @@ public final class NsysReader {
             graphReplays(gpu, g);
             gpu.flush();
         }
-        try (TableBatch launch = TableBatch.forTable(connection, allocator, "launches", BATCH_ROWS)) {
+        try (TableBatch launch = TableBatch.forTable(connection, allocator, "launches", BATCH_ROWS, inserter)) {
             runtime(launch);
             launch.flush();
         }
-        try (TableBatch cpu = TableBatch.forTable(connection, allocator, "cpu_ops", BATCH_ROWS)) {
+        try (TableBatch cpu = TableBatch.forTable(connection, allocator, "cpu_ops", BATCH_ROWS, inserter)) {
             nvtx(cpu);
             cpu.flush();
         }
@@ -282,31 +303,66 @@ public final class NsysReader {
 
     // ---- GPU activities -----------------------------------------------------------------------
 
+    /**
+     * The kernel table's columns as the reader asks for them. Per row it reads {@link #KERNEL_HOT}:
+     * times, then small integers packed in threes and fives (device|stream, correlation|name,
+     * gridY..blockZ), which a SQLite export computes in its query, so a row costs 8 values instead of
+     * 14; the plain columns after them are read only when a packed value is NULL (a part missing or
+     * out of range) or a name must fall back to {@code shortName}/{@code mangledName}.
+     */
+    public static final List<NsysSource.Col> KERNEL_COLUMNS = List.of(
+            num("start"), num("end"),
+            NsysSource.Col.packed("device_stream", List.of("deviceId", "streamId"), 16, 47),
+            NsysSource.Col.packed("correlation_name", List.of("correlationId", "demangledName"), 32, 31),
+            num("gridX"),
+            NsysSource.Col.packed("grid_yz_block", List.of("gridY", "gridZ", "blockX", "blockY", "blockZ"), 16, 16, 11, 11, 9),
+            num("graphNodeId"), num("graphId"),
+            num("deviceId"), num("streamId"), num("correlationId"), num("globalPid"), num("demangledName"),
+            num("shortName"), num("mangledName"), num("gridY"), num("gridZ"), num("blockX"), num("blockY"),
+            num("blockZ"));
+    /** The columns of {@link #KERNEL_COLUMNS} read for every kernel row (the benchmark's ceiling reads these). */
+    public static final int[] KERNEL_HOT = {0, 1, 2, 3, 4, 5, 6, 7};
+
     private void kernels(TableBatch gpu, GpuColumns g) throws IOException, SQLException {
-        List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("deviceId"), num("streamId"),
-                num("correlationId"), num("globalPid"), num("demangledName"), num("shortName"), num("mangledName"),
-                num("gridX"), num("gridY"), num("gridZ"), num("blockX"), num("blockY"), num("blockZ"),
-                num("graphNodeId"), num("graphId"));
         boolean readPid = perProcessCorrelation;
         boolean hasGraphId = src.columns("CUPTI_ACTIVITY_KIND_KERNEL").contains("graphId");
         boolean hasGraphNodeId = src.columns("CUPTI_ACTIVITY_KIND_KERNEL").contains("graphNodeId");
         int unknownName = -1;
-        try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_KERNEL", cols, null)) {
+        try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_KERNEL", KERNEL_COLUMNS, null)) {
             while (r.next()) {
                 long start = r.getLong(0);
                 if (start == NULL || start < 0) {
                     dropped[0]++;
                     continue;
                 }
-                long pid = readPid ? pidOrZero(r.getLong(5)) : 0;
+                long pid = readPid ? pidOrZero(r.getLong(11)) : 0;
+                long device;
+                long stream;
+                long v = r.getLong(2);
+                if (v != NULL) {
+                    device = v & 0xFFFF;
+                    stream = v >>> 16;
+                } else {
+                    device = r.getLong(8);
+                    stream = r.getLong(9);
+                }
+                long correlation;
+                long name;
+                v = r.getLong(3);
+                if (v != NULL) {
+                    correlation = v & 0xFFFFFFFFL;
+                    name = v >>> 32;
+                } else {
+                    correlation = r.getLong(10);
+                    name = r.getLong(12);
+                    if (name == NULL) {
+                        name = r.getLong(13);
+                    }
+                    if (name == NULL) {
+                        name = r.getLong(14);
+                    }
+                }
                 int nameId;
-                long name = r.getLong(6);
-                if (name == NULL) {
-                    name = r.getLong(7);
-                }
-                if (name == NULL) {
-                    name = r.getLong(8);
-                }
                 if (name != NULL) {
                     nameId = names.ref(name, false);
                 } else {
@@ -315,30 +371,30 @@ public final class NsysReader {
                     }
                     nameId = unknownName;
                 }
-                gpuCommon(gpu, g, g.kernel, nameId, start, r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), pid);
-                long v = r.getLong(9);
+                gpuCommon(gpu, g, g.kernel, nameId, start, r.getLong(1), device, stream, correlation, pid);
+                v = r.getLong(4);
                 if (v != NULL) {
                     gpu.setInt(g.gridX, (int) v);
-                    gpu.setInt(g.gridX + 1, (int) r.getLong(10));
-                    gpu.setInt(g.gridX + 2, (int) r.getLong(11));
                 }
-                v = r.getLong(12);
+                v = r.getLong(5);
                 if (v != NULL) {
-                    gpu.setInt(g.blockX, (int) v);
-                    gpu.setInt(g.blockX + 1, (int) r.getLong(13));
-                    gpu.setInt(g.blockX + 2, (int) r.getLong(14));
+                    gpu.setInt(g.gridX + 1, (int) (v & 0xFFFF));
+                    gpu.setInt(g.gridX + 2, (int) ((v >>> 16) & 0xFFFF));
+                    gpu.setInt(g.blockX, (int) ((v >>> 32) & 0x7FF));
+                    gpu.setInt(g.blockX + 1, (int) ((v >>> 43) & 0x7FF));
+                    gpu.setInt(g.blockX + 2, (int) ((v >>> 54) & 0x1FF));
+                } else {
+                    setIntIfPresent(gpu, g.gridX + 1, r.getLong(15));
+                    setIntIfPresent(gpu, g.gridX + 2, r.getLong(16));
+                    setIntIfPresent(gpu, g.blockX, r.getLong(17));
+                    setIntIfPresent(gpu, g.blockX + 1, r.getLong(18));
+                    setIntIfPresent(gpu, g.blockX + 2, r.getLong(19));
                 }
                 if (hasGraphNodeId) {
-                    v = r.getLong(15);
-                    if (v != NULL) {
-                        gpu.setLong(g.graphNodeId, v);
-                    }
+                    setIfPresent(gpu, g.graphNodeId, r.getLong(6));
                 }
                 if (hasGraphId) {
-                    v = r.getLong(16);
-                    if (v != NULL) {
-                        gpu.setLong(g.graphId, v);
-                    }
+                    setIfPresent(gpu, g.graphId, r.getLong(7));
                 }
                 gpu.endRow();
                 out.kernels++;
@@ -695,7 +751,7 @@ public final class NsysReader {
         }
         Map<Long, String> threadNameText = new HashMap<>();
         java.util.BitSet written = new java.util.BitSet();
-        try (TableBatch batch = TableBatch.forTable(connection, allocator, "names", BATCH_ROWS)) {
+        try (TableBatch batch = TableBatch.forTable(connection, allocator, "names", BATCH_ROWS, inserter)) {
             NameRows rows = new NameRows(batch);
             for (Map.Entry<String, Integer> e : names.literals().entrySet()) {
                 rows.add(e.getValue(), e.getKey());
@@ -852,6 +908,12 @@ public final class NsysReader {
     private static void setIfPresent(TableBatch b, int col, long v) {
         if (v != NULL) {
             b.setLong(col, v);
+        }
+    }
+
+    private static void setIntIfPresent(TableBatch b, int col, long v) {
+        if (v != NULL) {
+            b.setInt(col, (int) v);
         }
     }
 

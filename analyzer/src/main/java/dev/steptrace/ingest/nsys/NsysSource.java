@@ -14,14 +14,34 @@ import java.util.Set;
  * they have rows): callers ask {@link #columns} and read a column that a table lacks as NULL.
  */
 public interface NsysSource extends AutoCloseable {
-    /** A column to read: its name, and whether it holds text (else an integer). */
-    record Col(String name, boolean text) {
+    /**
+     * A column to read: its name, and whether it holds text (else an integer). A packed column
+     * ({@link #packed}) is computed from several small integer columns in one value.
+     */
+    record Col(String name, boolean text, List<String> parts, int[] bits) {
         public static Col num(String name) {
-            return new Col(name, false);
+            return new Col(name, false, null, null);
         }
 
         public static Col text(String name) {
-            return new Col(name, true);
+            return new Col(name, true, null, null);
+        }
+
+        /**
+         * Integer columns packed into one value, the first in the lowest bits: {@code parts[i]} takes
+         * {@code bits[i]} bits. NULL when a part is NULL, negative or too large for its bits (read the
+         * parts one by one then). One value instead of several matters where a value costs a native
+         * call (SQLite); the bits must add up to at most 63.
+         */
+        public static Col packed(String name, List<String> parts, int... bits) {
+            if (parts.size() != bits.length || java.util.Arrays.stream(bits).sum() > 63) {
+                throw new IllegalArgumentException("bad packing of " + name);
+            }
+            return new Col(name, false, List.copyOf(parts), bits.clone());
+        }
+
+        public boolean isPacked() {
+            return parts != null;
         }
     }
 

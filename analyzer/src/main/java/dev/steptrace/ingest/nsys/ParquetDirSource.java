@@ -92,26 +92,37 @@ public final class ParquetDirSource implements NsysSource {
         if (have.isEmpty() || (filter != null && !have.contains(filter.column()))) {
             return Rows.empty();
         }
-        StringBuilder sql = new StringBuilder("SELECT ");
-        for (int i = 0; i < cols.size(); i++) {
-            Col col = cols.get(i);
-            if (i > 0) {
-                sql.append(", ");
-            }
-            if (have.contains(col.name())) {
-                sql.append(quote(col.name()));
+        // Plain columns as asked (NULL when absent); packed ones are computed from their parts by ArrowRows.
+        java.util.LinkedHashMap<String, Boolean> select = new java.util.LinkedHashMap<>();
+        for (Col col : cols) {
+            if (col.isPacked()) {
+                for (String part : col.parts()) {
+                    select.putIfAbsent(part, false);
+                }
             } else {
-                sql.append(col.text() ? "NULL::VARCHAR AS " : "NULL::BIGINT AS ").append(quote(col.name()));
+                select.put(col.name(), col.text());
             }
         }
-        if (cols.isEmpty()) {
+        StringBuilder sql = new StringBuilder("SELECT ");
+        int i = 0;
+        for (Map.Entry<String, Boolean> e : select.entrySet()) {
+            if (i++ > 0) {
+                sql.append(", ");
+            }
+            if (have.contains(e.getKey())) {
+                sql.append(quote(e.getKey()));
+            } else {
+                sql.append(e.getValue() ? "NULL::VARCHAR AS " : "NULL::BIGINT AS ").append(quote(e.getKey()));
+            }
+        }
+        if (select.isEmpty()) {
             sql.append("1 AS one");
         }
         sql.append(" FROM read_parquet(").append(literal(files.get(table))).append(')');
         if (filter != null) {
             sql.append(" WHERE ").append(quote(filter.column())).append(" IN (");
-            for (int i = 0; i < filter.values().length; i++) {
-                sql.append(i > 0 ? ", " : "").append(filter.values()[i]);
+            for (int v = 0; v < filter.values().length; v++) {
+                sql.append(v > 0 ? ", " : "").append(filter.values()[v]);
             }
             sql.append(')');
         }

@@ -86,6 +86,10 @@ public final class SqliteSource implements NsysSource {
             if (i > 0) {
                 sql.append(", ");
             }
+            if (col.isPacked()) {
+                sql.append(packed(col, have));
+                continue;
+            }
             boolean present = have.contains(col.name());
             if (col.text()) {
                 sql.append(present ? quote(col.name()) : "NULL");
@@ -125,6 +129,26 @@ public final class SqliteSource implements NsysSource {
         } catch (SQLException e) {
             throw new IOException("closing " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** {@code CASE WHEN every part fits THEN part0 | part1 << b0 | ... ELSE NULL-sentinel END}. */
+    private static String packed(Col col, Set<String> have) {
+        for (String part : col.parts()) {
+            if (!have.contains(part)) {
+                return String.valueOf(Rows.NULL);
+            }
+        }
+        StringBuilder when = new StringBuilder();
+        StringBuilder value = new StringBuilder();
+        int shift = 0;
+        for (int i = 0; i < col.parts().size(); i++) {
+            String q = quote(col.parts().get(i));
+            long max = (1L << col.bits()[i]) - 1;
+            when.append(i > 0 ? " AND " : "").append(q).append(" BETWEEN 0 AND ").append(max);
+            value.append(i > 0 ? " | " : "").append(shift == 0 ? q : "(" + q + " << " + shift + ")");
+            shift += col.bits()[i];
+        }
+        return "CASE WHEN " + when + " THEN " + value + " ELSE " + Rows.NULL + " END";
     }
 
     private static String quote(String name) {
