@@ -258,9 +258,13 @@ public final class TableBatch implements AutoCloseable {
         rowsWritten += n;
         rows = 0;
         current = 1 - current;
-        await(current);
-        reset(roots[current]);
         vectors = vectorsOf[current];
+        try {
+            await(current);
+        } finally {
+            // The other buffer's insert has ended (or failed): it can be refilled.
+            reset(roots[current]);
+        }
     }
 
     private void await(int buffer) throws SQLException {

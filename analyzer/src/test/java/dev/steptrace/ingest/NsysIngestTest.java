@@ -279,6 +279,36 @@ class NsysIngestTest {
         assertEquals(Map.of("gemm", "0.1000|1", "attention", "0.0500|1"), categories(report.at("/phases/unknown")));
     }
 
+    /**
+     * Values outside what the reader packs into one number per row (device above 65535, a stream id
+     * beyond 47 bits, grid and block sizes no GPU allows, no correlation id, no demangled name) are
+     * read column by column and stored exactly.
+     */
+    @ParameterizedTest
+    @EnumSource(Container.class)
+    void valuesBeyondThePackedRangesAreStoredExactly(Container container) throws Exception {
+        NsysCapture c = new NsysCapture(SESSION, 77);
+        c.call(T0, 1_000, 77, 5, "cudaLaunchKernel_v7000", false);
+        c.kernel(T0 + 2_000, 1_000, 0, 7, 5, GEMM);
+        c.kernel(T0 + 4_000, 1_000, 0, 7, 6, ATTENTION);
+        Map<String, Object> k = c.lastKernel();
+        k.put("deviceId", 70_000);
+        k.put("streamId", 1L << 50);
+        k.put("correlationId", null);
+        k.put("demangledName", null);
+        k.put("gridY", 70_000);
+        k.put("blockZ", 600);
+        Path dir = Files.createDirectories(tmp.resolve("odd"));
+        NsysFixtures.write(c, container, dir.resolve(container.fileName("rank0")));
+        Cli.assertExit(0, Cli.ingestJson(tmp.resolve("s.duckdb"), dir));
+        try (StoreDb s = StoreDb.open(tmp.resolve("s.duckdb"))) {
+            assertEquals(List.of(GEMM + "|0|7|5|132|2|1|256|1|1",
+                            "_fwd_grouped_kernel_stage1|70000|" + (1L << 50) + "|-|132|70000|1|256|1|600"),
+                    s.strings("SELECT concat_ws('|', name, device, stream, coalesce(correlation::VARCHAR, '-'), grid_x,"
+                            + " grid_y, grid_z, block_x, block_y, block_z) FROM kernels ORDER BY ts_ns"));
+        }
+    }
+
     /** {@code nsys export --ts-normalize=true}: times are epoch nanoseconds already; nothing is added. */
     @Test
     void normalizedTimesAreKeptAsTheyAre() throws Exception {
