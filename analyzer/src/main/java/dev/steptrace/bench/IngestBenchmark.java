@@ -169,10 +169,10 @@ public final class IngestBenchmark {
     public record RowsPass(String what, long bytes, long rows, long kernelRows, double wallSeconds, double cpuSeconds) {}
 
     private void printRows(RowsPass p) {
-        out.printf(Locale.ROOT, "%-46s %6.2f M rows/s %6.2f M kernel rows/s %7.1f MB/s  (%d rows, %d kernels,"
-                        + " %.1f CPU-s, in %.2f s)%n", p.what(), p.rows() / 1e6 / p.wallSeconds(),
-                p.kernelRows() / 1e6 / p.wallSeconds(), p.bytes() / 1e6 / p.wallSeconds(), p.rows(), p.kernelRows(),
-                p.cpuSeconds(), p.wallSeconds());
+        out.printf(Locale.ROOT, "%-46s %6.2f M rows/s %6.2f M kernel rows/s %6.2f M rows per CPU-s %7.1f MB/s"
+                        + "  (%d rows, %d kernels, %.1f CPU-s, in %.2f s)%n", p.what(), p.rows() / 1e6 / p.wallSeconds(),
+                p.kernelRows() / 1e6 / p.wallSeconds(), p.rows() / 1e6 / p.cpuSeconds(), p.bytes() / 1e6 / p.wallSeconds(),
+                p.rows(), p.kernelRows(), p.cpuSeconds(), p.wallSeconds());
         out.flush();
     }
 
