@@ -27,6 +27,7 @@ import tech.tablesaw.api.Table;
  *   <tr><td>{@code t_step_categories}</td><td>per step and (sub)category: ns and calls</td></tr>
  *   <tr><td>{@code t_kernel_stats}</td><td>per rank, phase and kernel name: ns and calls</td></tr>
  *   <tr><td>{@code t_collectives}</td><td>collective instances with message bytes, wait and transfer</td></tr>
+ *   <tr><td>{@code t_step_kernels}</td><td>per step and kernel name: ns and calls (after {@link #buildStepKernels})</td></tr>
  * </table>
  */
 public final class CaptureAnalysis implements AutoCloseable {
@@ -34,6 +35,7 @@ public final class CaptureAnalysis implements AutoCloseable {
     private final CaptureScope scope;
     private final StepSource stepSource;
     private final List<Warning> warnings;
+    private boolean stepKernels;
 
     private CaptureAnalysis(Connection connection, CaptureScope scope, StepSource stepSource, List<Warning> warnings) {
         this.connection = connection;
@@ -106,6 +108,18 @@ public final class CaptureAnalysis implements AutoCloseable {
         try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             return Table.read().db(rs);
         }
+    }
+
+    /**
+     * Builds {@code t_step_kernels} (per file, step and kernel name: ns and calls) once; the report
+     * does not need it, a diff does. Returns the table's name.
+     */
+    public synchronized String buildStepKernels() throws SQLException {
+        if (!stepKernels) {
+            StepMetrics.buildStepKernels(connection);
+            stepKernels = true;
+        }
+        return "t_step_kernels";
     }
 
     /** Closes the connection; its temp tables go with it. */

@@ -48,6 +48,7 @@ public final class ReportBuilder {
         this.c = analysis.connection();
     }
 
+    /** Same store, same analysis, same report.json: every query below reads its rows in a fixed order. */
     public ReportContent build(String toolVersion) throws SQLException {
         Map<String, Map<Integer, RankPhaseStats>> stats = rankPhaseStats();
         Map<String, Map<Integer, Map<String, double[]>>> subcats = rankSubcategories(stats);
@@ -186,6 +187,7 @@ public final class ReportBuilder {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT phase, rank, category, subcategory, sum(ns), sum(calls)
                 FROM t_step_categories WHERE rank IS NOT NULL GROUP BY ALL
+                ORDER BY phase, rank, category, subcategory
                 """)) {
             while (rs.next()) {
                 String phase = rs.getString(1);
@@ -244,6 +246,7 @@ public final class ReportBuilder {
         try (PreparedStatement ps = c.prepareStatement("""
                 SELECT rank, name, any_value(category), any_value(subcategory), any_value(rule_id), sum(ns), sum(calls)
                 FROM t_kernel_stats WHERE phase = ? AND rank IS NOT NULL GROUP BY rank, name
+                ORDER BY rank, name
                 """)) {
             ps.setString(1, phase);
             try (ResultSet rs = ps.executeQuery()) {
@@ -337,7 +340,7 @@ public final class ReportBuilder {
         List<StepPoint> out = new ArrayList<>();
         Map<String, Map<String, Double>> cats = new HashMap<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT file_id, step, category, sum(ns) FROM t_step_categories GROUP BY ALL")) {
+                "SELECT file_id, step, category, sum(ns) FROM t_step_categories GROUP BY ALL ORDER BY ALL")) {
             while (rs.next()) {
                 cats.computeIfAbsent(rs.getInt(1) + "/" + rs.getInt(2), k -> new TreeMap<>())
                         .put(rs.getString(3), rs.getLong(4) / 1e6);

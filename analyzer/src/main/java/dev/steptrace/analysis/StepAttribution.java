@@ -8,7 +8,7 @@ import java.sql.SQLException;
 /**
  * Gives every GPU operation of the capture its step, into temp table
  * {@code t_ops(file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, category,
- * subcategory, rule_id, step, how, has_launch)}, classes from {@code t_classes}.
+ * subcategory, rule_id, step, how)}, classes from {@code t_classes}.
  *
  * <p>SPEC: a kernel belongs to the step whose CPU range contains the runtime call that launched it
  * (same correlation id; under CUDA graphs every kernel of a replay shares the {@code cudaGraphLaunch}'s
@@ -43,19 +43,13 @@ final class StepAttribution {
                 """);
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_ops AS
-                WITH launched AS (
-                    SELECT DISTINCT l.file_id, l.correlation FROM launches l JOIN t_files USING (file_id)
-                    WHERE l.correlation IS NOT NULL
-                )
                 SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns, g.dur_ns,
                        g.correlation, g.external_id, k.category, k.subcategory, k.rule_id, ls.step,
-                       CASE WHEN ls.step IS NOT NULL THEN 'launch' END AS how,
-                       la.correlation IS NOT NULL AS has_launch
+                       CASE WHEN ls.step IS NOT NULL THEN 'launch' END AS how
                 FROM gpu_ops g
                 JOIN t_files USING (file_id)
                 JOIN t_classes k USING (file_id, name_id, kind)
                 LEFT JOIN t_launch_step ls ON ls.file_id = g.file_id AND ls.correlation = g.correlation
-                LEFT JOIN launched la ON la.file_id = g.file_id AND la.correlation = g.correlation
                 WHERE g.kind <> 'sync'
                 """);
         exec(c, """
@@ -63,16 +57,20 @@ final class StepAttribution {
                 SELECT file_id, step, min(ts_ns) AS gpu_start, max(end_ns) AS gpu_end
                 FROM t_ops WHERE step IS NOT NULL GROUP BY file_id, step
                 """);
+        // Only operations in no step so far are looked at: whether their launch is in the trace at all
+        // is checked on that (small) set, not joined onto every operation.
         exec(c, """
                 UPDATE t_ops SET step = w.step, how = 'window'
                 FROM (
-                    SELECT o.file_id, o.ts_ns, o.correlation, w.step, w.gpu_end
-                    FROM (SELECT DISTINCT file_id, ts_ns, correlation FROM t_ops WHERE step IS NULL AND NOT has_launch) o
+                    SELECT o.file_id, o.ts_ns, o.correlation, w.step
+                    FROM (SELECT DISTINCT file_id, ts_ns, correlation FROM t_ops o
+                          WHERE step IS NULL AND NOT EXISTS (
+                              SELECT 1 FROM launches l WHERE l.file_id = o.file_id AND l.correlation = o.correlation)) o
                     ASOF JOIN t_launch_windows w ON o.file_id = w.file_id AND o.ts_ns >= w.gpu_start
                     WHERE o.ts_ns < w.gpu_end
                 ) w
                 WHERE t_ops.file_id = w.file_id AND t_ops.ts_ns = w.ts_ns AND t_ops.step IS NULL
-                  AND NOT t_ops.has_launch
+                  AND t_ops.correlation IS NOT DISTINCT FROM w.correlation
                 """);
     }
 
@@ -81,7 +79,7 @@ final class StepAttribution {
                 CREATE OR REPLACE TEMP TABLE t_ops AS
                 SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns, g.dur_ns,
                        g.correlation, g.external_id, k.category, k.subcategory, k.rule_id, s.step,
-                       CASE WHEN s.step IS NOT NULL THEN 'window' END AS how, false AS has_launch
+                       CASE WHEN s.step IS NOT NULL THEN 'window' END AS how
                 FROM gpu_ops g
                 JOIN t_files USING (file_id)
                 JOIN t_classes k USING (file_id, name_id, kind)

@@ -8,11 +8,15 @@ import java.sql.SQLException;
 /**
  * Per-step measurements into temp tables, from {@code t_steps} and {@code t_ops}:
  * <ul>
+ *   <li>{@code t_step_names}: per file, step and operation name, time and calls (the one pass over
+ *       every operation the sums below are made from);</li>
  *   <li>{@code t_step_metrics}: per file and step, kernel time (sum of GPU operation durations), calls,
  *       span (first start to last end), busy (union of intervals over streams), idle = span - busy,
  *       and the host gap since the previous step's last operation;</li>
  *   <li>{@code t_step_categories}: per file, step, category and subcategory, time and calls;</li>
- *   <li>{@code t_kernel_stats}: per file, phase and operation name, time and calls.</li>
+ *   <li>{@code t_kernel_stats}: per file, phase and operation name, time and calls;</li>
+ *   <li>{@code t_step_kernels} (only on request, {@link #buildStepKernels}): per file, step and operation
+ *       name, time and calls.</li>
  * </ul>
  * Each step's {@code phase_index} counts the step's position among the file's steps of that phase,
  * which is how steps are matched across ranks.
@@ -21,6 +25,14 @@ final class StepMetrics {
     private StepMetrics() {}
 
     static void build(Connection c) throws SQLException {
+        // One pass over the operations for every sum the tables below need: the rest reads this.
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_step_names AS
+                SELECT file_id, step, name_id, kind, category, subcategory, rule_id,
+                       sum(dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
+                FROM t_ops WHERE step IS NOT NULL
+                GROUP BY ALL
+                """);
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_step_metrics AS
                 WITH ordered AS (
@@ -34,8 +46,8 @@ final class StepMetrics {
                            sum(greatest(0, end_ns - greatest(ts_ns, coalesce(prev_end, ts_ns))))::BIGINT AS busy_ns
                     FROM ordered GROUP BY file_id, step
                 ), kernel AS (
-                    SELECT file_id, step, sum(dur_ns)::BIGINT AS kernel_ns, count(*)::BIGINT AS calls
-                    FROM t_ops WHERE step IS NOT NULL GROUP BY file_id, step
+                    SELECT file_id, step, sum(ns)::BIGINT AS kernel_ns, sum(calls)::BIGINT AS calls
+                    FROM t_step_names GROUP BY file_id, step
                 )
                 SELECT s.file_id, f.rank, s.step, s.phase, s.name,
                        (row_number() OVER (PARTITION BY s.file_id, s.phase ORDER BY s.step) - 1)::INTEGER AS phase_index,
@@ -53,8 +65,8 @@ final class StepMetrics {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_step_categories AS
                 SELECT o.file_id, m.rank, o.step, m.phase, m.phase_index, o.category, o.subcategory,
-                       sum(o.dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
-                FROM t_ops o JOIN t_step_metrics m USING (file_id, step)
+                       sum(o.ns)::BIGINT AS ns, sum(o.calls)::BIGINT AS calls
+                FROM t_step_names o JOIN t_step_metrics m USING (file_id, step)
                 GROUP BY ALL
                 """);
         // Names are joined after aggregating: kernel names are long, rows are many.
@@ -62,9 +74,26 @@ final class StepMetrics {
                 CREATE OR REPLACE TEMP TABLE t_kernel_stats AS
                 SELECT a.file_id, a.rank, a.phase, n.name, a.kind, a.category, a.subcategory, a.rule_id, a.ns, a.calls
                 FROM (SELECT o.file_id, m.rank, m.phase, o.name_id, o.kind, o.category, o.subcategory, o.rule_id,
-                             sum(o.dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
-                      FROM t_ops o JOIN t_step_metrics m USING (file_id, step)
+                             sum(o.ns)::BIGINT AS ns, sum(o.calls)::BIGINT AS calls
+                      FROM t_step_names o JOIN t_step_metrics m USING (file_id, step)
                       GROUP BY ALL) a
+                JOIN names n USING (file_id, name_id)
+                """);
+    }
+
+    /**
+     * {@code t_step_kernels(file_id, rank, step, phase, phase_index, name, kind, category, subcategory,
+     * rule_id, ns, calls)}: each step's time and calls per operation name (what a diff bootstraps kernel
+     * by kernel). Built on request, not by {@link #build}: the report does not need it.
+     */
+    static void buildStepKernels(Connection c) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_step_kernels AS
+                SELECT a.file_id, a.rank, a.step, a.phase, a.phase_index, n.name, a.kind, a.category, a.subcategory,
+                       a.rule_id, a.ns, a.calls
+                FROM (SELECT o.file_id, m.rank, o.step, m.phase, m.phase_index, o.name_id, o.kind, o.category,
+                             o.subcategory, o.rule_id, o.ns, o.calls
+                      FROM t_step_names o JOIN t_step_metrics m USING (file_id, step)) a
                 JOIN names n USING (file_id, name_id)
                 """);
     }

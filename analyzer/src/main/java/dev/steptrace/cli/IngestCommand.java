@@ -81,7 +81,8 @@ public final class IngestCommand implements Callable<Integer> {
         Ingestor ingestor = new Ingestor(store, options);
         Progress progress = null;
         try {
-            progress = Progress.start(quiet, "ingest", ingestor.fileBytesRead(), 0, ingestor.eventsRead());
+            progress = Progress.start(quiet, "ingest", ingestor.fileBytesRead(), ingestor.fileBytesToRead(),
+                    ingestor.eventsRead());
             return ingestor.ingest(paths);
         } catch (NoSuchFileException e) {
             throw new UserError("no such file or directory: " + e.getFile());

@@ -10,8 +10,9 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Where every millisecond of an LLM inference step goes, from torch.profiler traces.",
-        subcommands = {IngestCommand.class, ReportCommand.class, QueryCommand.class, TaxonomyCommand.class,
+        subcommands = {IngestCommand.class, ReportCommand.class, DiffCommand.class, QueryCommand.class, TaxonomyCommand.class,
                 SynthCommand.class, BenchCommand.class,
+                DecideCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     public static final int OK = 0;

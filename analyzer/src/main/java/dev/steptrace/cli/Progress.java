@@ -15,12 +15,12 @@ final class Progress implements AutoCloseable {
     private final String label;
     private final AtomicLong done;
     private final AtomicLong events;
-    private final long total;
+    private final AtomicLong total;
     private final long startNanos = System.nanoTime();
     private final Thread thread;
     private volatile boolean running = true;
 
-    private Progress(PrintStream err, String label, AtomicLong done, long total, AtomicLong events) {
+    private Progress(PrintStream err, String label, AtomicLong done, AtomicLong total, AtomicLong events) {
         this.err = err;
         this.label = label;
         this.done = done;
@@ -31,8 +31,12 @@ final class Progress implements AutoCloseable {
         thread.start();
     }
 
-    /** Starts a display, or returns null when there is no terminal to show it on. */
-    static Progress start(boolean quiet, String label, AtomicLong done, long total, AtomicLong events) {
+    /**
+     * Starts a display, or returns null when there is no terminal to show it on.
+     *
+     * @param total the amount {@code done} counts towards, 0 while unknown (it may be set later)
+     */
+    static Progress start(boolean quiet, String label, AtomicLong done, AtomicLong total, AtomicLong events) {
         if (quiet || !stderrIsTerminal()) {
             return null;
         }
@@ -65,6 +69,7 @@ final class Progress implements AutoCloseable {
     String line() {
         double seconds = Math.max(1e-3, (System.nanoTime() - startNanos) / 1e9);
         long bytes = done.get();
+        long total = this.total.get();
         double rate = bytes / seconds;
         StringBuilder sb = new StringBuilder(label).append(": ").append(Bytes.format(bytes));
         if (total > 0) {

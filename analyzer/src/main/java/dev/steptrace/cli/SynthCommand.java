@@ -89,7 +89,8 @@ public final class SynthCommand implements Callable<Integer> {
         long start = System.nanoTime();
         Synthesizer.Plan plan = synth.plan();
         Synthesizer.Result result;
-        Progress progress = Progress.start(quiet, "synth", synth.bytesWritten(), plan.estimatedJsonBytes(), null);
+        Progress progress = Progress.start(quiet, "synth", synth.bytesWritten(),
+                new java.util.concurrent.atomic.AtomicLong(plan.estimatedJsonBytes()), null);
         try {
             result = synth.write(plan);
         } catch (Synthesizer.OccupiedOutputException e) {

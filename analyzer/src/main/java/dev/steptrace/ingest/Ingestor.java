@@ -53,6 +53,7 @@ public final class Ingestor {
     private final IngestOptions options;
     private final AtomicLong fileBytesRead = new AtomicLong();
     private final AtomicLong eventsRead = new AtomicLong();
+    private final AtomicLong fileBytesToRead = new AtomicLong();
 
     public Ingestor(Store store, IngestOptions options) {
         this.store = store;
@@ -62,6 +63,11 @@ public final class Ingestor {
     /** File bytes read so far by the running ingest (compressed bytes for gzip files), for progress. */
     public AtomicLong fileBytesRead() {
         return fileBytesRead;
+    }
+
+    /** File bytes the running ingest will read, once it has planned (0 before), for progress. */
+    public AtomicLong fileBytesToRead() {
+        return fileBytesToRead;
     }
 
     /** Events read so far by the running ingest, for progress. */
@@ -75,10 +81,11 @@ public final class Ingestor {
         List<String> warnings = new ArrayList<>();
         for (TraceDiscovery.Skipped s : found.skipped()) {
             outcomes.add(FileOutcome.notLoaded(s.path(), s.path().getParent().getFileName().toString(),
-                    Status.SKIPPED, s.reason()));
+                    Status.SKIPPED, s.reason() + removeStaleRows(s.path())));
         }
         List<Planned> plan = plan(found.traces(), outcomes);
         long totalBytes = plan.stream().filter(p -> !p.unchanged).mapToLong(p -> p.fingerprint.size()).sum();
+        fileBytesToRead.set(totalBytes);
         List<FileOutcome> loaded = load(plan.stream().filter(p -> !p.unchanged).toList(), totalBytes);
         outcomes.addAll(loaded);
         for (Planned p : plan) {
@@ -210,7 +217,8 @@ public final class Ingestor {
                         summary.counts(), summary.bytesRead, seconds);
             } catch (NotATraceException e) {
                 c.rollback();
-                return FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED, e.getMessage());
+                return FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED,
+                        e.getMessage() + removeStaleRows(f.path()));
             } catch (IOException e) {
                 c.rollback();
                 return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED, "cannot read: " + e.getMessage());
@@ -299,6 +307,19 @@ public final class Ingestor {
             default:
                 throw new IllegalArgumentException("not an nsys format: " + f.format());
         }
+    }
+
+    /**
+     * A file that was a trace when last ingested and no longer is: its old rows describe nothing on
+     * disk any more, so they go. Returns the note for the file's reason ("" when there was nothing).
+     */
+    private String removeStaleRows(Path path) throws SQLException {
+        StoreFiles.Row stale = StoreFiles.byPath(store.connection(), path);
+        if (stale == null) {
+            return "";
+        }
+        StoreFiles.deleteFile(store.connection(), stale.fileId());
+        return "; its rows from an earlier ingest were removed from the store";
     }
 
     private record Rank(Integer value, String source) {}

@@ -1,6 +1,5 @@
 package dev.steptrace.ingest;
 
-import java.io.BufferedInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +21,8 @@ public final class TraceInput {
             throws IOException {
         InputStream raw = new Counting(Files.newInputStream(file), fileBytesRead);
         if (!gzip) {
-            return new BufferedInputStream(raw, BUFFER);
+            // The reader's RecordingInput reads in large chunks itself: another buffer would be one more copy.
+            return raw;
         }
         InputStream gunzip = new GZIPInputStream(raw, BUFFER);
         return inflateAhead ? new BackgroundInflater(gunzip, file.getFileName().toString()) : gunzip;

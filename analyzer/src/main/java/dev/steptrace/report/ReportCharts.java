@@ -192,8 +192,8 @@ public final class ReportCharts {
         s.setOverlapped(false);
         s.setAvailableSpaceFill(withPhase.size() > 32 ? 0.95 : 0.7);
         s.setXAxisLabelRotation(withPhase.size() > 32 ? 90 : 0);
-        s.setLegendPosition(Styler.LegendPosition.OutsideS);
-        s.setLegendLayout(Styler.LegendLayout.Horizontal);
+        // A vertical legend on the right: eight category labels in one row do not fit the width.
+        s.setLegendPosition(Styler.LegendPosition.OutsideE);
         s.setPlotGridVerticalLinesVisible(false);
         s.setYAxisDecimalPattern("0.##");
         s.setYAxisMin(0.0);
@@ -278,7 +278,7 @@ public final class ReportCharts {
         series.setLineWidth(1.5f);
     }
 
-    private static void style(Styler s) {
+    static void style(Styler s) {
         s.setChartBackgroundColor(Color.WHITE);
         s.setPlotBackgroundColor(Color.WHITE);
         s.setPlotBorderVisible(false);

@@ -198,6 +198,20 @@ public final class TableBatch implements AutoCloseable {
         }
     }
 
+    /** Sets the column when {@code present}; leaves it NULL otherwise. */
+    public void setLongIf(boolean present, int column, long value) {
+        if (present) {
+            setLong(column, value);
+        }
+    }
+
+    /** Sets the column when {@code present}; leaves it NULL otherwise. */
+    public void setIntIf(boolean present, int column, int value) {
+        if (present) {
+            setInt(column, value);
+        }
+    }
+
     public void setIntOrNull(int column, Integer value) {
         if (value != null) {
             setInt(column, value);

@@ -466,6 +466,25 @@ class BadInputTest {
     }
 
     @Test
+    void traceThatIsNoLongerATraceLeavesNoStaleRows() throws Exception {
+        for (String notATrace : List.of("not-json.json", "no-trace-events.json")) {
+            Path file = fixture("base.json", "rank0.pt.trace.json");
+            Cli.assertExit(0, Cli.ingestJson(db, file));
+            copyFixture(notATrace, file);
+            Cli.Result r = Cli.ingestJson(db, file);
+            Cli.assertExit(1, r);
+            assertEquals("skipped", r.file("rank0.pt.trace.json").path("status").asText());
+            assertTrue(r.file("rank0.pt.trace.json").path("reason").asText().contains("earlier ingest were removed"),
+                    r::describe);
+            try (StoreDb s = StoreDb.open(db)) {
+                for (String table : List.of("files", "gpu_ops", "cpu_ops", "launches", "comm_meta", "names")) {
+                    assertEquals(0, s.count("SELECT count(*) FROM " + table), table + " after " + notATrace);
+                }
+            }
+        }
+    }
+
+    @Test
     void fileWhoseStoreWriteFailsLeavesNoRows() throws Exception {
         Path good = fixture("base.json", "rank0.pt.trace.json");
         Cli.assertExit(0, Cli.ingestJson(db, good));

@@ -137,21 +137,11 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         }
         gpu.setLong(g.ts, ts);
         gpu.setLong(g.dur, e.durNs);
-        if (e.has(TraceEvent.CORRELATION)) {
-            gpu.setLong(g.correlation, e.correlation);
-        }
-        if (e.has(TraceEvent.EXTERNAL_ID)) {
-            gpu.setLong(g.externalId, e.externalId);
-        }
-        if (e.has(TraceEvent.BYTES)) {
-            gpu.setLong(g.bytes, e.bytes);
-        }
-        if (e.has(TraceEvent.GRAPH_ID)) {
-            gpu.setLong(g.graphId, e.graphId);
-        }
-        if (e.has(TraceEvent.GRAPH_NODE_ID)) {
-            gpu.setLong(g.graphNodeId, e.graphNodeId);
-        }
+        gpu.setLongIf(e.has(TraceEvent.CORRELATION), g.correlation, e.correlation);
+        gpu.setLongIf(e.has(TraceEvent.EXTERNAL_ID), g.externalId, e.externalId);
+        gpu.setLongIf(e.has(TraceEvent.BYTES), g.bytes, e.bytes);
+        gpu.setLongIf(e.has(TraceEvent.GRAPH_ID), g.graphId, e.graphId);
+        gpu.setLongIf(e.has(TraceEvent.GRAPH_NODE_ID), g.graphNodeId, e.graphNodeId);
         if (e.has(TraceEvent.GRID)) {
             gpu.setInt(g.gridX, e.grid[0]);
             gpu.setInt(g.gridX + 1, e.grid[1]);
@@ -169,17 +159,11 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         cpu.setInt(c.file, fileId);
         cpu.setEnum(c.kind, c.code(e.kind));
         cpu.setInt(c.name, nameId);
-        if (e.has(TraceEvent.PID)) {
-            cpu.setLong(c.pid, e.pid);
-        }
-        if (e.has(TraceEvent.TID)) {
-            cpu.setLong(c.tid, e.tid);
-        }
+        cpu.setLongIf(e.has(TraceEvent.PID), c.pid, e.pid);
+        cpu.setLongIf(e.has(TraceEvent.TID), c.tid, e.tid);
         cpu.setLong(c.ts, ts);
         cpu.setLong(c.dur, e.durNs);
-        if (e.has(TraceEvent.EXTERNAL_ID)) {
-            cpu.setLong(c.externalId, e.externalId);
-        }
+        cpu.setLongIf(e.has(TraceEvent.EXTERNAL_ID), c.externalId, e.externalId);
         cpu.endRow();
     }
 
@@ -187,23 +171,13 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         launch.setInt(l.file, fileId);
         launch.setEnum(l.kind, e.kind == EventKind.DRIVER ? l.driver : l.runtime);
         launch.setInt(l.name, nameId);
-        if (e.has(TraceEvent.PID)) {
-            launch.setLong(l.pid, e.pid);
-        }
-        if (e.has(TraceEvent.TID)) {
-            launch.setLong(l.tid, e.tid);
-        }
+        launch.setLongIf(e.has(TraceEvent.PID), l.pid, e.pid);
+        launch.setLongIf(e.has(TraceEvent.TID), l.tid, e.tid);
         launch.setLong(l.ts, ts);
         launch.setLong(l.dur, e.durNs);
-        if (e.has(TraceEvent.CORRELATION)) {
-            launch.setLong(l.correlation, e.correlation);
-        }
-        if (e.has(TraceEvent.EXTERNAL_ID)) {
-            launch.setLong(l.externalId, e.externalId);
-        }
-        if (e.has(TraceEvent.CBID)) {
-            launch.setInt(l.cbid, e.cbid);
-        }
+        launch.setLongIf(e.has(TraceEvent.CORRELATION), l.correlation, e.correlation);
+        launch.setLongIf(e.has(TraceEvent.EXTERNAL_ID), l.externalId, e.externalId);
+        launch.setIntIf(e.has(TraceEvent.CBID), l.cbid, e.cbid);
         launch.endRow();
     }
 
@@ -212,12 +186,8 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         comm.setInt(m.file, fileId);
         comm.setEnum(m.source, e.kind == EventKind.KERNEL ? m.kernel : m.cpuOp);
         comm.setLong(m.ts, ts);
-        if (e.has(TraceEvent.CORRELATION)) {
-            comm.setLong(m.correlation, e.correlation);
-        }
-        if (e.has(TraceEvent.EXTERNAL_ID)) {
-            comm.setLong(m.externalId, e.externalId);
-        }
+        comm.setLongIf(e.has(TraceEvent.CORRELATION), m.correlation, e.correlation);
+        comm.setLongIf(e.has(TraceEvent.EXTERNAL_ID), m.externalId, e.externalId);
         comm.setString(m.collective, a.collective);
         comm.setString(m.dtype, a.dtype);
         comm.setLongOrNull(m.inNelems, a.inNelems);

@@ -1,0 +1,711 @@
+package dev.steptrace.decide;
+
+import dev.steptrace.classify.Category;
+import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.report.BottleneckReport.CategoryShare;
+import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.Fmt;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns a capture's bottleneck report and a scenario into a decision: the tax's share and its Amdahl
+ * bound, each option's projected step and speedup, the options the constraints exclude, the
+ * latency-vs-bandwidth regime of the collective, checks, and when to revisit. Nothing here knows a
+ * scenario by name: every option is evaluated from its effect as the scenario states it.
+ *
+ * <p>Projections are of kernel time per step (the time shares are of): an option changes the
+ * categories it names and leaves the rest of the step as captured. Speedup is tokens per sequence per
+ * unit of kernel time, relative to now ({@code tokens_per_step x step / projected step}).
+ */
+public final class DecisionEngine {
+    /**
+     * A collective whose bytes, at the link's rate, would take less than this share of its measured time is
+     * latency-bound: compressing its messages by half could save at most a tenth of it.
+     */
+    public static final double REGIME_THRESHOLD = 0.2;
+    /** Fewer steps per rank than this make the per-step numbers noisy. */
+    static final int MIN_STEPS = 5;
+    /** A burst timing and the capture's time per call that differ by more than this (percent) disagree. */
+    static final double BURST_TOLERANCE_PCT = 25;
+    /** A bench run's time per output token and the capture's step period that differ by more than this (percent) disagree. */
+    static final double BENCH_TOLERANCE_PCT = 25;
+
+    private final BottleneckReport report;
+    private final Scenario s;
+    private final Scenario.Question q;
+    private final Phase phase;
+    private final String capSrc;
+    private final double step;
+    private final Integer batch;
+    private final String batchSource;
+    private final String tf;
+
+    private DecisionEngine(BottleneckReport report, CaptureBatch captureBatch, Scenario scenario) {
+        this.report = report;
+        this.s = scenario;
+        this.q = scenario.question();
+        this.phase = report.phases().get(q.phase());
+        BottleneckReport.Capture cap = report.capture();
+        if (phase == null || phase.kernelMsPerStep() == null || phase.kernelMsPerStep().mean() == null
+                || phase.kernelMsPerStep().mean() <= 0) {
+            throw new ScenarioException("capture " + cap.name() + " has no " + q.phase() + " steps with kernel time"
+                    + " (phases in it: " + (report.phases().isEmpty() ? "none" : String.join(", ", report.phases().keySet()))
+                    + "); " + scenario.source() + " asks about " + q.phase() + " (question.phase)");
+        }
+        this.step = phase.kernelMsPerStep().mean();
+        this.capSrc = "capture " + cap.name() + ", " + q.phase() + " (" + Fmt.count(phase.steps()) + " steps per rank, ranks "
+                + Fmt.ranks(cap.ranks()) + ", mean over ranks)";
+        if (captureBatch.batch() != null) {
+            batch = captureBatch.batch();
+            batchSource = "capture: vLLM step annotation " + captureBatch.example() + " (" + captureBatch.steps() + " of "
+                    + captureBatch.total() + " annotated steps, all ranks)";
+        } else if (q.batch() != null) {
+            batch = q.batch();
+            batchSource = "scenario question.batch (the capture has no vLLM step annotations)";
+        } else {
+            batch = null;
+            batchSource = "unknown: the capture has no vLLM step annotations and the scenario sets no question.batch";
+        }
+        this.tf = Numbers.x(q.minSpeedup());
+    }
+
+    public static Decision decide(BottleneckReport report, CaptureBatch batch, Scenario scenario, Decision.Bench bench,
+                                  String toolVersion) {
+        return new DecisionEngine(report, batch, scenario).run(bench, toolVersion);
+    }
+
+    // ---- the capture's side ----
+
+    /** Time and calls per step of a category or category/subcategory in the phase (0 when absent). */
+    record Part(String spec, String label, double ms, double calls) {
+        Double meanUs() {
+            return calls > 0 ? ms * 1000 / calls : null;
+        }
+    }
+
+    Part part(String spec) {
+        int slash = spec.indexOf('/');
+        String cat = slash < 0 ? spec : spec.substring(0, slash);
+        String sub = slash < 0 ? null : spec.substring(slash + 1);
+        String label = Category.ofId(cat).map(Category::label).orElse(cat) + (sub == null ? "" : " / " + sub);
+        for (CategoryShare c : phase.categories()) {
+            if (!c.id().equals(cat)) {
+                continue;
+            }
+            if (sub == null) {
+                return new Part(spec, label, c.msPerStep(), c.callsPerStep());
+            }
+            for (BottleneckReport.SubcategoryShare sc : c.subcategories() == null ? List.<BottleneckReport.SubcategoryShare>of() : c.subcategories()) {
+                if (sc.id().equals(sub)) {
+                    return new Part(spec, label, sc.msPerStep(), sc.callsPerStep());
+                }
+            }
+        }
+        return new Part(spec, label, 0, 0);
+    }
+
+    /** The collective type of a category spec ({@code allreduce}, {@code comm_other/all_to_all}), or null. */
+    static String collectiveType(String spec) {
+        int slash = spec.indexOf('/');
+        String cat = slash < 0 ? spec : spec.substring(0, slash);
+        if (cat.equals("allreduce")) {
+            return "allreduce";
+        }
+        return cat.equals("comm_other") && slash >= 0 ? spec.substring(slash + 1) : null;
+    }
+
+    /** Latency or bandwidth of the collective behind a part, with the numbers that say so. */
+    record Regime(String regime, Double msgBytes, Double wireUs, Double ratio, String evidence) {}
+
+    Regime regime(Part part) {
+        String type = collectiveType(part.spec());
+        Double link = s.hardware().linkGbps();
+        if (type == null) {
+            return new Regime("unknown", null, null, null, part.spec() + " is not a collective");
+        }
+        BottleneckReport.Collective col = report.collectives().stream()
+                .filter(c -> c.phase().equals(q.phase()) && c.type().equals(type)).findFirst().orElse(null);
+        if (col == null || part.calls() <= 0) {
+            return new Regime("unknown", null, null, null, "no " + type + " calls in " + capSrc);
+        }
+        double meanUs = part.meanUs();
+        String latencyFact = s.hardware().collectiveLatencyUs() == null ? ""
+                : "; the scenario's per-collective latency is " + Numbers.plain(s.hardware().collectiveLatencyUs())
+                        + " µs (hardware.collective_latency_us)";
+        if (col.msgBytes() == null) {
+            return new Regime("unknown", null, null, null, String.format(Locale.ROOT,
+                    "%s: %s µs per call, but message sizes are not in this trace (CUDA-graph replays and traces without "
+                            + "record_param_comms carry none); an eager capture of the same step would settle it%s",
+                    capSrc, Numbers.us(meanUs), latencyFact));
+        }
+        double bytes = col.msgBytes().median();
+        if (link == null) {
+            return new Regime("unknown", bytes, null, null, "message " + Fmt.bytes(bytes)
+                    + " per call, but the scenario sets no hardware.link_gbps to compare with");
+        }
+        int n = report.capture().worldSize() != null ? report.capture().worldSize() : Math.max(1, report.capture().ranks().size());
+        double factor = busFactor(type, n);
+        double wire = bytes * factor / (link * 1000);
+        double ratio = wire / meanUs;
+        String r = ratio < REGIME_THRESHOLD ? "latency" : "bandwidth";
+        return new Regime(r, bytes, wire, ratio, String.format(Locale.ROOT,
+                "%s per call (median, %s) x %s (%s bus factor, %d ranks) / %s GB/s (hardware.link_gbps) = %s µs on the wire, "
+                        + "against %s µs measured per call: %.1f%% of the call is moving bytes%s",
+                Fmt.bytes(bytes), capSrc, Numbers.plain(factor), type, n, Numbers.plain(link), Numbers.us(wire),
+                Numbers.us(meanUs), 100 * ratio, latencyFact));
+    }
+
+    /** nccl-tests' bus-bandwidth factors. */
+    static double busFactor(String type, int n) {
+        if (n <= 1) {
+            return 1;
+        }
+        return switch (type) {
+            case "allreduce" -> 2.0 * (n - 1) / n;
+            case "all_gather", "reduce_scatter", "all_to_all" -> (double) (n - 1) / n;
+            default -> 1;
+        };
+    }
+
+    // ---- options ----
+
+    /** One option at one batch size. */
+    private record Projection(Double stepMs, boolean bound, String derivation, String missing, Double perCallUs,
+                              String perCallText) {}
+
+    private Projection project(Scenario.Option o, Integer atBatch) {
+        Scenario.Effect e = o.effect();
+        String f = o.field() + ".effect";
+        Part target = part(e.category() != null ? e.category() : q.tax());
+        StringBuilder d = new StringBuilder(Numbers.ms(step) + " ms (kernel ms per step)");
+        double delta = 0;
+        boolean bound = false;
+        String missing = null;
+        Double perCall = null;
+        String perCallText = null;
+        if (e.remove()) {
+            delta -= target.ms();
+            d.append(" - ").append(Numbers.ms(target.ms())).append(" ms (").append(target.spec()).append(", removed: ").append(f).append(".remove)");
+        } else if (e.scale() != null) {
+            delta -= target.ms() * (1 - e.scale());
+            d.append(" - ").append(Numbers.ms(target.ms())).append(" ms (").append(target.spec()).append(") x (1 - ")
+                    .append(Numbers.plain(e.scale())).append(") (").append(f).append(".scale)");
+        } else if (e.scaleBytes() != null) {
+            Regime r = regime(target);
+            if (r.wireUs() != null) {
+                double wireMs = Math.min(target.ms(), target.calls() * r.wireUs() / 1000);
+                delta -= wireMs * (1 - e.scaleBytes());
+                d.append(" - ").append(Fmt.count(target.calls())).append(" calls x ").append(Numbers.us(r.wireUs()))
+                        .append(" µs on the wire (message bytes / hardware.link_gbps) x (1 - ").append(Numbers.plain(e.scaleBytes()))
+                        .append(") (").append(f).append(".scale_bytes; the rest of each call is latency and does not shrink)");
+            } else {
+                bound = true;
+                delta -= target.ms() * (1 - e.scaleBytes());
+                d.append(" - ").append(Numbers.ms(target.ms())).append(" ms (").append(target.spec()).append(") x (1 - ")
+                        .append(Numbers.plain(e.scaleBytes())).append(") (").append(f)
+                        .append(".scale_bytes; an upper bound: regime unknown, so all of the time is counted as moving bytes)");
+            }
+        } else if (e.replace() != null) {
+            Scenario.Replace r = e.replace();
+            double calls = r.callsPerStep() != null ? r.callsPerStep() : target.calls();
+            String what = r.what() != null ? r.what() : "calls";
+            if (target.calls() <= 0) {
+                missing = "the capture has no " + target.spec() + " calls in " + q.phase() + " to replace";
+            } else if (calls > target.calls() + 1e-6) {
+                missing = f + ".replace.calls_per_step: " + Numbers.plain(calls) + " calls, but the capture has "
+                        + Fmt.count(target.calls()) + " " + target.spec() + " calls per step";
+            }
+            double byCalls = r.byCallsPerStep() != null ? r.byCallsPerStep() : calls;
+            if (r.perCallUs() != null) {
+                perCall = r.perCallUs();
+                perCallText = Numbers.plain(perCall) + " µs (" + f + ".replace.by.per_call_us)";
+            } else {
+                Scenario.Table t = (Scenario.Table) s.measured().get(r.perCallTable());
+                if (atBatch == null) {
+                    missing = missing != null ? missing : "the batch size is unknown (no vLLM step annotations in the capture, "
+                            + "no question.batch in the scenario), so measured." + t.name() + " cannot be read";
+                } else if (t.at(atBatch) == null) {
+                    missing = missing != null ? missing : "measured." + t.name() + " has no value at batch " + atBatch
+                            + " (it has batch " + joinInts(t.byBatch().keySet()) + ")";
+                } else {
+                    perCall = t.at(atBatch);
+                    perCallText = t.text(atBatch) + " µs (measured." + t.name() + " at batch " + atBatch
+                            + (t.byBatch().get(atBatch)[0] != t.byBatch().get(atBatch)[1] ? ", the high end" : "") + ")";
+                }
+            }
+            Double mean = target.meanUs();
+            delta -= mean == null ? 0 : calls * mean / 1000;
+            d.append(" - ").append(Numbers.plain(calls)).append(" ").append(target.spec()).append(" calls (")
+                    .append(r.callsPerStep() != null ? f + ".replace.calls_per_step" : "all of them, capture").append(") x ")
+                    .append(mean == null ? "n/a" : Numbers.us(mean)).append(" µs (capture mean per call)");
+            if (perCall != null) {
+                delta += byCalls * perCall / 1000;
+                d.append(" + ").append(Numbers.plain(byCalls)).append(" ").append(what).append(" (")
+                        .append(r.byCallsPerStep() != null ? f + ".replace.by.calls_per_step" : "one per replaced call")
+                        .append(") x ").append(perCallText);
+            } else {
+                d.append(" + ").append(Numbers.plain(byCalls)).append(" ").append(what).append(" x (not measured)");
+            }
+        }
+        if (e.addMs() != null) {
+            delta += e.addMs();
+            d.append(e.addMs() >= 0 ? " + " : " - ").append(Numbers.ms(Math.abs(e.addMs()))).append(" ms (").append(f).append(".add_ms)");
+        }
+        double projected = step + delta;
+        if (e.stepScale() != null) {
+            d.insert(0, "(").append(") x ").append(Numbers.plain(e.stepScale())).append(" (").append(f).append(".step_scale)");
+            projected *= e.stepScale();
+        }
+        if (missing == null && projected <= 0) {
+            missing = "the effect projects a step of " + Numbers.ms(projected) + " ms, which is not possible";
+        }
+        boolean projectable = missing == null;
+        d.append(" = ").append(projectable ? Numbers.ms(projected) + " ms" : "n/a");
+        if (e.tokensPerStep() != null) {
+            d.append("; ").append(Numbers.plain(e.tokensPerStep())).append(" tokens per sequence per step (").append(f).append(".tokens_per_step)");
+        } else if (e.tokensPerStepUnknown()) {
+            d.append("; tokens per sequence per step not measured (").append(f).append(".tokens_per_step: null)");
+        }
+        return new Projection(projectable ? projected : null, bound, d.toString(), missing, perCall, perCallText);
+    }
+
+    private double tokens(Scenario.Option o) {
+        return o.effect().tokensPerStep() != null ? o.effect().tokensPerStep() : 1;
+    }
+
+    /** The per-call time of a replacement at which the option just reaches {@code target} speedup, or null. */
+    private Double breakEvenPerCall(Scenario.Option o, double targetSpeedup) {
+        Scenario.Effect e = o.effect();
+        Scenario.Replace r = e.replace();
+        Part p = part(e.category() != null ? e.category() : q.tax());
+        if (r == null || p.meanUs() == null) {
+            return null;
+        }
+        double calls = r.callsPerStep() != null ? r.callsPerStep() : p.calls();
+        double byCalls = r.byCallsPerStep() != null ? r.byCallsPerStep() : calls;
+        if (byCalls <= 0) {
+            return null;
+        }
+        double needed = tokens(o) * step / targetSpeedup / (e.stepScale() != null ? e.stepScale() : 1);
+        double rest = step - calls * p.meanUs() / 1000 + (e.addMs() != null ? e.addMs() : 0);
+        double perCall = (needed - rest) * 1000 / byCalls;
+        return perCall > 0 ? perCall : null;
+    }
+
+    private Decision.OptionResult evaluate(Scenario.Option o, List<String> reasons, List<Decision.Revisit> revisits) {
+        Scenario.Effect e = o.effect();
+        Projection p = project(o, batch);
+        double tokens = tokens(o);
+        // With tokens per step unknown there is no speedup to state, only the projected step.
+        Double speedup = p.stepMs() != null && !e.tokensPerStepUnknown() ? tokens * step / p.stepMs() : null;
+        boolean evaluable = p.missing() == null && p.stepMs() != null && !e.tokensPerStepUnknown();
+        List<String> violates = new ArrayList<>(o.violates());
+        for (String c : o.violates()) {
+            reasons.add("violates " + c + ": " + s.constraints().get(c) + " (constraints." + c + ")");
+        }
+        // Batch sizes the option's measured table covers.
+        List<Decision.BatchPoint> byBatch = new ArrayList<>();
+        if (e.replace() != null && e.replace().perCallTable() != null) {
+            Scenario.Table t = (Scenario.Table) s.measured().get(e.replace().perCallTable());
+            for (int b : t.byBatch().keySet()) {
+                Projection pb = project(o, b);
+                if (pb.stepMs() == null) {
+                    continue;
+                }
+                byBatch.add(new Decision.BatchPoint(b, pb.perCallUs(), t.text(b), pb.stepMs(), tokens * step / pb.stepMs(),
+                        q.operatingBatches().contains(b), batch != null && b == batch,
+                        "measured." + t.name() + " at batch " + b + "; the rest of the step as captured"
+                                + (batch != null && b != batch ? " at batch " + batch : "")));
+            }
+            List<Decision.BatchPoint> slowerAt = byBatch.stream()
+                    .filter(bp -> bp.operating() && bp.projectedSpeedup() < 1).toList();
+            if (!slowerAt.isEmpty()) {
+                violates.add("operating_batches");
+                for (Decision.BatchPoint bp : slowerAt) {
+                    if (bp.captured()) {
+                        continue; // said once, as "slower than now"
+                    }
+                    reasons.add("slower at operating batch " + bp.batch() + ": " + Numbers.x(bp.projectedSpeedup())
+                            + " (question.operating_batches; measured." + t.name() + ": " + bp.perCallText() + " µs per call)");
+                }
+            }
+        }
+        String verdict;
+        if (!evaluable) {
+            verdict = "not_evaluated";
+            reasons.add(0, p.missing() != null ? p.missing()
+                    : "tokens per step is not measured (" + o.field() + ".effect.tokens_per_step: null)");
+        } else if (speedup < 1) {
+            verdict = "slower";
+            reasons.add(0, "projected " + Numbers.x(speedup) + (batch == null ? "" : " at batch " + batch) + ": slower than now");
+        } else if (e.needsHardware() != null) {
+            verdict = "needs_hardware";
+        } else if (!violates.isEmpty()) {
+            verdict = "violates_constraints";
+        } else if (speedup < q.minSpeedup()) {
+            verdict = "below_threshold";
+            reasons.add("projected " + Numbers.x(speedup) + ", below the " + tf + " threshold (question.min_speedup)");
+        } else {
+            verdict = "candidate";
+        }
+        if (e.needsHardware() != null) {
+            reasons.add("needs hardware: " + e.needsHardware() + " (" + o.field() + ".effect.needs_hardware)");
+        }
+        if (p.bound() && speedup != null) {
+            reasons.add("an upper bound: the collective's regime is unknown (message sizes not in the trace)");
+        }
+        boolean admissible = evaluable && violates.isEmpty() && e.needsHardware() == null;
+        revisits(o, p, speedup, evaluable, byBatch, revisits);
+        return new Decision.OptionResult(o.id(), o.title(), o.field(), p.stepMs(), speedup,
+                speedup != null ? tokensPerSec(p.stepMs(), tokens) : null, tokens, List.copyOf(violates), e.needsHardware(),
+                admissible, verdict, null, p.derivation(), p.bound(), o.evidence(), byBatch);
+    }
+
+    private void revisits(Scenario.Option o, Projection p, Double speedup, boolean evaluable,
+                          List<Decision.BatchPoint> byBatch, List<Decision.Revisit> out) {
+        Scenario.Effect e = o.effect();
+        String f = o.field();
+        String at = speedup == null ? "" : " (projected " + Numbers.x(speedup) + (p.bound() ? ", an upper bound" : "") + ")";
+        if (e.needsHardware() != null) {
+            out.add(new Decision.Revisit(o.id(), o.title() + ": on hardware with " + e.needsHardware() + at,
+                    f + ".effect.needs_hardware"));
+        }
+        if (evaluable && speedup >= q.minSpeedup()) {
+            for (String c : o.violates()) {
+                out.add(new Decision.Revisit(o.id(), o.title() + ": if the constraint " + c + ": " + s.constraints().get(c)
+                        + " is relaxed" + at, "constraints." + c));
+            }
+        }
+        if (!byBatch.isEmpty()) {
+            String table = "measured." + e.replace().perCallTable();
+            List<String> wins = byBatch.stream().filter(bp -> bp.projectedSpeedup() >= q.minSpeedup())
+                    .map(bp -> bp.batch() + " (" + Numbers.x(bp.projectedSpeedup()) + ")").toList();
+            Set<Integer> failing = new LinkedHashSet<>();
+            byBatch.stream().filter(bp -> bp.operating() && bp.projectedSpeedup() < 1).forEach(bp -> failing.add(bp.batch()));
+            byBatch.stream().filter(bp -> bp.captured() && bp.projectedSpeedup() < q.minSpeedup()).forEach(bp -> failing.add(bp.batch()));
+            List<String> needs = new ArrayList<>();
+            Double be = breakEvenPerCall(o, q.minSpeedup());
+            Scenario.Table t = (Scenario.Table) s.measured().get(e.replace().perCallTable());
+            if (be != null) {
+                for (int b : failing) {
+                    needs.add("the measured " + t.name() + " at batch " + b + " drops to " + Numbers.us(be) + " µs per call or less (measured "
+                            + t.text(b) + ")");
+                }
+            }
+            if (!wins.isEmpty() || !needs.isEmpty()) {
+                StringBuilder w = new StringBuilder(o.title()).append(": ");
+                if (!wins.isEmpty()) {
+                    w.append("passes the ").append(tf).append(" threshold at batch ").append(String.join(", ", wins));
+                    List<Integer> failingOperating = byBatch.stream().filter(bp -> bp.operating() && bp.projectedSpeedup() < 1)
+                            .map(Decision.BatchPoint::batch).toList();
+                    if (!failingOperating.isEmpty()) {
+                        w.append(", so revisit if the service stops running at batch ").append(joinInts(failingOperating));
+                    }
+                    if (!needs.isEmpty()) {
+                        w.append("; or ");
+                    }
+                } else {
+                    w.append("revisit ");
+                }
+                if (!needs.isEmpty()) {
+                    w.append("if ").append(String.join(", and ", needs)).append(" (it reaches ").append(tf).append(" there)");
+                }
+                out.add(new Decision.Revisit(o.id(), w.toString(), table + ", question.min_speedup"));
+            }
+        }
+        if (e.tokensPerStepUnknown() && p.stepMs() != null && p.missing() == null) {
+            double needed = q.minSpeedup() * p.stepMs() / step;
+            out.add(new Decision.Revisit(o.id(), o.title() + ": when tokens per step is measured; it passes the " + tf
+                    + " threshold at " + String.format(Locale.ROOT, "%.2f", needed) + " tokens per sequence per step or more"
+                    + " (projected step " + Numbers.ms(p.stepMs()) + " ms)", f + ".effect.tokens_per_step, question.min_speedup"));
+        } else if (p.missing() != null && byBatch.isEmpty()) {
+            out.add(new Decision.Revisit(o.id(), o.title() + ": when it can be evaluated: " + p.missing(), f + ".effect"));
+        }
+        if (o.revisitWhen() != null) {
+            out.add(new Decision.Revisit(o.id(), o.title() + ": " + o.revisitWhen(), f + ".revisit_when"));
+        }
+    }
+
+    // ---- the whole decision ----
+
+    private Decision run(Decision.Bench bench, String toolVersion) {
+        BottleneckReport.Capture cap = report.capture();
+        Part tax = part(q.tax());
+        double share = 100 * tax.ms() / step;
+        Double amdahl = step - tax.ms() > 1e-12 ? step / (step - tax.ms()) : null;
+        Regime regime = regime(tax);
+        Double period = phase.spanMsPerStep() != null && phase.spanMsPerStep().mean() != null
+                && phase.hostGapMsPerStep() != null && phase.hostGapMsPerStep().mean() != null
+                ? phase.spanMsPerStep().mean() + phase.hostGapMsPerStep().mean() : null;
+
+        Map<String, String> src = new LinkedHashMap<>();
+        src.put("step_ms", capSrc + ": kernel ms per step (sum of kernel durations)");
+        src.put("step_period_ms", period == null ? "n/a: the capture has no span or host gap for " + q.phase()
+                : capSrc + ": GPU span per step + host gap before it");
+        src.put("tokens_per_sec_per_seq", period == null ? "n/a" : "1000 / step_period_ms (one token per sequence per step)");
+        src.put("ms_per_step", capSrc + ": " + tax.spec() + " kernel time per step");
+        src.put("share_pct", "ms_per_step / step_ms");
+        src.put("amdahl_max_speedup", "1 / (1 - share_pct / 100): the step with " + tax.spec() + " at zero");
+        src.put("calls_per_step", capSrc + ": " + tax.spec() + " kernels per step");
+        src.put("mean_call_us", "ms_per_step / calls_per_step");
+        src.put("regime", regime.evidence());
+        src.put("batch", batchSource);
+        Decision.Facts facts = new Decision.Facts(q.taxCategory(), q.taxSubcategory(), tax.label(), q.phase(), phase.steps(),
+                cap.ranks().size(), step, period, period == null ? null : 1000 / period, tax.ms(), share, amdahl, tax.calls(),
+                tax.meanUs(), regime.msgBytes(), regime.wireUs(), s.hardware().linkGbps(), regime.regime(), batch, batchSource, src);
+
+        // Options.
+        List<Decision.OptionResult> results = new ArrayList<>();
+        List<List<String>> reasons = new ArrayList<>();
+        List<Decision.Revisit> revisits = new ArrayList<>();
+        for (Scenario.Option o : s.options()) {
+            List<String> r = new ArrayList<>();
+            results.add(evaluate(o, r, revisits));
+            reasons.add(r);
+        }
+        int best = -1;
+        for (int i = 0; i < results.size(); i++) {
+            Decision.OptionResult r = results.get(i);
+            if (r.admissible() && r.projectedSpeedup() >= q.minSpeedup()
+                    && (best < 0 || r.projectedSpeedup() > results.get(best).projectedSpeedup())) {
+                best = i;
+            }
+        }
+        List<Decision.OptionResult> finals = new ArrayList<>();
+        for (int i = 0; i < results.size(); i++) {
+            Decision.OptionResult r = results.get(i);
+            String verdict = r.verdict();
+            List<String> why = reasons.get(i);
+            if (i == best) {
+                verdict = "pursue";
+                why.add(0, "projected " + Numbers.x(r.projectedSpeedup()) + ", the best admissible option, above the " + tf
+                        + " threshold (question.min_speedup)");
+            } else if (verdict.equals("candidate")) {
+                verdict = "outranked";
+                why.add(0, "projected " + Numbers.x(r.projectedSpeedup()) + ", above the threshold but below "
+                        + results.get(best).id());
+            }
+            finals.add(new Decision.OptionResult(r.id(), r.title(), r.field(), r.projectedStepMs(), r.projectedSpeedup(),
+                    r.projectedTokensPerSec(), r.tokensPerStep(), r.violates(), r.needsHardware(), r.admissible(), verdict,
+                    String.join("; ", why), r.derivation(), r.bound(), r.evidence(), r.byBatch()));
+        }
+        String decision = best >= 0 ? Decision.PURSUE : Decision.ACCEPT;
+        String chosen = best >= 0 ? finals.get(best).id() : null;
+        if (chosen != null) {
+            revisits.removeIf(r -> r.option().equals(chosen));
+        }
+
+        List<BottleneckReport.Warning> warnings = new ArrayList<>();
+        List<Decision.Check> checks = checks(tax, share, amdahl, regime, period, bench, warnings);
+        warnings.addAll(report.warnings());
+        String summary = summary(decision, best >= 0 ? finals.get(best) : null, tax, share, amdahl, finals);
+        return new Decision(Decision.SCHEMA, new BottleneckReport.Tool("steptrace", toolVersion),
+                new Decision.ScenarioRef(s.id(), s.title(), s.source()),
+                new Decision.CaptureRef(cap.path(), cap.name(), cap.devices(), cap.worldSize(), cap.ranks(), phase.steps(),
+                        phase.stepSource()),
+                new Decision.QuestionOut(q.text(), q.phase(), q.tax(), tax.label(), q.minSpeedup(), q.operatingBatches()),
+                decision, chosen, summary, facts, finals, revisits, checks, bench, warnings);
+    }
+
+    private Double tokensPerSec(double projectedStep, double tokens) {
+        Double span = phase.spanMsPerStep() == null ? null : phase.spanMsPerStep().mean();
+        Double gap = phase.hostGapMsPerStep() == null ? null : phase.hostGapMsPerStep().mean();
+        if (span == null || gap == null) {
+            return null;
+        }
+        double period = span + gap;
+        // The time outside kernels (gaps, host) stays as captured; kernel time changes as projected.
+        double projectedPeriod = period >= step ? period - step + projectedStep : period * projectedStep / step;
+        return tokens * 1000 / projectedPeriod;
+    }
+
+    private String summary(String decision, Decision.OptionResult chosen, Part tax, double share, Double amdahl,
+                           List<Decision.OptionResult> options) {
+        String taxText = String.format(Locale.ROOT, "%s is %s of %s kernel time (%s of %s ms per step; at zero the step would be at most %s faster)",
+                tax.label(), Numbers.pct(share), q.phase(), Numbers.ms(tax.ms()), Numbers.ms(step),
+                amdahl == null ? "n/a" : Numbers.x(amdahl));
+        if (chosen != null) {
+            return String.format(Locale.ROOT, "Pursue %s: projected %s (%s instead of %s ms per step), above the %s threshold and "
+                            + "within every constraint. %s.", chosen.title(), Numbers.x(chosen.projectedSpeedup()),
+                    Numbers.ms(chosen.projectedStepMs()), Numbers.ms(step), tf, capitalize(taxText));
+        }
+        List<String> why = new ArrayList<>();
+        for (Decision.OptionResult o : options) {
+            why.add(o.title() + ": " + switch (o.verdict()) {
+                case "slower" -> "slower (" + Numbers.x(o.projectedSpeedup()) + ")";
+                case "needs_hardware" -> "needs new hardware";
+                case "violates_constraints" -> violations(o);
+                case "below_threshold" -> "below the threshold (" + Numbers.x(o.projectedSpeedup()) + ")";
+                default -> "not evaluated";
+            });
+        }
+        return "Accept the " + tax.spec() + " tax. " + capitalize(taxText) + ", but no admissible option reaches the " + tf
+                + " threshold" + (why.isEmpty() ? " (the scenario lists none)" : ": " + String.join("; ", why)) + ".";
+    }
+
+    /** "violates precision", "slower at operating batch 16", or both. */
+    private static String violations(Decision.OptionResult o) {
+        List<String> parts = new ArrayList<>();
+        List<String> declared = o.violates().stream().filter(v -> !v.equals("operating_batches")).toList();
+        if (!declared.isEmpty()) {
+            parts.add("violates " + String.join(", ", declared));
+        }
+        if (o.violates().contains("operating_batches")) {
+            parts.add("slower at operating batch " + o.byBatch().stream().filter(b -> b.operating() && b.projectedSpeedup() < 1)
+                    .map(b -> b.batch() + " (" + Numbers.x(b.projectedSpeedup()) + ")").reduce((a, b) -> a + ", " + b).orElse("?"));
+        }
+        return String.join(" and ", parts);
+    }
+
+    private static String capitalize(String t) {
+        return t.isEmpty() ? t : Character.toUpperCase(t.charAt(0)) + t.substring(1);
+    }
+
+    // ---- checks ----
+
+    private List<Decision.Check> checks(Part tax, double share, Double amdahl, Regime regime, Double period,
+                                        Decision.Bench bench, List<BottleneckReport.Warning> warnings) {
+        List<Decision.Check> out = new ArrayList<>();
+        String amdahlEvidence = String.format(Locale.ROOT, "%s ms of %s per step of %s ms kernel time (%s): 1 / (1 - %.3f) = %s",
+                Numbers.ms(tax.ms()), tax.spec(), Numbers.ms(step), capSrc, share / 100, amdahl == null ? "n/a" : Numbers.x(amdahl));
+        if (amdahl != null && amdahl < q.minSpeedup()) {
+            out.add(new Decision.Check("amdahl-bound", "Amdahl bound of the tax", "info", amdahl, q.minSpeedup(),
+                    "Even removing " + tax.spec() + " entirely gives at most " + Numbers.x(amdahl) + ", below the " + tf
+                            + " threshold: no option acting on it alone can pass.", amdahlEvidence));
+        } else {
+            out.add(new Decision.Check("amdahl-bound", "Amdahl bound of the tax", "info", amdahl, q.minSpeedup(),
+                    "Removing " + tax.spec() + " entirely would give up to " + (amdahl == null ? "n/a" : Numbers.x(amdahl))
+                            + " (threshold " + tf + "): worth attacking if an admissible option exists.", amdahlEvidence));
+        }
+
+        String regimeSummary = switch (regime.regime()) {
+            case "latency" -> "Latency-bound: compressing the messages (e.g. FP8) would save almost nothing; fewer calls or a faster link would.";
+            case "bandwidth" -> "Bandwidth-bound: fewer bytes per call (compression) or a faster link would shorten it.";
+            default -> "Unknown: latency or bandwidth cannot be told from this capture.";
+        };
+        out.add(new Decision.Check("collective-regime", "Latency or bandwidth", regime.regime().equals("unknown") ? "info" : "ok",
+                regime.ratio(), REGIME_THRESHOLD, regimeSummary, regime.evidence()));
+
+        // Hardware facts against the capture's devices.
+        BottleneckReport.Capture cap = report.capture();
+        List<String> mismatch = new ArrayList<>();
+        String gpu = s.hardware().gpu();
+        if (gpu != null) {
+            if (cap.devices() == null || cap.devices().isEmpty()) {
+                mismatch.add("the capture names no devices to compare with hardware.gpu \"" + gpu + "\"");
+            } else if (cap.devices().stream().noneMatch(dev -> sameGpu(dev, gpu))) {
+                mismatch.add("hardware.gpu is \"" + gpu + "\" but the capture ran on " + String.join(", ", cap.devices()));
+            }
+        }
+        Integer world = cap.worldSize() != null ? cap.worldSize() : cap.ranks().size();
+        if (s.hardware().gpus() != null && !s.hardware().gpus().equals(world)) {
+            mismatch.add("hardware.gpus is " + s.hardware().gpus() + " but the capture has world size " + world);
+        }
+        String hwEvidence = "scenario: gpu " + Fmt.text(gpu) + ", gpus " + (s.hardware().gpus() == null ? "n/a" : s.hardware().gpus())
+                + ", interconnect " + Fmt.text(s.hardware().interconnect()) + "; capture " + cap.name() + ": devices "
+                + (cap.devices() == null || cap.devices().isEmpty() ? "n/a" : String.join(", ", cap.devices())) + ", world size "
+                + world + " (the interconnect is not in the trace)";
+        if (mismatch.isEmpty()) {
+            out.add(new Decision.Check("hardware-match", "Scenario hardware matches the capture", "ok", null, null,
+                    gpu == null && s.hardware().gpus() == null ? "The scenario states no GPU model or count to compare."
+                            : "The capture's devices match the scenario's hardware facts.", hwEvidence));
+        } else {
+            String msg = "The scenario's hardware facts do not match this capture: " + String.join("; ", mismatch)
+                    + ". Its hardware-dependent numbers (link bandwidth, measured tables) may not apply.";
+            out.add(new Decision.Check("hardware-match", "Scenario hardware matches the capture", "warn", null, null, msg, hwEvidence));
+            warnings.add(new BottleneckReport.Warning("hardware_mismatch", msg));
+        }
+
+        out.add(new Decision.Check("batch-size", "Batch size", batch == null ? "warn" : "ok",
+                batch == null ? null : batch.doubleValue(), null,
+                batch == null ? "The batch size is unknown: options that read a measured table by batch size cannot be evaluated."
+                        : "Batch " + batch + " per step.", batchSource));
+        if (batch == null) {
+            warnings.add(new BottleneckReport.Warning("batch_unknown", batchSource));
+        }
+
+        out.add(new Decision.Check("steps", "Enough steps", phase.steps() >= MIN_STEPS ? "ok" : "warn", phase.steps(),
+                (double) MIN_STEPS, phase.steps() >= MIN_STEPS ? Fmt.count(phase.steps()) + " " + q.phase() + " steps per rank."
+                        : "Only " + Fmt.count(phase.steps()) + " " + q.phase() + " steps per rank: per-step numbers may be noisy.",
+                capSrc + ", steps from " + phase.stepSource()));
+
+        List<BottleneckReport.Warning> capWarnings = report.warnings();
+        out.add(new Decision.Check("capture-quality", "Capture quality", capWarnings.isEmpty() ? "ok" : "warn",
+                (double) capWarnings.size(), 0.0,
+                capWarnings.isEmpty() ? "The analysis raised no capture-quality warning." : capWarnings.size()
+                        + " capture-quality warning(s); see the warnings below.",
+                capWarnings.isEmpty() ? "capture " + cap.name() : capWarnings.stream().map(BottleneckReport.Warning::code)
+                        .reduce((a, b) -> a + ", " + b).orElse("")));
+
+        for (Scenario.Measured m : s.measured().values()) {
+            if (m instanceof Scenario.Burst b && tax.meanUs() != null
+                    && (b.collective() == null || b.collective().equals(collectiveType(tax.spec())))) {
+                double diff = 100 * (b.perCallUs() - tax.meanUs()) / tax.meanUs();
+                String ev = String.format(Locale.ROOT, "measured.%s: %d calls in %s ms = %s µs per call%s; %s: %s µs per call",
+                        b.name(), b.calls(), Numbers.plain(b.totalMs()), Numbers.us(b.perCallUs()),
+                        b.messageBytes() == null ? "" : " of " + Fmt.bytes(b.messageBytes())
+                                + (s.hardware().linkGbps() == null ? "" : " (" + Numbers.us(b.messageBytes()
+                                * busFactor(collectiveType(tax.spec()), s.hardware().gpus() == null ? world : s.hardware().gpus())
+                                / (s.hardware().linkGbps() * 1000)) + " µs on the wire at hardware.link_gbps)"),
+                        capSrc, Numbers.us(tax.meanUs()));
+                boolean ok = Math.abs(diff) <= BURST_TOLERANCE_PCT;
+                out.add(new Decision.Check("burst-consistency", "Burst timing agrees with the capture", ok ? "ok" : "warn",
+                        diff, BURST_TOLERANCE_PCT, ok ? "The burst timing and the capture agree within "
+                        + Numbers.plain(BURST_TOLERANCE_PCT) + "% per call (" + String.format(Locale.ROOT, "%+.1f%%", diff) + ")."
+                        : "The burst timing and the capture differ by " + String.format(Locale.ROOT, "%+.1f%%", diff)
+                        + " per call: one of them is not measuring the same thing.", ev));
+            }
+        }
+
+        if (bench != null) {
+            out.add(new Decision.Check("throughput-plateau", "Throughput plateau", "info",
+                    bench.plateauConcurrency() == null ? null : bench.plateauConcurrency().doubleValue(), BenchResults.PLATEAU_GAIN_PCT,
+                    bench.plateauConcurrency() == null ? "Output throughput still grows by more than "
+                            + Numbers.plain(BenchResults.PLATEAU_GAIN_PCT) + "% per doubling of concurrency in these runs."
+                            : "Output throughput plateaus at concurrency " + bench.plateauConcurrency() + " (less than "
+                            + Numbers.plain(BenchResults.PLATEAU_GAIN_PCT) + "% more per doubling beyond it).",
+                    bench.plateauEvidence() == null ? "--bench " + String.join(", ", bench.files()) : bench.plateauEvidence()));
+            if (batch != null && period != null) {
+                bench.runs().stream().filter(r -> batch.equals(r.maxConcurrency()) && (r.meanTpotMs() != null || r.medianItlMs() != null))
+                        .findFirst().ifPresent(r -> {
+                            double tpot = r.meanTpotMs() != null ? r.meanTpotMs() : r.medianItlMs();
+                            double diff = 100 * (tpot - period) / period;
+                            boolean ok = Math.abs(diff) <= BENCH_TOLERANCE_PCT;
+                            out.add(new Decision.Check("bench-vs-capture", "Bench latency agrees with the capture", ok ? "ok" : "warn",
+                                    diff, BENCH_TOLERANCE_PCT, ok ? String.format(Locale.ROOT,
+                                    "At concurrency %d the bench's time per output token is within %s%% of the capture's step period (%+.1f%%).",
+                                    batch, Numbers.plain(BENCH_TOLERANCE_PCT), diff)
+                                    : String.format(Locale.ROOT, "At concurrency %d the bench's time per output token differs from the "
+                                    + "capture's step period by %+.1f%%: the capture may not represent the served load.", batch, diff),
+                                    String.format(Locale.ROOT, "%s: %s %s ms; %s: step period %s ms", r.file(),
+                                            r.meanTpotMs() != null ? "mean_tpot_ms" : "median_itl_ms", Numbers.ms(tpot), capSrc,
+                                            Numbers.ms(period))));
+                        });
+            }
+        }
+        return out;
+    }
+
+    /** Whether a device name from the trace is the scenario's GPU ("RTX PRO 6000 Blackwell" in "NVIDIA RTX PRO 6000 Blackwell Server Edition"). */
+    static boolean sameGpu(String device, String gpu) {
+        String d = normalize(device);
+        String g = normalize(gpu);
+        // Whole words only: "H20" is not "H200".
+        return !g.isEmpty() && !d.isEmpty() && ((" " + d + " ").contains(" " + g + " ") || (" " + g + " ").contains(" " + d + " "));
+    }
+
+    private static String normalize(String s) {
+        return (" " + s.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", " ") + " ")
+                .replace(" nvidia ", " ").replace(" geforce ", " ").strip().replaceAll("\\s+", " ");
+    }
+
+    private static String joinInts(java.util.Collection<Integer> xs) {
+        return xs.stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElse("");
+    }
+}

@@ -1,0 +1,194 @@
+package dev.steptrace.decide;
+
+import dev.steptrace.report.Fmt;
+import dev.steptrace.report.ReportView.ChartRef;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What the memo templates render: the {@link Decision} with every number formatted ({@link Fmt};
+ * {@code n/a} for missing values) and its source beside it, in reading order.
+ */
+public record DecisionView(String title, String toolName, String toolVersion, String schema, String captureName,
+                           String scenarioName, String decision, String decisionLabel, String option, String summary,
+                           String question, List<Row> questionRows, List<FactRow> facts, String nowStep,
+                           String nowTokensPerSec, String nowSource, List<OptionRow> options,
+                           List<BatchTable> batchTables, List<CheckRow> checks, List<RevisitRow> revisits,
+                           List<Row> hardware, List<Row> constraints, List<MeasuredRow> measured, BenchView bench,
+                           List<WarningRow> warnings, List<Row> provenance, ChartRef optionsChart, ChartRef benchChart,
+                           String chartsNote) {
+
+    public record Row(String label, String value, boolean code) {}
+
+    public record FactRow(String id, String label, String value, String source) {}
+
+    public record OptionRow(String id, String title, String field, String step, String speedup, String tokensPerSec,
+                            String admissible, boolean isAdmissible, String verdict, String verdictLabel, String violates,
+                            String reason, String derivation, String evidence, boolean chosen) {}
+
+    public record BatchTable(String optionId, String title, List<BatchRow> rows) {}
+
+    public record BatchRow(String batch, String perCall, String step, String speedup, String note, boolean operating,
+                           String source) {}
+
+    public record CheckRow(String id, String title, String status, String value, String threshold, String summary,
+                           String evidence) {}
+
+    public record RevisitRow(String option, String when, String source) {}
+
+    public record MeasuredRow(String name, String what, String values, String source) {}
+
+    public record BenchView(List<BenchRow> rows, String plateau, String evidence, String files) {}
+
+    public record BenchRow(String file, String concurrency, String requestThroughput, String outputThroughput,
+                           String totalThroughput, String meanTtft, String meanTpot, String medianItl, boolean plateau) {}
+
+    public record WarningRow(String code, String message) {}
+
+    static String verdictLabel(String verdict) {
+        return switch (verdict) {
+            case "pursue" -> "pursue";
+            case "outranked" -> "admissible, outranked";
+            case "below_threshold" -> "below threshold";
+            case "slower" -> "slower";
+            case "violates_constraints" -> "violates constraints";
+            case "needs_hardware" -> "needs hardware";
+            case "not_evaluated" -> "not evaluated";
+            default -> verdict;
+        };
+    }
+
+    public static DecisionView of(Decision d, Scenario s, ChartRef optionsChart, ChartRef benchChart, String chartsNote) {
+        Decision.Facts f = d.facts();
+        Map<String, String> src = f.sources();
+        String taxName = d.question().tax();
+        List<Row> question = new ArrayList<>();
+        question.add(new Row("Tax", d.question().taxLabel() + " (" + taxName + ")", false));
+        question.add(new Row("Phase", f.phase(), false));
+        question.add(new Row("Threshold", Numbers.x(d.question().minSpeedup()) + " (question.min_speedup)", false));
+        question.add(new Row("Operating batch sizes", d.question().operatingBatches().isEmpty() ? "not stated"
+                : d.question().operatingBatches().stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElse("")
+                + " (question.operating_batches)", false));
+
+        List<FactRow> facts = new ArrayList<>();
+        facts.add(new FactRow("step_ms", "Kernel time per step", Fmt.ms(f.stepMs()) + " ms", src.get("step_ms")));
+        facts.add(new FactRow("step_period_ms", "Step period (span + host gap)", f.stepPeriodMs() == null ? Fmt.NA
+                : Fmt.ms(f.stepPeriodMs()) + " ms", src.get("step_period_ms")));
+        facts.add(new FactRow("tokens_per_sec_per_seq", "Tokens/s per sequence", f.tokensPerSecPerSeq() == null ? Fmt.NA
+                : String.format(Locale.ROOT, "%.1f", f.tokensPerSecPerSeq()), src.get("tokens_per_sec_per_seq")));
+        facts.add(new FactRow("ms_per_step", f.label() + " per step", Fmt.ms(f.msPerStep()) + " ms", src.get("ms_per_step")));
+        facts.add(new FactRow("share_pct", "Share of kernel time", Fmt.pct(f.sharePct()), src.get("share_pct")));
+        facts.add(new FactRow("amdahl_max_speedup", "Amdahl bound (tax at zero)",
+                f.amdahlMaxSpeedup() == null ? Fmt.NA : Numbers.x(f.amdahlMaxSpeedup()), src.get("amdahl_max_speedup")));
+        facts.add(new FactRow("calls_per_step", "Calls per step", Fmt.count(f.callsPerStep()), src.get("calls_per_step")));
+        facts.add(new FactRow("mean_call_us", "Time per call", f.meanCallUs() == null ? Fmt.NA : Fmt.us(f.meanCallUs()) + " µs",
+                src.get("mean_call_us")));
+        facts.add(new FactRow("regime", "Latency or bandwidth", f.regime(), src.get("regime")));
+        facts.add(new FactRow("batch", "Batch size", f.batch() == null ? Fmt.NA : f.batch().toString(), src.get("batch")));
+
+        List<OptionRow> options = new ArrayList<>();
+        List<BatchTable> batchTables = new ArrayList<>();
+        for (Decision.OptionResult o : d.options()) {
+            options.add(new OptionRow(o.id(), o.title(), o.field(),
+                    o.projectedStepMs() == null ? Fmt.NA : Fmt.ms(o.projectedStepMs()),
+                    o.projectedSpeedup() == null ? Fmt.NA : (o.bound() ? "≤ " : "") + Numbers.x(o.projectedSpeedup()),
+                    o.projectedTokensPerSec() == null || o.projectedSpeedup() == null ? Fmt.NA
+                            : String.format(Locale.ROOT, "%.1f", o.projectedTokensPerSec()),
+                    o.admissible() ? "yes" : "no", o.admissible(), o.verdict(), verdictLabel(o.verdict()),
+                    o.violates().isEmpty() ? "none" : String.join(", ", o.violates()), Fmt.text(o.reason()), o.derivation(),
+                    Fmt.text(o.evidence()), o.id().equals(d.option())));
+            if (!o.byBatch().isEmpty()) {
+                List<BatchRow> rows = new ArrayList<>();
+                for (Decision.BatchPoint b : o.byBatch()) {
+                    List<String> notes = new ArrayList<>();
+                    if (b.captured()) {
+                        notes.add("the capture's batch");
+                    }
+                    if (b.operating()) {
+                        notes.add("operating batch");
+                    }
+                    rows.add(new BatchRow(Integer.toString(b.batch()), b.perCallText() + " µs", Fmt.ms(b.projectedStepMs()),
+                            Numbers.x(b.projectedSpeedup()), String.join(", ", notes), b.operating(), b.source()));
+                }
+                batchTables.add(new BatchTable(o.id(), o.title(), rows));
+            }
+        }
+        List<CheckRow> checks = d.checks().stream().map(c -> new CheckRow(c.id(), c.title(), c.status(),
+                checkNumber(c.value()), c.threshold() == null ? "" : checkNumber(c.threshold()),
+                c.summary(), c.evidence())).toList();
+        List<RevisitRow> revisits = d.revisitWhen().stream().map(r -> new RevisitRow(r.option(), r.when(), r.source())).toList();
+
+        List<Row> hardware = new ArrayList<>();
+        Scenario.Hardware h = s.hardware();
+        hardware.add(new Row("GPU (hardware.gpu)", Fmt.text(h.gpu()), false));
+        hardware.add(new Row("GPUs (hardware.gpus)", h.gpus() == null ? Fmt.NA : h.gpus().toString(), false));
+        hardware.add(new Row("Interconnect (hardware.interconnect)", Fmt.text(h.interconnect()), false));
+        hardware.add(new Row("Link bandwidth (hardware.link_gbps)", h.linkGbps() == null ? Fmt.NA : Numbers.plain(h.linkGbps()) + " GB/s", false));
+        hardware.add(new Row("Per-collective latency (hardware.collective_latency_us)",
+                h.collectiveLatencyUs() == null ? Fmt.NA : Numbers.plain(h.collectiveLatencyUs()) + " µs", false));
+        List<Row> constraints = s.constraints().entrySet().stream()
+                .map(e -> new Row("constraints." + e.getKey(), e.getValue(), true)).toList();
+        List<MeasuredRow> measured = new ArrayList<>();
+        for (Scenario.Measured m : s.measured().values()) {
+            if (m instanceof Scenario.Table t) {
+                List<String> vals = new ArrayList<>();
+                t.byBatch().keySet().forEach(b -> vals.add("batch " + b + ": " + t.text(b) + (t.unit() == null ? "" : " " + t.unit())));
+                measured.add(new MeasuredRow(t.name(), Fmt.text(t.description()), String.join("; ", vals), Fmt.text(t.source())));
+            } else if (m instanceof Scenario.Burst b) {
+                measured.add(new MeasuredRow(b.name(), Fmt.text(b.description()), b.calls() + " calls"
+                        + (b.messageBytes() == null ? "" : " of " + Fmt.bytes(b.messageBytes())) + " in " + Numbers.plain(b.totalMs())
+                        + " ms (" + Numbers.us(b.perCallUs()) + " µs per call)", Fmt.text(b.source())));
+            }
+        }
+
+        BenchView bench = null;
+        if (d.bench() != null) {
+            List<BenchRow> rows = new ArrayList<>();
+            for (Decision.BenchRun r : d.bench().runs()) {
+                rows.add(new BenchRow(r.file(), r.maxConcurrency() == null ? Fmt.NA : r.maxConcurrency().toString(),
+                        dec(r.requestThroughput(), 2), dec(r.outputThroughput(), 1), dec(r.totalTokenThroughput(), 1),
+                        Fmt.ms(r.meanTtftMs()), Fmt.ms(r.meanTpotMs()), Fmt.ms(r.medianItlMs()),
+                        r.maxConcurrency() != null && r.maxConcurrency().equals(d.bench().plateauConcurrency())));
+            }
+            bench = new BenchView(rows, d.bench().plateauConcurrency() == null ? "none found" : "concurrency " + d.bench().plateauConcurrency(),
+                    Fmt.text(d.bench().plateauEvidence()), String.join(", ", d.bench().files()));
+        }
+        List<WarningRow> warnings = d.warnings().stream().map(w -> new WarningRow(w.code(), w.message())).toList();
+
+        List<Row> provenance = new ArrayList<>();
+        provenance.add(new Row("Capture", d.capture().path(), true));
+        provenance.add(new Row("Devices", d.capture().devices() == null || d.capture().devices().isEmpty() ? Fmt.NA
+                : String.join(", ", d.capture().devices()), false));
+        provenance.add(new Row("Ranks", Fmt.ranks(d.capture().ranks()) + (d.capture().worldSize() == null ? ""
+                : " (world size " + d.capture().worldSize() + ")"), false));
+        provenance.add(new Row("Steps", Fmt.count(d.capture().steps()) + " " + f.phase() + " steps per rank, from "
+                + d.capture().stepSource(), false));
+        provenance.add(new Row("Scenario", d.scenario().source() + (d.scenario().id() == null ? "" : " (id " + d.scenario().id() + ")"), true));
+        provenance.add(new Row("Tool", d.tool().name() + " " + d.tool().version() + ", decision schema " + d.schema(), false));
+
+        String decisionLabel = Decision.PURSUE.equals(d.decision())
+                ? "Pursue: " + d.options().stream().filter(o -> o.id().equals(d.option())).map(Decision.OptionResult::title).findFirst().orElse(d.option())
+                : "Accept the " + taxName + " tax";
+        String scenarioName = d.scenario().title() != null ? d.scenario().title() : Fmt.text(d.scenario().id());
+        return new DecisionView("steptrace decision: " + d.capture().name(), d.tool().name(), d.tool().version(), d.schema(),
+                d.capture().name(), scenarioName, d.decision(), decisionLabel, d.option() == null ? "" : d.option(), d.summary(),
+                Fmt.text(d.question().text()), question, facts, Fmt.ms(f.stepMs()),
+                f.tokensPerSecPerSeq() == null ? Fmt.NA : String.format(Locale.ROOT, "%.1f", f.tokensPerSecPerSeq()),
+                src.get("step_ms"), options, batchTables, checks, revisits, hardware, constraints,
+                measured, bench, warnings, provenance, optionsChart, benchChart, chartsNote == null ? "" : chartsNote);
+    }
+
+    /** A check's value or threshold: whole numbers as they are, others with two decimals. */
+    static String checkNumber(Double v) {
+        if (v == null || v.isNaN()) {
+            return Fmt.NA;
+        }
+        return Math.rint(v) == v && Math.abs(v) < 1e9 ? Long.toString((long) (double) v) : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    private static String dec(Double v, int places) {
+        return v == null ? Fmt.NA : String.format(Locale.ROOT, "%." + places + "f", v);
+    }
+}

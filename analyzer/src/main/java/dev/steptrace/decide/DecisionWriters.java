@@ -1,0 +1,123 @@
+package dev.steptrace.decide;
+
+import dev.steptrace.report.Markdown;
+import dev.steptrace.report.ReportCharts;
+import dev.steptrace.report.ReportJson;
+import dev.steptrace.report.ReportView.ChartRef;
+import dev.steptrace.report.TemplateLoader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes the memo: {@code decision.json} (the {@link Decision}), {@code decision.html} (one
+ * self-contained page, template {@value #HTML_TEMPLATE}, HTML auto-escaping, inline SVG charts) and
+ * {@code decision.md} (template {@value #MD_TEMPLATE}, PNG charts beside it). The templates see
+ * {@code view} ({@link DecisionView}), {@code decision} (raw) and, in Markdown, {@code md}.
+ */
+public final class DecisionWriters {
+    public static final String HTML_TEMPLATE = "decision.html.ftl";
+    public static final String MD_TEMPLATE = "decision.md.ftl";
+    public static final String JSON_FILE = "decision.json";
+    public static final String HTML_FILE = "decision.html";
+    public static final String MD_FILE = "decision.md";
+
+    private DecisionWriters() {}
+
+    /** Writes the chosen outputs into {@code dir}; returns the paths written (JSON, HTML, Markdown, PNGs). */
+    public static List<Path> write(Decision d, Scenario s, Path dir, TemplateLoader templates, boolean json, boolean html,
+                                   boolean markdown, boolean charts) throws IOException {
+        Files.createDirectories(dir);
+        List<Path> written = new ArrayList<>();
+        if (json) {
+            Path f = dir.resolve(JSON_FILE);
+            writeAtomically(f, ReportJson.toJson(d) + "\n");
+            written.add(f);
+        }
+        String note = null;
+        List<ReportCharts.ReportChart> drawn = List.of();
+        if (charts && (html || markdown)) {
+            note = ReportCharts.unavailableReason();
+            if (note == null) {
+                try {
+                    drawn = DecisionCharts.build(d);
+                } catch (VirtualMachineError e) {
+                    throw e;
+                } catch (RuntimeException | Error e) {
+                    note = "charts could not be drawn: " + e;
+                }
+            }
+        }
+        if (html) {
+            Map<String, ChartRef> refs = new HashMap<>();
+            String htmlNote = note;
+            try {
+                for (ReportCharts.ReportChart c : drawn) {
+                    refs.put(c.id(), new ChartRef(c.id(), c.title(), ReportCharts.svg(c), ""));
+                }
+            } catch (RuntimeException e) {
+                refs.clear();
+                htmlNote = "charts could not be drawn: " + e;
+            }
+            DecisionView view = DecisionView.of(d, s, refs.get("decision-options"), refs.get("decision-bench"), htmlNote);
+            Path f = dir.resolve(HTML_FILE);
+            writeAtomically(f, templates.render(HTML_TEMPLATE, model(d, view)));
+            written.add(f);
+        }
+        if (markdown) {
+            Map<String, ChartRef> refs = new HashMap<>();
+            List<Path> pngs = new ArrayList<>();
+            String mdNote = note;
+            try {
+                for (ReportCharts.ReportChart c : drawn) {
+                    String file = c.id() + ".png";
+                    Path png = dir.resolve(file);
+                    ReportCharts.png(c, png);
+                    pngs.add(png);
+                    refs.put(c.id(), new ChartRef(c.id(), c.title(), "", file));
+                }
+            } catch (RuntimeException e) {
+                refs.clear();
+                mdNote = "charts could not be drawn: " + e;
+            }
+            DecisionView view = DecisionView.of(d, s, refs.get("decision-options"), refs.get("decision-bench"), mdNote);
+            Map<String, Object> m = model(d, view);
+            m.put("md", Markdown.HELPER);
+            Path f = dir.resolve(MD_FILE);
+            writeAtomically(f, templates.render(MD_TEMPLATE, m));
+            written.add(f);
+            written.addAll(pngs);
+        }
+        return written;
+    }
+
+    static Map<String, Object> model(Decision d, DecisionView view) {
+        Map<String, Object> m = new HashMap<>();
+        m.put("view", view);
+        m.put("decision", d);
+        return m;
+    }
+
+    /** Writes beside the target and moves into place, so a failed render never leaves half a memo. */
+    static void writeAtomically(Path target, String text) throws IOException {
+        Path tmp = target.resolveSibling("." + target.getFileName() + "." + ProcessHandle.current().pid()
+                + "." + System.nanoTime() + ".tmp");
+        try {
+            Files.writeString(tmp, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            try {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (java.nio.file.AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+}

@@ -1,0 +1,501 @@
+package dev.steptrace.decide;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.steptrace.analysis.ReportBuilder;
+import dev.steptrace.classify.Category;
+import dev.steptrace.common.Messages;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * Reads and checks a scenario file (YAML or JSON, docs/scenarios.md). Every field is checked here,
+ * with unknown fields refused (a misspelt key would otherwise silently change a decision); a problem
+ * is one {@link ScenarioException} line: {@code FILE: FIELD: what is wrong}.
+ */
+public final class ScenarioParser {
+    private static final ObjectMapper YAML = YAMLMapper.builder()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
+    private static final Pattern YAML_MARK = Pattern.compile("in '[^']*', line (\\d+), column (\\d+):");
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
+
+    private final String source;
+
+    private ScenarioParser(String source) {
+        this.source = source;
+    }
+
+    /**
+     * @param source the file's name for messages (as the user gave it)
+     * @param json   parse as JSON (else YAML, which also reads most JSON)
+     */
+    public static Scenario parse(String text, String source, boolean json) {
+        return new ScenarioParser(source).parse(text, json);
+    }
+
+    private Scenario parse(String text, boolean json) {
+        JsonNode root;
+        try {
+            root = (json ? JSON : YAML).readTree(text);
+        } catch (JsonProcessingException e) {
+            JsonLocation loc = e.getLocation();
+            String where = loc == null || loc.getLineNr() < 0 ? ""
+                    : "line " + loc.getLineNr() + (loc.getColumnNr() > 0 ? ", column " + loc.getColumnNr() : "") + ": ";
+            // SnakeYAML marks where the problem is; Jackson's location is where its parser stood.
+            java.util.regex.Matcher mark = YAML_MARK.matcher(e.getOriginalMessage() == null ? "" : e.getOriginalMessage());
+            while (mark.find()) {
+                where = "line " + mark.group(1) + ", column " + mark.group(2) + ": ";
+            }
+            throw new ScenarioException(source + ": " + where + "not valid " + (json ? "JSON" : "YAML") + ": "
+                    + problem(e.getOriginalMessage()), e);
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            throw new ScenarioException(source + ": the file is empty (docs/scenarios.md shows a full example)");
+        }
+        ObjectNode top = object(root, "");
+        keys(top, "", "schema", "id", "title", "question", "hardware", "constraints", "measured", "options");
+        String schema = string(top, "", "schema", false);
+        if (schema != null && !schema.equals(Scenario.SCHEMA)) {
+            throw fail("schema", "expected \"" + Scenario.SCHEMA + "\", got \"" + schema + "\"");
+        }
+        String id = string(top, "", "id", false);
+        if (id != null && !ID.matcher(id).matches()) {
+            throw fail("id", "expected letters, digits, '_', '-' or '.', got \"" + id + "\"");
+        }
+        String title = string(top, "", "title", false);
+        Scenario.Question question = question(required(top, "", "question"));
+        Scenario.Hardware hardware = top.has("hardware") && !top.get("hardware").isNull()
+                ? hardware(top.get("hardware")) : new Scenario.Hardware(null, null, null, null, null);
+        Map<String, String> constraints = constraints(top.get("constraints"));
+        Map<String, Scenario.Measured> measured = measured(top.get("measured"));
+        List<Scenario.Option> options = options(required(top, "", "options"), constraints, measured);
+        return new Scenario(id, title, source, question, hardware, constraints, measured, options);
+    }
+
+    /**
+     * The line of a parser message that says what is wrong: SnakeYAML writes a context ("while parsing a
+     * block mapping"), marks with snippets, then the problem ("expected <block end>, but found '-'").
+     */
+    static String problem(String message) {
+        if (message == null) {
+            return "";
+        }
+        String last = null;
+        for (String line : message.split("\\R")) {
+            if (!line.isBlank() && !Character.isWhitespace(line.charAt(0)) && !line.startsWith("^")) {
+                last = line.strip();
+            }
+        }
+        return last == null ? Messages.firstLine(message) : last;
+    }
+
+    // ---- sections ----
+
+    private Scenario.Question question(JsonNode node) {
+        String p = "question";
+        ObjectNode q = object(node, p);
+        keys(q, p, "text", "phase", "tax", "min_speedup", "batch", "operating_batches");
+        String phase = string(q, p, "phase", false);
+        if (phase == null) {
+            phase = "decode";
+        } else if (!ReportBuilder.PHASES.contains(phase)) {
+            throw fail(p + ".phase", "expected one of " + String.join(", ", ReportBuilder.PHASES) + ", got \"" + phase + "\"");
+        }
+        String tax = string(q, p, "tax", true);
+        category(tax, p + ".tax");
+        Double min = number(q, p, "min_speedup", true);
+        if (min < 1) {
+            throw fail(p + ".min_speedup", "expected a speedup of at least 1 (1.10 means 10% faster), got " + Numbers.plain(min));
+        }
+        Integer batch = positiveInt(q, p, "batch", false);
+        List<Integer> operating = new ArrayList<>();
+        JsonNode ob = q.get("operating_batches");
+        if (ob != null && !ob.isNull()) {
+            ArrayNode a = array(ob, p + ".operating_batches");
+            for (int i = 0; i < a.size(); i++) {
+                operating.add(positiveInt(a.get(i), p + ".operating_batches[" + i + "]"));
+            }
+        }
+        return new Scenario.Question(string(q, p, "text", false), phase, tax, min, batch, List.copyOf(operating));
+    }
+
+    private Scenario.Hardware hardware(JsonNode node) {
+        String p = "hardware";
+        ObjectNode h = object(node, p);
+        keys(h, p, "gpu", "gpus", "interconnect", "link_gbps", "collective_latency_us");
+        Double link = number(h, p, "link_gbps", false);
+        if (link != null && link <= 0) {
+            throw fail(p + ".link_gbps", "expected a bandwidth above 0 GB/s, got " + Numbers.plain(link));
+        }
+        Double latency = number(h, p, "collective_latency_us", false);
+        if (latency != null && latency < 0) {
+            throw fail(p + ".collective_latency_us", "expected a latency of at least 0 µs, got " + Numbers.plain(latency));
+        }
+        return new Scenario.Hardware(string(h, p, "gpu", false), positiveInt(h, p, "gpus", false),
+                string(h, p, "interconnect", false), link, latency);
+    }
+
+    private Map<String, String> constraints(JsonNode node) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (node == null || node.isNull()) {
+            return out;
+        }
+        ObjectNode c = object(node, "constraints");
+        for (Iterator<Map.Entry<String, JsonNode>> it = c.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String path = "constraints." + e.getKey();
+            if (!ID.matcher(e.getKey()).matches()) {
+                throw fail(path, "expected a name of letters, digits, '_', '-' or '.'");
+            }
+            if (!e.getValue().isValueNode() || e.getValue().isNull()) {
+                throw fail(path, "expected a value such as no_reduction (a word, a number or true/false), got " + kind(e.getValue()));
+            }
+            out.put(e.getKey(), e.getValue().asText());
+        }
+        return out;
+    }
+
+    private Map<String, Scenario.Measured> measured(JsonNode node) {
+        Map<String, Scenario.Measured> out = new LinkedHashMap<>();
+        if (node == null || node.isNull()) {
+            return out;
+        }
+        ObjectNode m = object(node, "measured");
+        for (Iterator<Map.Entry<String, JsonNode>> it = m.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String name = e.getKey();
+            String p = "measured." + name;
+            if (!ID.matcher(name).matches()) {
+                throw fail(p, "expected a name of letters, digits, '_', '-' or '.'");
+            }
+            ObjectNode t = object(e.getValue(), p);
+            if (t.has("by_batch")) {
+                keys(t, p, "description", "unit", "source", "by_batch");
+                out.put(name, table(name, t, p));
+            } else if (t.has("total_ms") || t.has("calls")) {
+                keys(t, p, "description", "collective", "calls", "message_bytes", "total_ms", "source");
+                Integer calls = positiveInt(t, p, "calls", true);
+                Double bytes = number(t, p, "message_bytes", false);
+                if (bytes != null && bytes <= 0) {
+                    throw fail(p + ".message_bytes", "expected a size above 0 bytes, got " + Numbers.plain(bytes));
+                }
+                Double total = number(t, p, "total_ms", true);
+                if (total <= 0) {
+                    throw fail(p + ".total_ms", "expected a time above 0 ms, got " + Numbers.plain(total));
+                }
+                out.put(name, new Scenario.Burst(name, string(t, p, "description", false), string(t, p, "collective", false),
+                        calls, bytes, total, string(t, p, "source", false)));
+            } else {
+                throw fail(p, "expected by_batch (a measurement by batch size) or calls and total_ms (a burst timing)");
+            }
+        }
+        return out;
+    }
+
+    private Scenario.Table table(String name, ObjectNode t, String p) {
+        ObjectNode by = object(t.get("by_batch"), p + ".by_batch");
+        SortedMap<Integer, double[]> values = new TreeMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = by.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String vp = p + ".by_batch." + e.getKey();
+            int batch;
+            try {
+                batch = Integer.parseInt(e.getKey().strip());
+            } catch (NumberFormatException ex) {
+                throw fail(vp, "expected a batch size (a whole number above 0) as the key");
+            }
+            if (batch <= 0) {
+                throw fail(vp, "expected a batch size (a whole number above 0) as the key");
+            }
+            JsonNode v = e.getValue();
+            double lo;
+            double hi;
+            if (v.isArray()) {
+                if (v.size() != 2 || !v.get(0).isNumber() || !v.get(1).isNumber()) {
+                    throw fail(vp, "expected a number or a range [low, high] of two numbers");
+                }
+                lo = v.get(0).asDouble();
+                hi = v.get(1).asDouble();
+                if (lo > hi) {
+                    throw fail(vp, "a range is [low, high]; got low " + Numbers.plain(lo) + " above high " + Numbers.plain(hi));
+                }
+            } else if (v.isNumber()) {
+                lo = hi = v.asDouble();
+            } else {
+                throw fail(vp, "expected a number or a range [low, high], got " + kind(v));
+            }
+            if (lo < 0 || !Double.isFinite(hi)) {
+                throw fail(vp, "expected a value of at least 0");
+            }
+            values.put(batch, new double[] {lo, hi});
+        }
+        if (values.isEmpty()) {
+            throw fail(p + ".by_batch", "expected at least one batch size and its value");
+        }
+        return new Scenario.Table(name, string(t, p, "description", false), string(t, p, "unit", false),
+                string(t, p, "source", false), values);
+    }
+
+    private List<Scenario.Option> options(JsonNode node, Map<String, String> constraints,
+                                          Map<String, Scenario.Measured> measured) {
+        ArrayNode a = array(node, "options");
+        List<Scenario.Option> out = new ArrayList<>();
+        Set<String> ids = new LinkedHashSet<>();
+        for (int i = 0; i < a.size(); i++) {
+            String p = "options[" + i + "]";
+            ObjectNode o = object(a.get(i), p);
+            keys(o, p, "id", "title", "effect", "violates", "evidence", "revisit_when");
+            String id = string(o, p, "id", true);
+            if (!ID.matcher(id).matches()) {
+                throw fail(p + ".id", "expected letters, digits, '_', '-' or '.', got \"" + id + "\"");
+            }
+            if (!ids.add(id)) {
+                throw fail(p + ".id", "\"" + id + "\" is the id of an earlier option too");
+            }
+            Scenario.Effect effect = effect(required(o, p, "effect"), p + ".effect", measured);
+            List<String> violates = new ArrayList<>();
+            JsonNode v = o.get("violates");
+            if (v != null && !v.isNull()) {
+                ArrayNode va = array(v, p + ".violates");
+                for (int j = 0; j < va.size(); j++) {
+                    String vp = p + ".violates[" + j + "]";
+                    String name = text(va.get(j), vp);
+                    if (!constraints.containsKey(name)) {
+                        throw fail(vp, "no constraint named \"" + name + "\" (constraints: "
+                                + (constraints.isEmpty() ? "none" : String.join(", ", constraints.keySet())) + ")");
+                    }
+                    violates.add(name);
+                }
+            }
+            String title = string(o, p, "title", false);
+            out.add(new Scenario.Option(i, id, title == null ? id : title, effect, List.copyOf(violates),
+                    string(o, p, "evidence", false), string(o, p, "revisit_when", false)));
+        }
+        return out;
+    }
+
+    private Scenario.Effect effect(JsonNode node, String p, Map<String, Scenario.Measured> measured) {
+        ObjectNode e = object(node, p);
+        keys(e, p, "category", "remove", "scale", "scale_bytes", "replace", "add_ms", "step_scale", "tokens_per_step",
+                "needs_hardware");
+        if (e.isEmpty()) {
+            throw fail(p, "expected at least one of remove, scale, scale_bytes, replace, add_ms, step_scale, "
+                    + "tokens_per_step, needs_hardware");
+        }
+        String category = string(e, p, "category", false);
+        if (category != null) {
+            category(category, p + ".category");
+        }
+        List<String> targeted = new ArrayList<>();
+        for (String k : List.of("remove", "scale", "scale_bytes", "replace")) {
+            if (e.has(k) && !e.get(k).isNull()) {
+                targeted.add(k);
+            }
+        }
+        if (targeted.size() > 1) {
+            throw fail(p + "." + targeted.get(1), "an effect takes one of remove, scale, scale_bytes and replace, not "
+                    + String.join(" and ", targeted) + " (split it into two options)");
+        }
+        boolean remove = false;
+        if (e.has("remove") && !e.get("remove").isNull()) {
+            if (!e.get("remove").isBoolean()) {
+                throw fail(p + ".remove", "expected true or false, got " + kind(e.get("remove")));
+            }
+            remove = e.get("remove").asBoolean();
+        }
+        Double scale = number(e, p, "scale", false);
+        if (scale != null && scale < 0) {
+            throw fail(p + ".scale", "expected a factor of at least 0 (0.5 halves the time), got " + Numbers.plain(scale));
+        }
+        Double scaleBytes = number(e, p, "scale_bytes", false);
+        if (scaleBytes != null && scaleBytes < 0) {
+            throw fail(p + ".scale_bytes", "expected a factor of at least 0 (0.5: half the bytes), got " + Numbers.plain(scaleBytes));
+        }
+        Scenario.Replace replace = e.has("replace") && !e.get("replace").isNull()
+                ? replace(e.get("replace"), p + ".replace", measured) : null;
+        Double addMs = number(e, p, "add_ms", false);
+        Double stepScale = number(e, p, "step_scale", false);
+        if (stepScale != null && stepScale <= 0) {
+            throw fail(p + ".step_scale", "expected a factor above 0, got " + Numbers.plain(stepScale));
+        }
+        boolean tokensUnknown = e.has("tokens_per_step") && e.get("tokens_per_step").isNull();
+        Double tokens = number(e, p, "tokens_per_step", false);
+        if (tokens != null && tokens <= 0) {
+            throw fail(p + ".tokens_per_step", "expected tokens per sequence per step above 0 (1 without speculation), got "
+                    + Numbers.plain(tokens));
+        }
+        return new Scenario.Effect(category, remove, scale, scaleBytes, replace, addMs, stepScale, tokens, tokensUnknown,
+                string(e, p, "needs_hardware", false));
+    }
+
+    private Scenario.Replace replace(JsonNode node, String p, Map<String, Scenario.Measured> measured) {
+        ObjectNode r = object(node, p);
+        keys(r, p, "calls_per_step", "by");
+        Double calls = number(r, p, "calls_per_step", false);
+        if (calls != null && calls <= 0) {
+            throw fail(p + ".calls_per_step", "expected calls per step above 0, got " + Numbers.plain(calls));
+        }
+        String bp = p + ".by";
+        ObjectNode by = object(required(r, p, "by"), bp);
+        keys(by, bp, "what", "calls_per_step", "per_call_us");
+        Double byCalls = number(by, bp, "calls_per_step", false);
+        if (byCalls != null && byCalls < 0) {
+            throw fail(bp + ".calls_per_step", "expected calls per step of at least 0, got " + Numbers.plain(byCalls));
+        }
+        JsonNode pc = required(by, bp, "per_call_us");
+        Double perCall = null;
+        String table = null;
+        if (pc.isNumber()) {
+            perCall = pc.asDouble();
+            if (perCall < 0) {
+                throw fail(bp + ".per_call_us", "expected a time of at least 0 µs, got " + Numbers.plain(perCall));
+            }
+        } else if (pc.isObject()) {
+            keys((ObjectNode) pc, bp + ".per_call_us", "table");
+            table = string((ObjectNode) pc, bp + ".per_call_us", "table", true);
+            Scenario.Measured m = measured.get(table);
+            if (!(m instanceof Scenario.Table)) {
+                throw fail(bp + ".per_call_us.table", m == null
+                        ? "no measured table named \"" + table + "\" (measured: "
+                                + (measured.isEmpty() ? "none" : String.join(", ", measured.keySet())) + ")"
+                        : "measured." + table + " is a burst timing, not a table by batch size");
+            }
+        } else {
+            throw fail(bp + ".per_call_us", "expected a number of µs or {table: NAME} (a measured table by batch size), got "
+                    + kind(pc));
+        }
+        return new Scenario.Replace(calls, byCalls, perCall, table, string(by, bp, "what", false));
+    }
+
+    // ---- field helpers ----
+
+    private ScenarioException fail(String field, String message) {
+        return new ScenarioException(source + ": " + field + ": " + message);
+    }
+
+    private static String join(String path, String key) {
+        return path.isEmpty() ? key : path + "." + key;
+    }
+
+    private ObjectNode object(JsonNode n, String path) {
+        if (n == null || !n.isObject()) {
+            throw path.isEmpty() ? new ScenarioException(source + ": expected a mapping (question, options, ...) at the top level, got "
+                    + kind(n)) : fail(path, "expected a mapping, got " + kind(n));
+        }
+        return (ObjectNode) n;
+    }
+
+    private ArrayNode array(JsonNode n, String path) {
+        if (n == null || !n.isArray()) {
+            throw fail(path, "expected a list, got " + kind(n));
+        }
+        return (ArrayNode) n;
+    }
+
+    private JsonNode required(ObjectNode o, String path, String key) {
+        JsonNode n = o.get(key);
+        if (n == null || n.isNull()) {
+            throw fail(join(path, key), "missing (required)");
+        }
+        return n;
+    }
+
+    private void keys(ObjectNode o, String path, String... allowed) {
+        List<String> ok = List.of(allowed);
+        for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
+            String k = it.next();
+            if (!ok.contains(k)) {
+                throw fail(join(path, k), "unknown field (expected one of " + String.join(", ", ok) + ")");
+            }
+        }
+    }
+
+    private String string(ObjectNode o, String path, String key, boolean required) {
+        JsonNode n = required ? required(o, path, key) : o.get(key);
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        return text(n, join(path, key));
+    }
+
+    private String text(JsonNode n, String path) {
+        if (!n.isValueNode() || n.isNull()) {
+            throw fail(path, "expected text, got " + kind(n));
+        }
+        String s = n.asText().strip();
+        if (s.isEmpty()) {
+            throw fail(path, "expected text, got an empty value");
+        }
+        return s;
+    }
+
+    private Double number(ObjectNode o, String path, String key, boolean required) {
+        JsonNode n = required ? required(o, path, key) : o.get(key);
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        if (!n.isNumber() || !Double.isFinite(n.asDouble())) {
+            throw fail(join(path, key), "expected a number, got " + kind(n));
+        }
+        return n.asDouble();
+    }
+
+    private Integer positiveInt(ObjectNode o, String path, String key, boolean required) {
+        JsonNode n = required ? required(o, path, key) : o.get(key);
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        return positiveInt(n, join(path, key));
+    }
+
+    private int positiveInt(JsonNode n, String path) {
+        if (!n.isIntegralNumber() || n.asLong() <= 0 || n.asLong() > Integer.MAX_VALUE) {
+            throw fail(path, "expected a whole number above 0, got " + kind(n));
+        }
+        return n.asInt();
+    }
+
+    private void category(String spec, String path) {
+        int slash = spec.indexOf('/');
+        String cat = slash < 0 ? spec : spec.substring(0, slash);
+        if (Category.ofId(cat).isEmpty()) {
+            throw fail(path, "unknown category \"" + cat + "\" (expected one of " + Category.ids()
+                    + ", optionally with /subcategory)");
+        }
+        if (slash >= 0 && spec.substring(slash + 1).isBlank()) {
+            throw fail(path, "expected category/subcategory, got \"" + spec + "\"");
+        }
+    }
+
+    /** What a value is, for messages: {@code "half"}, {@code 12}, {@code a list}, {@code nothing}. */
+    private static String kind(JsonNode n) {
+        if (n == null || n.isMissingNode() || n.isNull()) {
+            return "nothing";
+        }
+        if (n.isTextual()) {
+            String s = n.asText();
+            return "\"" + (s.length() > 40 ? s.substring(0, 40) + "..." : s) + "\"";
+        }
+        if (n.isNumber() || n.isBoolean()) {
+            return n.asText();
+        }
+        return n.isArray() ? "a list" : n.isObject() ? "a mapping" : n.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+    }
+}

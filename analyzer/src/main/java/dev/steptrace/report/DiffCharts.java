@@ -1,0 +1,166 @@
+package dev.steptrace.report;
+
+import dev.steptrace.report.CaptureDiff.CategoryDelta;
+import dev.steptrace.report.CaptureDiff.PhaseDiff;
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * The diff's charts, per phase, drawn like the report's ({@link ReportCharts}: same styling, the
+ * categories' fixed colors, inline SVG for HTML and PNG for Markdown): A and B side by side as stacked
+ * bars of kernel ms per step by category, and each category's change B - A with its 95% interval.
+ */
+public final class DiffCharts {
+    static {
+        if (System.getProperty("java.awt.headless") == null) {
+            System.setProperty("java.awt.headless", "true");
+        }
+    }
+
+    /** One chart; {@code id} is {@code diff-<phase>-bars} or {@code diff-<phase>-deltas}. */
+    public record DiffChart(String id, String phase, String title, Chart<?, ?> chart) {}
+
+    private DiffCharts() {}
+
+    public static List<DiffChart> build(CaptureDiff diff) {
+        List<DiffChart> out = new ArrayList<>();
+        for (Map.Entry<String, PhaseDiff> e : diff.phases().entrySet()) {
+            String label = ReportView.phaseLabel(e.getKey());
+            List<CategoryDelta> cats = e.getValue().categories() == null ? List.of() : e.getValue().categories();
+            if (cats.isEmpty()) {
+                continue;
+            }
+            out.add(new DiffChart("diff-" + e.getKey() + "-bars", e.getKey(),
+                    label + ": kernel ms per step by category, A and B", bars(label, diff, cats)));
+            out.add(new DiffChart("diff-" + e.getKey() + "-deltas", e.getKey(),
+                    label + ": change B − A per category, ms per step, with 95% intervals", deltas(label, cats)));
+        }
+        return out;
+    }
+
+    static CategoryChart bars(String phaseLabel, CaptureDiff diff, List<CategoryDelta> cats) {
+        List<String> xs = List.of("A: " + shorten(diff.a().name()), "B: " + shorten(diff.b().name()));
+        CategoryChart chart = new CategoryChartBuilder().width(760).height(440)
+                .title(phaseLabel + ": kernel ms per step by category")
+                .yAxisTitle("ms per step").build();
+        var s = chart.getStyler();
+        ReportCharts.style(s);
+        s.setStacked(true);
+        s.setOverlapped(false);
+        s.setAvailableSpaceFill(0.55);
+        s.setLegendPosition(Styler.LegendPosition.OutsideE);
+        s.setPlotGridVerticalLinesVisible(false);
+        s.setYAxisDecimalPattern("0.##");
+        s.setYAxisMin(0.0);
+        for (CategoryDelta c : inSpecOrder(cats)) {
+            chart.addSeries(ReportCategories.chartLabel(ReportCategories.label(c.id(), c.label())), xs,
+                    List.of(c.aMsPerStep(), c.bMsPerStep())).setFillColor(ReportCategories.awtColor(c.id()));
+        }
+        return chart;
+    }
+
+    /**
+     * A forest plot: per category (SPEC order, left to right) a thick vertical bar over the 95% interval
+     * and a diamond at the change; the legend names each category with its change. Categories without
+     * an interval show the diamond alone.
+     */
+    static XYChart deltas(String phaseLabel, List<CategoryDelta> cats) {
+        List<CategoryDelta> ordered = inSpecOrder(cats);
+        XYChart chart = new XYChartBuilder().width(900).height(420)
+                .title(phaseLabel + ": change B − A per category (95% interval)")
+                .yAxisTitle("Δ ms per step").build();
+        var s = chart.getStyler();
+        ReportCharts.style(s);
+        s.setLegendPosition(Styler.LegendPosition.OutsideE);
+        s.setXAxisTicksVisible(false);
+        s.setPlotGridVerticalLinesVisible(false);
+        s.setYAxisDecimalPattern("0.###");
+        s.setXAxisMin(-0.6);
+        s.setXAxisMax(ordered.size() - 0.4);
+        s.setMarkerSize(11);
+        double lo = 0;
+        double hi = 0;
+        for (CategoryDelta c : ordered) {
+            lo = Math.min(lo, c.ci95Ms() != null ? Math.min(c.ci95Ms().get(0), c.deltaMs()) : c.deltaMs());
+            hi = Math.max(hi, c.ci95Ms() != null ? Math.max(c.ci95Ms().get(1), c.deltaMs()) : c.deltaMs());
+        }
+        double pad = Math.max((hi - lo) * 0.08, 1e-4);
+        s.setYAxisMin(lo - pad);
+        s.setYAxisMax(hi + pad);
+        XYSeries zero = chart.addSeries("zero", new double[] {-0.6, ordered.size() - 0.4}, new double[] {0, 0});
+        zero.setLineColor(new Color(0x555555));
+        zero.setLineWidth(1f);
+        zero.setMarker(SeriesMarkers.NONE);
+        zero.setShowInLegend(false);
+        for (int i = 0; i < ordered.size(); i++) {
+            CategoryDelta c = ordered.get(i);
+            Color color = ReportCategories.awtColor(c.id());
+            String name = String.format(Locale.ROOT, "%s  %s ms%s",
+                    ReportCategories.chartLabel(ReportCategories.label(c.id(), c.label())), DiffView.signedMs(c.deltaMs()),
+                    c.significant() ? " *" : "");
+            if (c.ci95Ms() != null) {
+                XYSeries bar = chart.addSeries(name, new double[] {i, i},
+                        new double[] {c.ci95Ms().get(0), c.ci95Ms().get(1)});
+                bar.setLineColor(color);
+                bar.setLineWidth(10f);
+                bar.setLineStyle(new BasicStroke(10f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER));
+                bar.setMarker(SeriesMarkers.NONE);
+                XYSeries point = chart.addSeries(name + " ", new double[] {i}, new double[] {c.deltaMs()});
+                point.setMarker(SeriesMarkers.DIAMOND);
+                point.setMarkerColor(new Color(0x222222));
+                point.setShowInLegend(false);
+            } else {
+                XYSeries point = chart.addSeries(name, new double[] {i}, new double[] {c.deltaMs()});
+                point.setMarker(SeriesMarkers.DIAMOND);
+                point.setMarkerColor(color);
+                point.setLineColor(color);
+            }
+        }
+        return chart;
+    }
+
+    private static List<CategoryDelta> inSpecOrder(List<CategoryDelta> cats) {
+        return cats.stream().sorted(Comparator.comparingInt((CategoryDelta c) -> ReportCategories.order(c.id()))
+                .thenComparing(CategoryDelta::id)).toList();
+    }
+
+    private static String shorten(String name) {
+        String n = name == null ? "" : name;
+        return n.length() <= 28 ? n : n.substring(0, 27) + "…";
+    }
+
+    // ---- encoding (as the report's charts) ----
+
+    public static String svg(DiffChart chart) throws IOException {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream(128 * 1024);
+        VectorGraphicsEncoder.saveVectorGraphic(chart.chart(), buf, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+        return ReportCharts.inlineSvg(buf.toString(StandardCharsets.UTF_8), chart.id(), chart.title());
+    }
+
+    public static void png(DiffChart chart, Path file) throws IOException {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            BitmapEncoder.saveBitmap(chart.chart(), out, BitmapEncoder.BitmapFormat.PNG);
+        }
+    }
+}

@@ -1,0 +1,302 @@
+package dev.steptrace.report;
+
+import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.report.CaptureDiff.CategoryDelta;
+import dev.steptrace.report.CaptureDiff.CollectiveDelta;
+import dev.steptrace.report.CaptureDiff.CollectiveSide;
+import dev.steptrace.report.CaptureDiff.Delta;
+import dev.steptrace.report.CaptureDiff.KernelDelta;
+import dev.steptrace.report.CaptureDiff.PhaseDiff;
+import dev.steptrace.report.CaptureDiff.Side;
+import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
+import dev.steptrace.report.ReportView.ChartRef;
+import dev.steptrace.report.ReportView.KernelName;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The diff templates' data model ({@code view}): the {@link CaptureDiff} in reading order, numbers
+ * formatted (ms with three decimals, changes signed, {@value Fmt#NA} for missing values), strings
+ * never null. Text is raw; the templates' output formats escape it. Templates also get the raw model
+ * as {@code diff}.
+ */
+public record DiffView(String title, String toolName, String toolVersion, String schema, String aName, String bName,
+                       String summary, List<PhaseView> phases, List<WarningRow> warnings, List<FactRow> captures,
+                       List<String> method, List<KernelName> longNames, String chartsNote) {
+
+    /** One phase. {@code verdictClass} is faster, slower or same (for styling). */
+    public record PhaseView(String id, String label, String anchor, String verdict, String verdictLabel,
+                            String verdictClass, String stepsA, String stepsB, List<DeltaRow> headline,
+                            List<DeltaRow> categories, List<KernelRow> kernels, List<CollectiveRow> collectives,
+                            String significantCount, ChartRef barsChart, ChartRef deltasChart) {}
+
+    /**
+     * A quantity in A and B with its change: {@code mark} is "faster", "slower" or "" (not significant);
+     * {@code subcategories} only on category rows.
+     */
+    public record DeltaRow(String id, String label, String color, String a, String b, String delta, String pct,
+                           String ci, String floor, boolean significant, String mark, String callsA, String callsB,
+                           List<DeltaRow> subcategories) {}
+
+    /** A kernel mover. {@code change} is added, removed or ""; {@code otherNames} are further spellings. */
+    public record KernelRow(KernelName name, String categoryId, String category, String color, String subcategory,
+                            String change, String a, String b, String delta, String pct, String ci,
+                            boolean significant, String mark, String callsA, String callsB, String callsDelta,
+                            boolean callsChanged, String meanUsA, String meanUsB, List<String> otherNames) {}
+
+    public record CollectiveRow(String type, String callsA, String callsB, String meanUsA, String meanUsB,
+                                String deltaMeanUs, String deltaMeanPct, String busbwA, String busbwB,
+                                String waitA, String waitB, String transferA, String transferB, String deltaWait,
+                                String deltaTransfer) {}
+
+    public record WarningRow(String code, String message) {}
+
+    /** A capture fact side by side; {@code differs} when A and B disagree. */
+    public record FactRow(String label, String a, String b, boolean differs, boolean code) {}
+
+    public static DiffView of(CaptureDiff d, Map<String, ChartRef> charts, String chartsNote) {
+        Names names = new Names();
+        List<PhaseView> phases = new ArrayList<>();
+        List<String> summary = new ArrayList<>();
+        for (Map.Entry<String, PhaseDiff> e : d.phases().entrySet()) {
+            PhaseView pv = phase(e.getKey(), e.getValue(), names, charts);
+            phases.add(pv);
+            Delta k = e.getValue().kernelMsPerStep();
+            summary.add(pv.label() + ": " + pv.verdictLabel() + " (kernel time per step " + signedMs(k.deltaMs())
+                    + " ms, " + signedPct(k.deltaPct()) + ")");
+        }
+        List<WarningRow> warnings = new ArrayList<>();
+        for (Warning w : nullSafe(d.warnings())) {
+            warnings.add(new WarningRow(Fmt.text(w.code()), Fmt.text(w.message())));
+        }
+        for (Side s : List.of(d.a(), d.b())) {
+            String which = s == d.a() ? "A" : "B";
+            for (Warning w : nullSafe(s.warnings())) {
+                warnings.add(new WarningRow(Fmt.text(w.code()), which + ": " + Fmt.text(w.message())));
+            }
+        }
+        CaptureDiff.Method m = d.method();
+        List<String> method = m == null ? List.of() : List.of(
+                String.format(Locale.ROOT, "%d bootstrap resamples of the steps of each side (seed %d); each drawn step"
+                        + " brings every rank's value; %.0f%% percentile interval of B − A.", m.resamples(), m.seed(),
+                        100 * m.confidence()),
+                String.format(Locale.ROOT, "Significant: the interval excludes zero and the change exceeds the noise floor:"
+                        + " more than %s%% of the A value, more than %s%% of A's kernel time per step or else more than"
+                        + " %s%% of the A value, and more than %s ms.", plain(m.noiseFloorPct()),
+                        plain(m.noiseFloorStepPct()), plain(m.noiseFloorSmallPct()), plain(m.noiseFloorMinMs())),
+                "Kernels are matched by normalized name: " + Fmt.text(m.kernelNames()) + ".");
+        return new DiffView("steptrace diff: " + d.a().name() + " vs " + d.b().name(), d.tool().name(),
+                d.tool().version(), d.schema(), Fmt.text(d.a().name()), Fmt.text(d.b().name()),
+                summary.isEmpty() ? "No phase in common: nothing to compare." : String.join("; ", summary) + ".",
+                phases, warnings, facts(d.a(), d.b()), method, names.longNames(), chartsNote == null ? "" : chartsNote);
+    }
+
+    private static PhaseView phase(String id, PhaseDiff p, Names names, Map<String, ChartRef> charts) {
+        List<DeltaRow> headline = List.of(
+                row("kernel", "Kernel time per step", null, p.kernelMsPerStep(), null, null, List.of()),
+                row("span", "Span per step (first kernel start to last kernel end)", null, p.spanMsPerStep(), null, null,
+                        List.of()));
+        List<DeltaRow> categories = new ArrayList<>();
+        int significant = 0;
+        for (CategoryDelta c : nullSafe(p.categories())) {
+            List<DeltaRow> subs = new ArrayList<>();
+            for (SubcategoryDelta s : nullSafe(c.subcategories())) {
+                subs.add(row(s.id(), s.id(), ReportCategories.color(c.id()),
+                        new Delta(s.aMsPerStep(), s.bMsPerStep(), s.deltaMs(), s.deltaPct(), s.ci95Ms(), s.noiseFloorMs(),
+                                s.significant()), s.aCallsPerStep(), s.bCallsPerStep(), List.of()));
+            }
+            significant += c.significant() ? 1 : 0;
+            categories.add(row(c.id(), ReportCategories.label(c.id(), c.label()), ReportCategories.color(c.id()),
+                    new Delta(c.aMsPerStep(), c.bMsPerStep(), c.deltaMs(), c.deltaPct(), c.ci95Ms(), c.noiseFloorMs(),
+                            c.significant()), c.aCallsPerStep(), c.bCallsPerStep(), subs));
+        }
+        List<KernelRow> kernels = new ArrayList<>();
+        for (KernelDelta k : nullSafe(p.kernels())) {
+            List<String> others = nullSafe(k.rawNames()).stream().filter(n -> !n.equals(k.name())).toList();
+            kernels.add(new KernelRow(names.of(k.name()), Fmt.text(k.category()),
+                    ReportCategories.label(k.category(), k.category()), ReportCategories.color(k.category()),
+                    Fmt.text(k.subcategory()), "changed".equals(k.change()) ? "" : Fmt.text(k.change()),
+                    ms(k.aMsPerStep()), ms(k.bMsPerStep()), signedMs(k.deltaMs()), signedPct(k.deltaPct()), ci(k.ci95Ms()),
+                    k.significant(), mark(k.significant(), k.deltaMs()), Fmt.count(k.aCallsPerStep()),
+                    Fmt.count(k.bCallsPerStep()), signedCount(k.deltaCallsPerStep()), k.callsChanged(),
+                    Fmt.us(k.aMeanUs()), Fmt.us(k.bMeanUs()), others));
+        }
+        List<CollectiveRow> collectives = new ArrayList<>();
+        for (CollectiveDelta c : nullSafe(p.collectives())) {
+            CollectiveSide a = c.a();
+            CollectiveSide b = c.b();
+            collectives.add(new CollectiveRow(Fmt.text(c.type()),
+                    a == null ? Fmt.NA : Fmt.count(a.callsPerStep()), b == null ? Fmt.NA : Fmt.count(b.callsPerStep()),
+                    a == null ? Fmt.NA : Fmt.us(a.meanUs()), b == null ? Fmt.NA : Fmt.us(b.meanUs()),
+                    signedUs(c.deltaMeanUs()), signedPct(c.deltaMeanPct()),
+                    a == null ? Fmt.NA : Fmt.gbps(a.busbwGbps()), b == null ? Fmt.NA : Fmt.gbps(b.busbwGbps()),
+                    a == null ? Fmt.NA : ms(a.waitMsPerStep()), b == null ? Fmt.NA : ms(b.waitMsPerStep()),
+                    a == null ? Fmt.NA : ms(a.transferMsPerStep()), b == null ? Fmt.NA : ms(b.transferMsPerStep()),
+                    signedMs(c.deltaWaitMsPerStep()), signedMs(c.deltaTransferMsPerStep())));
+        }
+        String verdict = Fmt.text(p.verdict());
+        String verdictClass = CaptureDiff.FASTER.equals(verdict) || CaptureDiff.SLOWER.equals(verdict) ? verdict : "same";
+        return new PhaseView(id, ReportView.phaseLabel(id), "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), verdict,
+                verdictLabel(verdict), verdictClass, Fmt.count(p.stepsA()), Fmt.count(p.stepsB()), headline, categories,
+                kernels, collectives, Integer.toString(significant),
+                charts.get("diff-" + id + "-bars"), charts.get("diff-" + id + "-deltas"));
+    }
+
+    private static DeltaRow row(String id, String label, String color, Delta d, Double callsA, Double callsB,
+                                List<DeltaRow> subs) {
+        return new DeltaRow(id, label, color == null ? "" : color, ms(d.a()), ms(d.b()), signedMs(d.deltaMs()),
+                signedPct(d.deltaPct()), ci(d.ci95Ms()), ms(d.noiseFloorMs()), d.significant(),
+                mark(d.significant(), d.deltaMs()), callsA == null ? Fmt.NA : Fmt.count(callsA),
+                callsB == null ? Fmt.NA : Fmt.count(callsB), subs);
+    }
+
+    private static List<FactRow> facts(Side a, Side b) {
+        List<FactRow> f = new ArrayList<>();
+        fact(f, "Path", a.path(), b.path(), false, true);
+        fact(f, "Format", a.format(), b.format(), true, false);
+        fact(f, "Files", Integer.toString(a.files()), Integer.toString(b.files()), true, false);
+        fact(f, "Ranks", Fmt.ranks(a.ranks()), Fmt.ranks(b.ranks()), true, false);
+        fact(f, "World size", a.worldSize() == null ? Fmt.NA : a.worldSize().toString(),
+                b.worldSize() == null ? Fmt.NA : b.worldSize().toString(), true, false);
+        fact(f, "Devices", devices(a.devices()), devices(b.devices()), true, false);
+        fact(f, "Steps from", ReportView.stepSourceLabel(a.stepSource()), ReportView.stepSourceLabel(b.stepSource()),
+                true, false);
+        Map<String, String[]> steps = new LinkedHashMap<>();
+        for (String p : ReportView.orderedPhases(union(a.steps(), b.steps()))) {
+            Double x = a.steps() == null ? null : a.steps().get(p);
+            Double y = b.steps() == null ? null : b.steps().get(p);
+            steps.put(p, new String[] {x == null ? "none" : Fmt.count(x), y == null ? "none" : Fmt.count(y)});
+        }
+        steps.forEach((p, v) -> fact(f, ReportView.phaseLabel(p) + " steps per rank", v[0], v[1], false, false));
+        int pa = a.partialFiles() == null ? 0 : a.partialFiles().size();
+        int pb = b.partialFiles() == null ? 0 : b.partialFiles().size();
+        fact(f, "Partial files", Integer.toString(pa), Integer.toString(pb), pa + pb > 0, false);
+        return f;
+    }
+
+    private static void fact(List<FactRow> f, String label, String a, String b, boolean flag, boolean code) {
+        String x = Fmt.text(a);
+        String y = Fmt.text(b);
+        f.add(new FactRow(label, x, y, flag && !Objects.equals(x, y), code));
+    }
+
+    private static java.util.Set<String> union(Map<String, Double> a, Map<String, Double> b) {
+        java.util.Set<String> s = new java.util.LinkedHashSet<>();
+        if (a != null) {
+            s.addAll(a.keySet());
+        }
+        if (b != null) {
+            s.addAll(b.keySet());
+        }
+        return s;
+    }
+
+    private static String devices(List<String> devices) {
+        if (devices == null || devices.isEmpty()) {
+            return Fmt.NA;
+        }
+        return String.join(", ", new java.util.TreeSet<>(devices));
+    }
+
+    static String verdictLabel(String verdict) {
+        return switch (verdict) {
+            case CaptureDiff.FASTER -> "faster";
+            case CaptureDiff.SLOWER -> "slower";
+            case CaptureDiff.NO_SIGNIFICANT_CHANGE -> "no significant change";
+            default -> verdict;
+        };
+    }
+
+    private static String mark(boolean significant, Double delta) {
+        if (!significant || delta == null || delta == 0) {
+            return "";
+        }
+        return delta < 0 ? "faster" : "slower";
+    }
+
+    // ---- numbers ----
+
+    private static boolean missing(Double v) {
+        return v == null || v.isNaN() || v.isInfinite();
+    }
+
+    /** ms with three decimals (a diff is about small changes). */
+    public static String ms(Double v) {
+        return missing(v) ? Fmt.NA : String.format(Locale.ROOT, "%.3f", v + 0.0);
+    }
+
+    /** A change in ms, signed: {@code +0.664}, {@code -2.648}, {@code 0.000}. */
+    public static String signedMs(Double v) {
+        return signed(v, "%.3f", 0.0005);
+    }
+
+    public static String signedUs(Double v) {
+        return signed(v, "%.1f", 0.05);
+    }
+
+    public static String signedCount(Double v) {
+        if (missing(v)) {
+            return Fmt.NA;
+        }
+        String s = Fmt.count(Math.abs(v));
+        return s.equals("0") ? "0" : (v < 0 ? "-" : "+") + s;
+    }
+
+    /** A percentage change, signed, one decimal: {@code +20.0%}; {@value Fmt#NA} when A was zero. */
+    public static String signedPct(Double v) {
+        String s = signed(v, "%.1f", 0.05);
+        return s.equals(Fmt.NA) ? s : s + "%";
+    }
+
+    private static String signed(Double v, String format, double zero) {
+        if (missing(v)) {
+            return Fmt.NA;
+        }
+        if (Math.abs(v) < zero) {
+            return String.format(Locale.ROOT, format, 0.0);
+        }
+        return (v > 0 ? "+" : "") + String.format(Locale.ROOT, format, v);
+    }
+
+    /** The interval as {@code [-2.763, -2.570]}; {@value Fmt#NA} when there is none. */
+    public static String ci(List<Double> ci) {
+        if (ci == null || ci.size() != 2 || missing(ci.get(0)) || missing(ci.get(1))) {
+            return Fmt.NA;
+        }
+        return "[" + signedMs(ci.get(0)) + ", " + signedMs(ci.get(1)) + "]";
+    }
+
+    private static String plain(double v) {
+        String s = String.format(Locale.ROOT, "%.4f", v).replaceAll("0+$", "");
+        return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    private static <T> List<T> nullSafe(List<T> l) {
+        return l == null ? List.of() : l;
+    }
+
+    /** Numbers the shortened kernel names, once per distinct name (as the report does). */
+    private static final class Names {
+        private final Map<String, KernelName> byFull = new LinkedHashMap<>();
+
+        KernelName of(String full) {
+            String name = full == null || full.isEmpty() ? Fmt.NA : full;
+            return byFull.computeIfAbsent(name, n -> {
+                if (n.codePointCount(0, n.length()) <= ReportView.NAME_LIMIT) {
+                    return new KernelName(n, n, false, 0);
+                }
+                int ref = (int) byFull.values().stream().filter(KernelName::shortened).count() + 1;
+                int cut = n.offsetByCodePoints(0, ReportView.NAME_LIMIT - 1);
+                return new KernelName(n, n.substring(0, cut) + "…", true, ref);
+            });
+        }
+
+        List<KernelName> longNames() {
+            return byFull.values().stream().filter(KernelName::shortened).toList();
+        }
+    }
+}
