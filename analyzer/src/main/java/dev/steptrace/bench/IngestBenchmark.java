@@ -73,8 +73,7 @@ public final class IngestBenchmark {
         long onDisk = files.stream().mapToLong(f -> size(f.path())).sum();
         out.printf(Locale.ROOT, "input: %d file(s), %.1f MB on disk (%s)%n", files.size(), onDisk / 1e6,
                 files.stream().allMatch(TraceDiscovery.Found::compressed) ? "gzip" : "plain or mixed");
-        out.printf(Locale.ROOT, "jvm: %s, max heap %d MB, %d cores%n", System.getProperty("java.vm.version"),
-                Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors());
+        printJvm();
         for (int r = 1; r <= repeat; r++) {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
             print(tokenize(files));
@@ -88,6 +87,11 @@ public final class IngestBenchmark {
         }
         out.printf(Locale.ROOT, "peak RSS: %d MB (VmHWM of this process)%n", peakRssKb() / 1024);
         out.flush();
+    }
+
+    private void printJvm() {
+        out.printf(Locale.ROOT, "jvm: %s, max heap %d MB, %d cores%n", System.getProperty("java.vm.version"),
+                Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors());
     }
 
     private void print(Pass p) {
@@ -151,8 +155,7 @@ public final class IngestBenchmark {
         }
         out.printf(Locale.ROOT, "input: %d Nsight Systems export(s), %.1f MB on disk (%s)%n", files.size(), onDisk / 1e6,
                 String.join(", ", files.stream().map(f -> f.format().id()).distinct().toList()));
-        out.printf(Locale.ROOT, "jvm: %s, max heap %d MB, %d cores%n", System.getProperty("java.vm.version"),
-                Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors());
+        printJvm();
         for (int r = 1; r <= repeat; r++) {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
             printRows(scanKernels(files, onDisk));

@@ -1,5 +1,6 @@
 package dev.steptrace.testsupport;
 
+import dev.steptrace.synth.nsys.NsysSqliteWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -98,7 +99,7 @@ public final class NsysCapture {
                               long graphNodeId, long graphId) {
         Map<String, Object> m = gpu(start, dur, device, stream, corr);
         m.put("demangledName", string(name));
-        m.put("shortName", string(shortName(name)));
+        m.put("shortName", string(NsysSqliteWriter.shortName(name)));
         m.put("mangledName", null);
         m.put("launchType", 1);
         m.put("registersPerThread", 64);
@@ -375,20 +376,5 @@ public final class NsysCapture {
             }
             t.row(copy);
         }
-    }
-
-    /** nsys's shortName: the function name without return type, namespace-qualified templates and parameters. */
-    static String shortName(String demangled) {
-        String s = demangled.startsWith("void ") ? demangled.substring(5) : demangled;
-        int cut = s.length();
-        for (char c : new char[] {'<', '('}) {
-            int i = s.indexOf(c);
-            if (i > 0) {
-                cut = Math.min(cut, i);
-            }
-        }
-        s = s.substring(0, cut);
-        int colon = s.lastIndexOf("::");
-        return colon >= 0 ? s.substring(colon + 2) : s;
     }
 }

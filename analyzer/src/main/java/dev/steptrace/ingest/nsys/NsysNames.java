@@ -41,42 +41,39 @@ final class NsysNames {
 
     /** The id of {@code StringIds[stringId]} (version suffix dropped when asked). */
     int ref(long stringId, boolean stripVersion) {
-        long key = (stringId << 1) | (stripVersion ? 1 : 0);
-        int mask = keys.length - 1;
-        int slot = mix(key) & mask;
-        while (true) {
-            long k = keys[slot];
-            if (k == key) {
-                return ids[slot];
-            }
-            if (k == EMPTY) {
-                keys[slot] = key;
-                ids[slot] = next;
-                refs++;
-                if (refs * 2 > keys.length) {
-                    grow();
-                }
-                return next++;
-            }
-            slot = (slot + 1) & mask;
+        long key = key(stringId, stripVersion);
+        int slot = slot(key);
+        if (keys[slot] == key) {
+            return ids[slot];
         }
+        keys[slot] = key;
+        ids[slot] = next;
+        refs++;
+        if (refs * 2 > keys.length) {
+            grow();
+        }
+        return next++;
     }
 
     /** The id a reference already has, or -1. */
     int existing(long stringId, boolean stripVersion) {
-        long key = (stringId << 1) | (stripVersion ? 1 : 0);
+        long key = key(stringId, stripVersion);
+        int slot = slot(key);
+        return keys[slot] == key ? ids[slot] : -1;
+    }
+
+    private static long key(long stringId, boolean stripVersion) {
+        return (stringId << 1) | (stripVersion ? 1 : 0);
+    }
+
+    /** The slot holding {@code key}, or the free slot where it would go. */
+    private int slot(long key) {
         int mask = keys.length - 1;
         int slot = mix(key) & mask;
-        while (true) {
-            long k = keys[slot];
-            if (k == key) {
-                return ids[slot];
-            }
-            if (k == EMPTY) {
-                return -1;
-            }
+        while (keys[slot] != key && keys[slot] != EMPTY) {
             slot = (slot + 1) & mask;
         }
+        return slot;
     }
 
     int references() {

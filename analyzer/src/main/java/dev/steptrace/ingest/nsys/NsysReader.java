@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.steptrace.ingest.FileSummary;
+import dev.steptrace.store.GpuOpColumns;
 import dev.steptrace.store.TableBatch;
 import java.io.IOException;
 import java.sql.Connection;
@@ -88,7 +89,9 @@ public final class NsysReader {
     private int sinceProgress;
     /** Processes with CUDA contexts (TARGET_INFO_CUDA_CONTEXT_INFO), or the kernels' when it is absent. */
     private final Set<Long> cudaPids = new TreeSet<>();
-    private final Set<Long> devicesUsed = new TreeSet<>();
+    /** Devices of the kept GPU rows (ids below 1024). */
+    private final java.util.BitSet devicesUsed = new java.util.BitSet();
+    private long lastCudaPid = NULL;
     /** Processes that appear in any kept event: the ones whose tracks are written. */
     private final Set<Long> eventPids = new HashSet<>();
     /** NVTX domain names by {@code pid << 32 | domainId}. */
@@ -142,7 +145,7 @@ public final class NsysReader {
         cudaProcesses();
         domains();
         try (TableBatch gpu = TableBatch.forTable(connection, allocator, "gpu_ops", BATCH_ROWS, inserter)) {
-            GpuColumns g = new GpuColumns(gpu);
+            GpuOpColumns g = new GpuOpColumns(gpu);
             kernels(gpu, g);
             memcpys(gpu, g);
             memsets(gpu, g);
@@ -161,14 +164,14 @@ public final class NsysReader {
         eventsCounter.addAndGet(sinceProgress);
         sinceProgress = 0;
         mpiRanks();
-        devices(meta);
+        devices();
         Map<Long, String> threadNameText = writeNames();
         writeTracks(threadNameText);
         if (cudaPids.size() > 1) {
             out.anomaly("cuda_processes", cudaPids.size());
         }
-        if (devicesUsed.size() > 1) {
-            out.anomaly("gpu_devices", devicesUsed.size());
+        if (devicesUsed.cardinality() > 1) {
+            out.anomaly("gpu_devices", devicesUsed.cardinality());
         }
         out.dropped = dropped[0];
         out.baseTimeNs = base;
@@ -323,7 +326,7 @@ public final class NsysReader {
     /** The columns of {@link #KERNEL_COLUMNS} read for every kernel row (the benchmark's ceiling reads these). */
     public static final int[] KERNEL_HOT = {0, 1, 2, 3, 4, 5, 6, 7};
 
-    private void kernels(TableBatch gpu, GpuColumns g) throws IOException, SQLException {
+    private void kernels(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
         boolean readPid = perProcessCorrelation;
         boolean hasGraphId = src.columns("CUPTI_ACTIVITY_KIND_KERNEL").contains("graphId");
         boolean hasGraphNodeId = src.columns("CUPTI_ACTIVITY_KIND_KERNEL").contains("graphNodeId");
@@ -406,39 +409,25 @@ public final class NsysReader {
         }
     }
 
-    private void memcpys(TableBatch gpu, GpuColumns g) throws IOException, SQLException {
-        List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("deviceId"), num("streamId"),
-                num("correlationId"), num("globalPid"), num("bytes"), num("copyKind"), num("srcKind"), num("dstKind"),
-                num("graphNodeId"));
-        Map<Long, Integer> nameIds = new HashMap<>();
-        try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_MEMCPY", cols, null)) {
-            while (r.next()) {
-                long start = r.getLong(0);
-                if (start == NULL || start < 0) {
-                    dropped[0]++;
-                    continue;
-                }
-                long pid = perProcessCorrelation ? pidOrZero(r.getLong(5)) : 0;
-                long copy = r.getLong(7);
-                long srcKind = r.getLong(8);
-                long dstKind = r.getLong(9);
-                long key = ((copy & 0xFFFF) << 32) | ((srcKind & 0xFFFF) << 16) | (dstKind & 0xFFFF);
-                int nameId = nameIds.computeIfAbsent(key, k -> names.literal(CuptiNames.memcpy(copy, srcKind, dstKind)));
-                gpuCommon(gpu, g, g.memcpy, nameId, start, r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), pid);
-                setIfPresent(gpu, g.bytes, r.getLong(6));
-                setIfPresent(gpu, g.graphNodeId, r.getLong(10));
-                gpu.endRow();
-                out.memcpys++;
-                progress();
-            }
-        }
+    /** The columns every GPU activity table starts with, in this order. */
+    private static final List<NsysSource.Col> GPU_COMMON = List.of(num("start"), num("end"), num("deviceId"),
+            num("streamId"), num("correlationId"), num("globalPid"));
+
+    /** One row of a GPU activity table past its common columns: sets its own columns, returns its name id. */
+    private interface GpuRow {
+        int write(Rows r) throws IOException;
     }
 
-    private void memsets(TableBatch gpu, GpuColumns g) throws IOException, SQLException {
-        List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("deviceId"), num("streamId"),
-                num("correlationId"), num("globalPid"), num("bytes"), num("memKind"), num("graphNodeId"));
-        Map<Long, Integer> nameIds = new HashMap<>();
-        try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_MEMSET", cols, null)) {
+    /**
+     * Streams a GPU activity table ({@link #GPU_COMMON} then {@code extra} columns, numbered from 6) into
+     * gpu_ops rows of {@code kind}; returns the rows kept.
+     */
+    private long gpuTable(TableBatch gpu, GpuOpColumns g, String table, List<NsysSource.Col> extra, int kind, GpuRow row)
+            throws IOException, SQLException {
+        List<NsysSource.Col> cols = new ArrayList<>(GPU_COMMON);
+        cols.addAll(extra);
+        long kept = 0;
+        try (Rows r = src.scan(table, cols, null)) {
             while (r.next()) {
                 long start = r.getLong(0);
                 if (start == NULL || start < 0) {
@@ -446,38 +435,47 @@ public final class NsysReader {
                     continue;
                 }
                 long pid = perProcessCorrelation ? pidOrZero(r.getLong(5)) : 0;
-                long kind = r.getLong(7);
-                int nameId = nameIds.computeIfAbsent(kind, k -> names.literal(CuptiNames.memset(kind)));
-                gpuCommon(gpu, g, g.memset, nameId, start, r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), pid);
-                setIfPresent(gpu, g.bytes, r.getLong(6));
-                setIfPresent(gpu, g.graphNodeId, r.getLong(8));
+                int nameId = row.write(r);
+                gpuCommon(gpu, g, kind, nameId, start, r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), pid);
                 gpu.endRow();
-                out.memsets++;
+                kept++;
                 progress();
             }
         }
+        return kept;
     }
 
-    private void syncs(TableBatch gpu, GpuColumns g) throws IOException, SQLException {
-        List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("deviceId"), num("streamId"),
-                num("correlationId"), num("globalPid"), num("syncType"));
+    private void memcpys(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
         Map<Long, Integer> nameIds = new HashMap<>();
-        try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, null)) {
-            while (r.next()) {
-                long start = r.getLong(0);
-                if (start == NULL || start < 0) {
-                    dropped[0]++;
-                    continue;
-                }
-                long pid = perProcessCorrelation ? pidOrZero(r.getLong(5)) : 0;
-                long type = r.getLong(6);
-                int nameId = nameIds.computeIfAbsent(type, k -> names.literal(CuptiNames.sync(type)));
-                gpuCommon(gpu, g, g.sync, nameId, start, r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), pid);
-                gpu.endRow();
-                out.syncs++;
-                progress();
-            }
-        }
+        out.memcpys = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_MEMCPY",
+                List.of(num("bytes"), num("copyKind"), num("srcKind"), num("dstKind"), num("graphNodeId")), g.memcpy, r -> {
+                    setIfPresent(gpu, g.bytes, r.getLong(6));
+                    setIfPresent(gpu, g.graphNodeId, r.getLong(10));
+                    long copy = r.getLong(7);
+                    long srcKind = r.getLong(8);
+                    long dstKind = r.getLong(9);
+                    long key = ((copy & 0xFFFF) << 32) | ((srcKind & 0xFFFF) << 16) | (dstKind & 0xFFFF);
+                    return nameIds.computeIfAbsent(key, k -> names.literal(CuptiNames.memcpy(copy, srcKind, dstKind)));
+                });
+    }
+
+    private void memsets(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+        Map<Long, Integer> nameIds = new HashMap<>();
+        out.memsets = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_MEMSET", List.of(num("bytes"), num("memKind"), num("graphNodeId")),
+                g.memset, r -> {
+                    setIfPresent(gpu, g.bytes, r.getLong(6));
+                    setIfPresent(gpu, g.graphNodeId, r.getLong(8));
+                    long kind = r.getLong(7);
+                    return nameIds.computeIfAbsent(kind, k -> names.literal(CuptiNames.memset(kind)));
+                });
+    }
+
+    private void syncs(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+        Map<Long, Integer> nameIds = new HashMap<>();
+        out.syncs = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", List.of(num("syncType")), g.sync, r -> {
+            long type = r.getLong(6);
+            return nameIds.computeIfAbsent(type, k -> names.literal(CuptiNames.sync(type)));
+        });
     }
 
     /**
@@ -485,35 +483,19 @@ public final class NsysReader {
      * records. Kept as one kernel row per replay (graph_id set, graph_node_id NULL) so that the GPU
      * time is there; the capture-quality check reports that its categories cannot be split.
      */
-    private void graphReplays(TableBatch gpu, GpuColumns g) throws IOException, SQLException {
-        List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("deviceId"), num("streamId"),
-                num("correlationId"), num("globalPid"), num("graphId"));
+    private void graphReplays(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
         Map<Long, Integer> nameIds = new HashMap<>();
-        long replays = 0;
-        try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_GRAPH_TRACE", cols, null)) {
-            while (r.next()) {
-                long start = r.getLong(0);
-                if (start == NULL || start < 0) {
-                    dropped[0]++;
-                    continue;
-                }
-                long pid = perProcessCorrelation ? pidOrZero(r.getLong(5)) : 0;
-                long graph = r.getLong(6);
-                int nameId = nameIds.computeIfAbsent(graph,
-                        k -> names.literal(graph == NULL ? "CUDA graph" : "CUDA graph " + graph));
-                gpuCommon(gpu, g, g.kernel, nameId, start, r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), pid);
-                // graph_node_id stays NULL: that is what marks a whole-graph row.
-                gpu.setLong(g.graphId, graph == NULL ? -1 : graph);
-                gpu.endRow();
-                out.kernels++;
-                replays++;
-                progress();
-            }
-        }
+        long replays = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", List.of(num("graphId")), g.kernel, r -> {
+            long graph = r.getLong(6);
+            // graph_node_id stays NULL: that is what marks a whole-graph row.
+            gpu.setLong(g.graphId, graph == NULL ? -1 : graph);
+            return nameIds.computeIfAbsent(graph, k -> names.literal(graph == NULL ? "CUDA graph" : "CUDA graph " + graph));
+        });
+        out.kernels += replays;
         out.anomaly("graph_replays_without_kernel_records", replays);
     }
 
-    private void gpuCommon(TableBatch gpu, GpuColumns g, int kind, int nameId, long start, long end, long device,
+    private void gpuCommon(TableBatch gpu, GpuOpColumns g, int kind, int nameId, long start, long end, long device,
                            long stream, long correlation, long pid) {
         long ts = start + base;
         long dur = duration(start, end);
@@ -523,7 +505,7 @@ public final class NsysReader {
         if (device != NULL) {
             gpu.setInt(g.device, (int) device);
             if (device >= 0 && device < 1024) {
-                devicesUsed.add(device);
+                devicesUsed.set((int) device);
             }
         }
         setIfPresent(gpu, g.stream, stream);
@@ -701,7 +683,7 @@ public final class NsysReader {
         }
     }
 
-    private void devices(ObjectNode meta) throws IOException, SQLException {
+    private void devices() throws IOException, SQLException {
         List<NsysSource.Col> cols = List.of(num("id"), num("cuDevice"), text("name"), num("totalMemory"),
                 num("computeMajor"), num("computeMinor"), num("smCount"), text("busLocation"), text("uuid"),
                 text("chipName"), num("clockRate"), num("memoryBandwidth"), num("l2CacheSize"));
@@ -867,6 +849,10 @@ public final class NsysReader {
     }
 
     private void noteCudaPid(long pid) {
+        if (pid == lastCudaPid) {
+            return;
+        }
+        lastCudaPid = pid;
         if (cudaPids.size() < 1024) {
             cudaPids.add(pid);
         }
@@ -923,48 +909,5 @@ public final class NsysReader {
 
     private static Integer intOrNull(long v) {
         return v == NULL ? null : (int) v;
-    }
-
-    private static final class GpuColumns {
-        final int file;
-        final int kind;
-        final int name;
-        final int device;
-        final int stream;
-        final int ts;
-        final int dur;
-        final int correlation;
-        final int bytes;
-        final int graphId;
-        final int graphNodeId;
-        final int gridX;
-        final int blockX;
-        final int kernel;
-        final int memcpy;
-        final int memset;
-        final int sync;
-
-        GpuColumns(TableBatch b) {
-            file = b.column("file_id");
-            kind = b.column("kind");
-            name = b.column("name_id");
-            device = b.column("device");
-            stream = b.column("stream");
-            ts = b.column("ts_ns");
-            dur = b.column("dur_ns");
-            correlation = b.column("correlation");
-            bytes = b.column("bytes");
-            graphId = b.column("graph_id");
-            graphNodeId = b.column("graph_node_id");
-            gridX = b.column("grid_x");
-            blockX = b.column("block_x");
-            if (b.column("grid_z") != gridX + 2 || b.column("block_z") != blockX + 2) {
-                throw new IllegalStateException("gpu_ops grid/block columns must be adjacent x, y, z");
-            }
-            kernel = b.enumCode(kind, "kernel");
-            memcpy = b.enumCode(kind, "memcpy");
-            memset = b.enumCode(kind, "memset");
-            sync = b.enumCode(kind, "sync");
-        }
     }
 }

@@ -243,15 +243,7 @@ public final class NsysSqliteWriter implements Closeable {
         long[] names = kernelNames.computeIfAbsent(spec, k -> new long[] {string(k.name()), string(shortName(k.name()))});
         LaunchShape shape = spec.shape();
         PreparedStatement ps = kernels.ps;
-        int i = 1;
-        ps.setLong(i++, rel(g.start));
-        ps.setLong(i++, rel(g.start) + g.dur);
-        ps.setInt(i++, device);
-        ps.setInt(i++, 1);
-        ps.setNull(i++, java.sql.Types.INTEGER);
-        ps.setInt(i++, STREAM);
-        ps.setLong(i++, g.correlation);
-        ps.setLong(i++, globalPid);
+        int i = gpuCommon(ps, g);
         ps.setLong(i++, names[0]);
         ps.setLong(i++, names[1]);
         ps.setNull(i++, java.sql.Types.INTEGER);
@@ -291,15 +283,7 @@ public final class NsysSqliteWriter implements Closeable {
         KernelSpec spec = g.entry.spec();
         long[] kinds = memcpyKinds.computeIfAbsent(spec, NsysSqliteWriter::memcpyKinds);
         PreparedStatement ps = memcpys.ps;
-        int i = 1;
-        ps.setLong(i++, rel(g.start));
-        ps.setLong(i++, rel(g.start) + g.dur);
-        ps.setInt(i++, device);
-        ps.setInt(i++, 1);
-        ps.setNull(i++, java.sql.Types.INTEGER);
-        ps.setInt(i++, STREAM);
-        ps.setLong(i++, g.correlation);
-        ps.setLong(i++, globalPid);
+        int i = gpuCommon(ps, g);
         ps.setLong(i++, spec.memcpyBytes());
         ps.setLong(i++, kinds[0]);
         ps.setNull(i++, java.sql.Types.INTEGER);
@@ -316,6 +300,22 @@ public final class NsysSqliteWriter implements Closeable {
         rows++;
     }
 
+    /**
+     * The columns GPU activity tables start with: start, end, deviceId, contextId, greenContextId,
+     * streamId, correlationId, globalPid. Returns the next parameter index.
+     */
+    private int gpuCommon(PreparedStatement ps, RankStep.GpuOp g) throws SQLException {
+        ps.setLong(1, rel(g.start));
+        ps.setLong(2, rel(g.start) + g.dur);
+        ps.setInt(3, device);
+        ps.setInt(4, 1);
+        ps.setNull(5, java.sql.Types.INTEGER);
+        ps.setInt(6, STREAM);
+        ps.setLong(7, g.correlation);
+        ps.setLong(8, globalPid);
+        return 9;
+    }
+
     /** {copyKind, srcKind, dstKind} of a memcpy named as Kineto names it. */
     private static long[] memcpyKinds(KernelSpec spec) {
         Matcher m = MEMCPY.matcher(spec.name());
@@ -327,7 +327,7 @@ public final class NsysSqliteWriter implements Closeable {
     }
 
     /** nsys's shortName: the function name without return type, scope, template arguments and parameters. */
-    static String shortName(String demangled) {
+    public static String shortName(String demangled) {
         String s = demangled.startsWith("void ") ? demangled.substring(5) : demangled;
         int depth = 0;
         int cut = s.length();
