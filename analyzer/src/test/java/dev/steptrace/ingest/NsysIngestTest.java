@@ -309,6 +309,25 @@ class NsysIngestTest {
         }
     }
 
+    /** One report around a whole server (work on two GPUs) is still one rank, and the report says so. */
+    @Test
+    void aFileWithTheWorkOfSeveralGpusIsReported() throws Exception {
+        NsysCapture c = new NsysCapture(SESSION, 90);
+        for (int k = 0; k < 2; k++) {
+            long s = T0 + k * 1_000_000L;
+            c.call(s, 1_000, 90, 10 + k, "cudaLaunchKernel_v7000", false);
+            c.kernel(s + 2_000, 50_000, k, 7, 10 + k, GEMM);
+        }
+        Path dir = Files.createDirectories(tmp.resolve("server"));
+        NsysFixtures.write(c, Container.SQLITE, dir.resolve("server.sqlite"));
+        JsonNode report = report(dir);
+        String warnings = report.get("warnings").toString();
+        assertTrue(warnings.contains("\"multi_gpu_file\"") && warnings.contains("holds the GPU work of 2 GPUs"), warnings);
+        try (StoreDb s = StoreDb.open(tmp.resolve("r.duckdb"))) {
+            assertEquals("{\"gpu_devices\":2}", s.string("SELECT anomalies FROM files"));
+        }
+    }
+
     /** {@code nsys export --ts-normalize=true}: times are epoch nanoseconds already; nothing is added. */
     @Test
     void normalizedTimesAreKeptAsTheyAre() throws Exception {
