@@ -31,6 +31,7 @@ final class CaptureQuality {
         steps(c, source, out);
         outsideSteps(c, out);
         graphsWithoutKernels(c, out);
+        multiGpuFiles(c, out);
         unclassified(c, out);
         clockOffsets(c, out);
         return out;
@@ -119,10 +120,17 @@ final class CaptureQuality {
         }
     }
 
+    /**
+     * Graph launches with no per-kernel records: none at all, or only the one whole-replay row of an
+     * Nsight Systems capture taken with {@code --cuda-graph-trace=graph} (a kernel row with a graph id
+     * and no graph node id).
+     */
     private static void graphsWithoutKernels(Connection c, List<Warning> out) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (
-                    SELECT 1 FROM gpu_ops g WHERE g.file_id = l.file_id AND g.correlation = l.correlation))
+                    SELECT 1 FROM gpu_ops g JOIN files f USING (file_id)
+                    WHERE g.file_id = l.file_id AND g.correlation = l.correlation
+                      AND NOT (f.format LIKE 'nsys-%' AND g.graph_id IS NOT NULL AND g.graph_node_id IS NULL)))
                 FROM launches l JOIN t_files USING (file_id)
                 JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
                 WHERE n.name IN ('cudaGraphLaunch', 'hipGraphLaunch')
@@ -134,6 +142,29 @@ final class CaptureQuality {
                 out.add(new Warning("graph_without_kernels", empty + " of " + launches
                         + " CUDA graph launches have no kernel records: those replays were captured without"
                         + " per-kernel activity, so their time cannot be split into categories"));
+            }
+        }
+    }
+
+    /**
+     * A file holding the GPU work of several processes or devices (an Nsight Systems report of a
+     * whole tensor-parallel server): one file is one rank, so its figures add the GPUs up.
+     */
+    private static void multiGpuFiles(Connection c, List<Warning> out) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT f.rank, f.path, (f.anomalies->>'$.cuda_processes')::BIGINT, (f.anomalies->>'$.gpu_devices')::BIGINT
+                FROM files f JOIN t_files USING (file_id)
+                WHERE (f.anomalies->>'$.cuda_processes') IS NOT NULL OR (f.anomalies->>'$.gpu_devices') IS NOT NULL
+                ORDER BY f.rank, f.path
+                """)) {
+            while (rs.next()) {
+                String what = rs.getObject(3) != null && rs.getObject(4) != null
+                        ? rs.getLong(3) + " processes on " + rs.getLong(4) + " GPUs"
+                        : rs.getObject(3) != null ? rs.getLong(3) + " processes" : rs.getLong(4) + " GPUs";
+                out.add(new Warning("multi_gpu_file", "rank " + rs.getObject(1) + ": "
+                        + java.nio.file.Path.of(rs.getString(2)).getFileName() + " holds the GPU work of " + what
+                        + "; a file is read as one rank, so its per-step figures add them up (profile one report"
+                        + " per rank, e.g. nsys profile -o rank%q{RANK})"));
             }
         }
     }

@@ -28,6 +28,8 @@ final class StepDetector {
     private static final Pattern DECODE_HINT = Pattern.compile("decode", Pattern.CASE_INSENSITIVE);
     private static final Pattern MIXED_HINT = Pattern.compile("mixed", Pattern.CASE_INSENSITIVE);
     private static final List<String> GRAPH_LAUNCHES = List.of("cudaGraphLaunch", "hipGraphLaunch");
+    /** NVTX domains of libraries, whose ranges mark library calls, never steps. */
+    static final List<String> LIBRARY_NVTX_DOMAINS = List.of("NCCL", "cuBLAS", "cuBLASLt", "cuDNN", "CUTLASS", "NVSHMEM");
 
     private StepDetector() {}
 
@@ -56,6 +58,8 @@ final class StepDetector {
         }
         if (source != null) {
             annotationSteps(c);
+        } else if (nvtxSteps(c)) {
+            source = StepSource.NVTX;
         } else if (count(c, "SELECT count(*) FROM launches l JOIN t_files USING (file_id) JOIN names n"
                 + " ON n.file_id = l.file_id AND n.name_id = l.name_id WHERE n.name IN " + inList(GRAPH_LAUNCHES)) > 0) {
             source = StepSource.GRAPH_LAUNCH;
@@ -117,6 +121,85 @@ final class StepDetector {
                        name, phase, ts_ns AS cpu_start, end_ns AS cpu_end, step_number
                 FROM outer_only
                 """);
+    }
+
+    /**
+     * NVTX step source (Nsight Systems captures whose annotations matched no named source). Per file:
+     * <ol>
+     *   <li>the main thread is the one whose runtime/driver calls launched the most GPU operations
+     *       (calls whose correlation id a GPU operation carries);</li>
+     *   <li>candidates are the NVTX push/pop ranges of that thread, except those of library domains
+     *       ({@link #LIBRARY_NVTX_DOMAINS}: NCCL marks its own API calls), with a duration;</li>
+     *   <li>a range's level is how many candidate ranges enclose it; a range is busy when one of the
+     *       main thread's GPU launches falls inside it;</li>
+     *   <li>the steps are the busy ranges of the shallowest level that has at least two of them (a
+     *       single range around the whole run is not a step: the level below it is used), or of the
+     *       shallowest busy level when no level has two.</li>
+     * </ol>
+     * Returns false (and builds nothing) when no file has a busy NVTX range.
+     */
+    private static boolean nvtxSteps(Connection c) throws SQLException {
+        if (count(c, "SELECT count(*) FROM cpu_ops o JOIN t_files USING (file_id) WHERE o.nvtx = 'push_pop'") == 0) {
+            return false;
+        }
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_nvtx_launch AS
+                SELECT l.file_id, l.pid, l.tid, l.ts_ns
+                FROM launches l JOIN t_files USING (file_id)
+                SEMI JOIN (SELECT DISTINCT g.file_id, g.correlation FROM gpu_ops g JOIN t_files USING (file_id)
+                           WHERE g.correlation IS NOT NULL) g
+                    ON g.file_id = l.file_id AND g.correlation = l.correlation
+                """);
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_nvtx_main AS
+                SELECT file_id, pid, tid FROM t_nvtx_launch
+                GROUP BY file_id, pid, tid
+                QUALIFY row_number() OVER (PARTITION BY file_id ORDER BY count(*) DESC, pid, tid) = 1
+                """);
+        exec(c, "CREATE OR REPLACE TEMP TABLE t_nvtx_ranges AS"
+                + " SELECT row_number() OVER () AS id, o.file_id, n.name, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns"
+                + " FROM cpu_ops o JOIN t_nvtx_main m ON m.file_id = o.file_id AND m.pid = o.pid AND m.tid = o.tid"
+                + " JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id"
+                + " WHERE o.nvtx = 'push_pop' AND o.dur_ns > 0"
+                + " AND (o.nvtx_domain IS NULL OR o.nvtx_domain NOT IN " + inList(LIBRARY_NVTX_DOMAINS) + ")");
+        // Level by a sweep over start (+1) and end (-1) events: ends before starts at the same time,
+        // and of ranges starting together the longer first (push/pop ranges of a thread nest).
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_nvtx_levels AS
+                WITH ev AS (
+                    SELECT file_id, id, ts_ns AS t, 1 AS delta, 1 AS ord, end_ns FROM t_nvtx_ranges
+                    UNION ALL
+                    SELECT file_id, id, end_ns AS t, -1 AS delta, 0 AS ord, end_ns FROM t_nvtx_ranges
+                ), run AS (
+                    SELECT id, delta,
+                           sum(delta) OVER (PARTITION BY file_id ORDER BY t, ord, end_ns DESC, id
+                                            ROWS UNBOUNDED PRECEDING) - 1 AS level
+                    FROM ev
+                )
+                SELECT r.*, run.level FROM t_nvtx_ranges r JOIN run ON run.id = r.id AND run.delta = 1
+                """);
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_nvtx_busy AS
+                SELECT DISTINCT r.id, r.file_id, r.name, r.ts_ns, r.end_ns, r.level
+                FROM t_nvtx_levels r
+                JOIN t_nvtx_main m ON m.file_id = r.file_id
+                JOIN t_nvtx_launch l ON l.file_id = r.file_id AND l.pid = m.pid AND l.tid = m.tid
+                    AND l.ts_ns >= r.ts_ns AND l.ts_ns < r.end_ns
+                """);
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_steps AS
+                WITH per_level AS (
+                    SELECT file_id, level, count(*) AS n FROM t_nvtx_busy GROUP BY file_id, level
+                ), chosen AS (
+                    SELECT file_id, coalesce(min(level) FILTER (WHERE n >= 2), min(level)) AS level
+                    FROM per_level GROUP BY file_id
+                )
+                SELECT b.file_id, (row_number() OVER (PARTITION BY b.file_id ORDER BY b.ts_ns) - 1)::INTEGER AS step,
+                       b.name, NULL::VARCHAR AS phase, b.ts_ns AS cpu_start, b.end_ns AS cpu_end,
+                       NULL::BIGINT AS step_number
+                FROM t_nvtx_busy b JOIN chosen USING (file_id, level)
+                """);
+        return count(c, "SELECT count(*) FROM t_steps") > 0;
     }
 
     private static void graphLaunchSteps(Connection c) throws SQLException {

@@ -5,6 +5,7 @@ import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.DiffBuilder;
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.IngestOptions;
+import dev.steptrace.ingest.TraceDiscovery;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.ingest.Ingestor;
 import dev.steptrace.store.Store;
@@ -213,11 +214,12 @@ public final class Steptrace implements AutoCloseable {
         Path dir;
         try {
             dir = path.toRealPath();
+            if (!Files.isDirectory(dir) || TraceDiscovery.isNsysParquetDir(dir)) {
+                // A trace file, or an nsys Parquet export (a directory that is one trace): its capture is the parent.
+                dir = dir.getParent();
+            }
         } catch (IOException e) {
             throw new SteptraceException("no such file or directory: " + path, e);
-        }
-        if (!Files.isDirectory(dir)) {
-            dir = dir.getParent();
         }
         List<Integer> ids;
         try {
@@ -227,7 +229,8 @@ public final class Steptrace implements AutoCloseable {
         }
         if (ids.isEmpty()) {
             throw new SteptraceException("no usable trace in " + path
-                    + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list)");
+                    + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list,"
+                    + " and Nsight Systems exports: SQLite, Parquet directory, Arrow stream)");
         }
         loaded = List.copyOf(ids);
         Map<Integer, CaptureInfo> all = captureMap();

@@ -1,12 +1,19 @@
 package dev.steptrace.bench;
 
 import com.fasterxml.jackson.core.JsonParser;
+import dev.steptrace.ingest.Fingerprint;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.ingest.Ingestor;
 import dev.steptrace.ingest.TraceDiscovery;
 import dev.steptrace.ingest.TraceInput;
 import dev.steptrace.ingest.kineto.KinetoReader;
+import dev.steptrace.ingest.nsys.ArrowStreamSource;
+import dev.steptrace.ingest.nsys.NsysReader;
+import dev.steptrace.ingest.nsys.NsysSource;
+import dev.steptrace.ingest.nsys.ParquetDirSource;
+import dev.steptrace.ingest.nsys.Rows;
+import dev.steptrace.ingest.nsys.SqliteSource;
 import dev.steptrace.store.Store;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,11 +27,15 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * Ingest throughput beside its ceiling, in one process: a bare Jackson tokenizer pass over the same
  * (decompressed) bytes, then full ingests into fresh stores with 1 thread and with N threads. Reports
  * MB/s of uncompressed JSON per wall second and per CPU second, events/s, and the process's peak RSS.
+ * For Nsight Systems exports the ceiling is a bare scan of the kernel tables, and the figures are
+ * rows/s and kernel rows/s.
  */
 public final class IngestBenchmark {
     private final PrintWriter out;
@@ -48,13 +59,21 @@ public final class IngestBenchmark {
     public void run(List<Path> inputs, int threads, int repeat, Path workDir) throws Exception {
         List<TraceDiscovery.Found> files = TraceDiscovery.discover(inputs, Set.of()).traces();
         if (files.isEmpty()) {
-            throw new IllegalArgumentException("no Kineto traces in " + inputs);
+            throw new IllegalArgumentException("no Kineto traces or Nsight Systems exports in " + inputs);
+        }
+        List<TraceDiscovery.Found> nsys = files.stream().filter(f -> f.format().isNsys()).toList();
+        if (!nsys.isEmpty()) {
+            if (nsys.size() < files.size()) {
+                out.printf(Locale.ROOT, "measuring the %d Nsight Systems export(s); %d other file(s) left out (measure"
+                        + " Kineto traces on their own)%n", nsys.size(), files.size() - nsys.size());
+            }
+            runNsys(nsys, nsys.stream().map(TraceDiscovery.Found::path).toList(), threads, repeat, workDir);
+            return;
         }
         long onDisk = files.stream().mapToLong(f -> size(f.path())).sum();
         out.printf(Locale.ROOT, "input: %d file(s), %.1f MB on disk (%s)%n", files.size(), onDisk / 1e6,
                 files.stream().allMatch(TraceDiscovery.Found::compressed) ? "gzip" : "plain or mixed");
-        out.printf(Locale.ROOT, "jvm: %s, max heap %d MB, %d cores%n", System.getProperty("java.vm.version"),
-                Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors());
+        printJvm();
         for (int r = 1; r <= repeat; r++) {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
             print(tokenize(files));
@@ -68,6 +87,11 @@ public final class IngestBenchmark {
         }
         out.printf(Locale.ROOT, "peak RSS: %d MB (VmHWM of this process)%n", peakRssKb() / 1024);
         out.flush();
+    }
+
+    private void printJvm() {
+        out.printf(Locale.ROOT, "jvm: %s, max heap %d MB, %d cores%n", System.getProperty("java.vm.version"),
+                Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors());
     }
 
     private void print(Pass p) {
@@ -114,6 +138,102 @@ public final class IngestBenchmark {
                     ingestor.eventsRead().get(), "kept events", wall, cpu);
         } finally {
             deleteStore(db);
+        }
+    }
+
+    /**
+     * Nsight Systems exports: a bare scan of the kernel tables (the columns the reader uses, nothing
+     * written: the ceiling), then full ingests into fresh stores. Reports rows per second over all
+     * tables and kernel rows per second (kernel rows over the whole ingest's wall time), with the
+     * export's bytes on disk per second.
+     */
+    private void runNsys(List<TraceDiscovery.Found> files, List<Path> inputs, int threads, int repeat, Path workDir)
+            throws Exception {
+        long onDisk = 0;
+        for (TraceDiscovery.Found f : files) {
+            onDisk += Fingerprint.of(f.path()).size();
+        }
+        out.printf(Locale.ROOT, "input: %d Nsight Systems export(s), %.1f MB on disk (%s)%n", files.size(), onDisk / 1e6,
+                String.join(", ", files.stream().map(f -> f.format().id()).distinct().toList()));
+        printJvm();
+        for (int r = 1; r <= repeat; r++) {
+            out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
+            printRows(scanKernels(files, onDisk));
+            printRows(ingestNsys(inputs, 1, workDir));
+            if (threads > 1 && files.size() > 1) {
+                printRows(ingestNsys(inputs, threads, workDir));
+            }
+        }
+        out.printf(Locale.ROOT, "peak RSS: %d MB (VmHWM of this process)%n", peakRssKb() / 1024);
+        out.flush();
+    }
+
+    /** One measured nsys pass: rows of all tables and kernel rows. */
+    public record RowsPass(String what, long bytes, long rows, long kernelRows, double wallSeconds, double cpuSeconds) {}
+
+    private void printRows(RowsPass p) {
+        out.printf(Locale.ROOT, "%-46s %6.2f M rows/s %6.2f M kernel rows/s %6.2f M rows per CPU-s %7.1f MB/s"
+                        + "  (%d rows, %d kernels, %.1f CPU-s, in %.2f s)%n", p.what(), p.rows() / 1e6 / p.wallSeconds(),
+                p.kernelRows() / 1e6 / p.wallSeconds(), p.rows() / 1e6 / p.cpuSeconds(), p.bytes() / 1e6 / p.wallSeconds(),
+                p.rows(), p.kernelRows(), p.cpuSeconds(), p.wallSeconds());
+        out.flush();
+    }
+
+    /** The ceiling: read every kernel row's columns as the reader does, one thread, writing nothing. */
+    RowsPass scanKernels(List<TraceDiscovery.Found> files, long bytes) throws IOException {
+        long cpu0 = cpuNanos();
+        long t0 = System.nanoTime();
+        long rows = 0;
+        long sink = 0;
+        // The columns NsysReader reads for every kernel row.
+        int[] used = NsysReader.KERNEL_HOT;
+        try (BufferAllocator allocator = new RootAllocator()) {
+            for (TraceDiscovery.Found f : files) {
+                try (NsysSource src = openNsys(f, allocator);
+                     Rows r = src.scan("CUPTI_ACTIVITY_KIND_KERNEL", NsysReader.KERNEL_COLUMNS, null)) {
+                    while (r.next()) {
+                        for (int c : used) {
+                            sink += r.getLong(c);
+                        }
+                        rows++;
+                    }
+                }
+            }
+        }
+        if (sink == 42) {
+            out.print("");
+        }
+        return new RowsPass("kernel table scan only (ceiling), 1 thread", bytes, rows, rows,
+                (System.nanoTime() - t0) / 1e9, (cpuNanos() - cpu0) / 1e9);
+    }
+
+    RowsPass ingestNsys(List<Path> inputs, int threads, Path workDir) throws Exception {
+        Path db = Files.createTempFile(workDir, "bench-", ".duckdb");
+        Files.delete(db);
+        try (Store store = Store.open(db)) {
+            Ingestor ingestor = new Ingestor(store, new IngestOptions(threads, false, false));
+            long cpu0 = cpuNanos();
+            long t0 = System.nanoTime();
+            IngestReport report = ingestor.ingest(inputs);
+            double wall = (System.nanoTime() - t0) / 1e9;
+            double cpu = (cpuNanos() - cpu0) / 1e9;
+            long bytes = report.files().stream().mapToLong(f -> f.jsonBytes()).sum();
+            long kernels = report.files().stream().mapToLong(f -> f.counts().getOrDefault("kernel", 0L)).sum();
+            return new RowsPass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : ""), bytes,
+                    ingestor.eventsRead().get(), kernels, wall, cpu);
+        } finally {
+            deleteStore(db);
+        }
+    }
+
+    private static NsysSource openNsys(TraceDiscovery.Found f, BufferAllocator allocator) throws IOException {
+        switch (f.format()) {
+            case NSYS_SQLITE:
+                return SqliteSource.open(f.path());
+            case NSYS_PARQUET:
+                return ParquetDirSource.open(f.path(), allocator);
+            default:
+                return ArrowStreamSource.open(f.path(), allocator);
         }
     }
 

@@ -68,7 +68,8 @@ public final class IngestCommand implements Callable<Integer> {
             }
             if (!report.anyUsable()) {
                 err.println("steptrace: no usable trace in " + paths
-                        + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list)");
+                        + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list,"
+                    + " and Nsight Systems exports: SQLite, Parquet directory, Arrow stream)");
                 return Main.FAILED;
             }
             out.flush();
@@ -123,7 +124,7 @@ public final class IngestCommand implements Callable<Integer> {
             }
         }
         if (loaded > 0) {
-            out.printf(Locale.ROOT, "loaded %d file(s), %s of JSON, into %s%n", loaded, Bytes.format(json), db);
+            out.printf(Locale.ROOT, "loaded %d file(s), %s of trace data, into %s%n", loaded, Bytes.format(json), db);
         } else if (report.anyUsable()) {
             out.printf(Locale.ROOT, "nothing to load: the store %s is up to date%n", db);
         }

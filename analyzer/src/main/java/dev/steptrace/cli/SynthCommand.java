@@ -2,6 +2,7 @@ package dev.steptrace.cli;
 
 import dev.steptrace.synth.ExpectedWriter;
 import dev.steptrace.synth.SynthConfig;
+import dev.steptrace.synth.SynthFormat;
 import dev.steptrace.synth.Synthesizer;
 import dev.steptrace.classify.Category;
 import dev.steptrace.synth.model.Preset;
@@ -19,8 +20,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
 @Command(name = "synth", mixinStandardHelpOptions = true,
-        description = {"Write a realistic synthetic capture (one Kineto trace per rank) and EXPECTED.json,",
-                "the ground truth an analysis of it must reproduce. Same options and seed give identical bytes.",
+        description = {"Write a realistic synthetic capture (one Kineto trace, or one Nsight Systems SQLite export,",
+                "per rank) and EXPECTED.json, the ground truth an analysis of it must reproduce. Same options and",
+                "seed give identical bytes (Kineto) or identical tables (nsys-sqlite).",
                 "Presets: moe-tp8-graph (vLLM decode with CUDA graphs), moe-tp8-eager (no CUDA graphs)."})
 public final class SynthCommand implements Callable<Integer> {
     @Option(names = "--preset", required = true, paramLabel = "NAME", description = "Workload: ${COMPLETION-CANDIDATES}.",
@@ -42,6 +44,10 @@ public final class SynthCommand implements Callable<Integer> {
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Seed of the jitter and waits (default: ${DEFAULT-VALUE}).")
     long seed;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "kineto",
+            description = "kineto (torch.profiler JSON, default) or nsys-sqlite (nsys export --type sqlite, rank<N>.sqlite).")
+    String format;
 
     @Option(names = "--no-gzip", description = "Write plain .json files instead of .json.gz.")
     boolean noGzip;
@@ -101,10 +107,10 @@ public final class SynthCommand implements Callable<Integer> {
         out.flush();
         if (!quiet) {
             double seconds = (System.nanoTime() - start) / 1e9;
-            spec.commandLine().getErr().printf(Locale.ROOT, "steptrace: wrote %d trace(s) with %d decode step(s), %s of JSON"
+            spec.commandLine().getErr().printf(Locale.ROOT, "steptrace: wrote %d trace(s) with %d decode step(s), %s of %s"
                             + " in %.1f s (%s/s); ground truth in %s%n", result.traces().size(), result.decodeSteps(),
-                    Bytes.format(result.jsonBytes()), seconds, Bytes.format((long) (result.jsonBytes() / seconds)),
-                    ExpectedWriter.FILE_NAME);
+                    Bytes.format(result.jsonBytes()), config.format() == SynthFormat.KINETO ? "JSON" : "SQLite", seconds,
+                    Bytes.format((long) (result.jsonBytes() / seconds)), ExpectedWriter.FILE_NAME);
         }
         return Main.OK;
     }
@@ -126,6 +132,10 @@ public final class SynthCommand implements Callable<Integer> {
             }
             factors.put(c, e.getValue());
         }
+        SynthFormat fmt = SynthFormat.ofId(format);
+        if (fmt == null) {
+            throw new CommandLine.ParameterException(cl, "unknown --format '" + format + "' (known: kineto, nsys-sqlite)");
+        }
         long target = 0;
         if (targetSize != null) {
             try {
@@ -136,7 +146,7 @@ public final class SynthCommand implements Callable<Integer> {
         }
         try {
             WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors);
-            return new SynthConfig(workload, steps, prefillSteps, target, !noGzip, out);
+            return new SynthConfig(workload, steps, prefillSteps, target, !noGzip, out, fmt);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }

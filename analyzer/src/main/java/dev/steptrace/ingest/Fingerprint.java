@@ -3,6 +3,8 @@ package dev.steptrace.ingest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32;
@@ -14,11 +16,31 @@ import java.util.zip.CRC32C;
  * costs one read of the (usually gzipped) files and no parsing.
  */
 public record Fingerprint(long size, String contentHash) {
+    /**
+     * A file's fingerprint; for a directory (an nsys Parquet export), that of its Parquet files' names
+     * and bytes in name order, with their total size.
+     */
     public static Fingerprint of(Path file) throws IOException {
         CRC32C crc32c = new CRC32C();
         CRC32 crc32 = new CRC32();
-        long size = 0;
         ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+        long size = 0;
+        if (Files.isDirectory(file)) {
+            for (Path p : TraceDiscovery.parquetFiles(file)) {
+                byte[] name = p.getFileName().toString().getBytes(StandardCharsets.UTF_8);
+                crc32c.update(name);
+                crc32.update(name);
+                size += update(p, buf, crc32c, crc32);
+            }
+        } else {
+            size = update(file, buf, crc32c, crc32);
+        }
+        return new Fingerprint(size, String.format("crc32c:%08x-crc32:%08x", crc32c.getValue(), crc32.getValue()));
+    }
+
+    private static long update(Path file, ByteBuffer buf, CRC32C crc32c, CRC32 crc32) throws IOException {
+        long size = 0;
+        buf.clear();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             while (ch.read(buf) >= 0) {
                 buf.flip();
@@ -28,6 +50,6 @@ public record Fingerprint(long size, String contentHash) {
                 buf.clear();
             }
         }
-        return new Fingerprint(size, String.format("crc32c:%08x-crc32:%08x", crc32c.getValue(), crc32.getValue()));
+        return size;
     }
 }

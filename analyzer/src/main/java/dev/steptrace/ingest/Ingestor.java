@@ -8,6 +8,12 @@ import dev.steptrace.ingest.kineto.KinetoStoreWriter;
 import dev.steptrace.ingest.kineto.NameDictionary;
 import dev.steptrace.ingest.kineto.NotATraceException;
 import dev.steptrace.ingest.kineto.ReadResult;
+import dev.steptrace.ingest.nsys.ArrowStreamSource;
+import dev.steptrace.ingest.nsys.NsysExports;
+import dev.steptrace.ingest.nsys.NsysReader;
+import dev.steptrace.ingest.nsys.NsysSource;
+import dev.steptrace.ingest.nsys.ParquetDirSource;
+import dev.steptrace.ingest.nsys.SqliteSource;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreFiles;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -186,34 +192,29 @@ public final class Ingestor {
         }
     }
 
+    /**
+     * Loads one trace in one transaction: the reader for its format writes the event rows, then the
+     * files row is added and the transaction commits; any failure rolls the whole file back.
+     */
     private FileOutcome loadOne(Planned p, int fileId, boolean inflateAhead) {
         TraceDiscovery.Found f = p.found;
         long t0 = System.nanoTime();
         try (Connection c = store.newConnection()) {
             c.setAutoCommit(false);
-            NameDictionary names = new NameDictionary();
-            ReadResult read;
-            KinetoStoreWriter.Summary summary;
-            try (InputStream in = TraceInput.open(f.path(), f.compressed(), inflateAhead, fileBytesRead);
-                 KinetoStoreWriter writer = new KinetoStoreWriter(c, store.allocator(), fileId, names,
-                         eventsRead)) {
+            try {
                 if (p.previous != null) {
                     StoreFiles.deleteFile(c, p.previous.fileId());
                 }
-                read = new KinetoReader(options.keepPythonFunctions()).read(in, names, writer);
-                summary = writer.finish();
+                FileSummary summary = f.format() == TraceFormat.KINETO
+                        ? readKineto(c, f, fileId, inflateAhead)
+                        : readNsys(c, f, fileId, p.fingerprint.size());
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
-                String reason = read.partial() ? read.damageReason() : null;
-                if (reason != null && f.compressed()) {
-                    // Offsets count decompressed bytes: a reader looking in the .gz file itself would be lost.
-                    reason += " of the decompressed JSON";
-                }
-                insertFileRow(c, fileId, p, read, reason, summary, rank, seconds);
+                insertFileRow(c, fileId, p, summary, rank, seconds);
                 c.commit();
-                Status status = read.partial() ? Status.PARTIAL : Status.INGESTED;
-                return new FileOutcome(f.path(), captureName(f), rank.value, status, reason, counts(read),
-                        read.jsonBytes, seconds);
+                Status status = summary.partial ? Status.PARTIAL : Status.INGESTED;
+                return new FileOutcome(f.path(), captureName(f), rank.value, status, summary.partialReason,
+                        summary.counts(), summary.bytesRead, seconds);
             } catch (NotATraceException e) {
                 c.rollback();
                 return FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED,
@@ -235,6 +236,79 @@ public final class Ingestor {
         }
     }
 
+    /** A Kineto JSON trace, streamed through {@link KinetoReader} into {@link KinetoStoreWriter}. */
+    private FileSummary readKineto(Connection c, TraceDiscovery.Found f, int fileId, boolean inflateAhead)
+            throws IOException, SQLException {
+        NameDictionary names = new NameDictionary();
+        try (InputStream in = TraceInput.open(f.path(), f.compressed(), inflateAhead, fileBytesRead);
+             KinetoStoreWriter writer = new KinetoStoreWriter(c, store.allocator(), fileId, names, eventsRead)) {
+            ReadResult r = new KinetoReader(options.keepPythonFunctions()).read(in, names, writer);
+            KinetoStoreWriter.Summary w = writer.finish();
+            FileSummary s = new FileSummary();
+            s.bytesRead = r.jsonBytes;
+            s.partial = r.partial();
+            if (r.partial()) {
+                s.partialReason = r.damageReason();
+                if (f.compressed()) {
+                    // Offsets count decompressed bytes: a reader looking in the .gz file itself would be lost.
+                    s.partialReason += " of the decompressed JSON";
+                }
+                s.damageOffset = r.damageOffset();
+            }
+            if (w.distributedRank() != null) {
+                s.rank = w.distributedRank();
+                s.rankSource = "distributed_info";
+            }
+            s.worldSize = w.worldSize();
+            s.hostName = w.hostName();
+            s.baseTimeNs = w.baseTimeNs();
+            s.firstTsNs = w.firstTsNs();
+            s.lastTsNs = w.lastTsNs();
+            s.kernels = r.kept(EventKind.KERNEL);
+            s.memcpys = r.kept(EventKind.MEMCPY);
+            s.memsets = r.kept(EventKind.MEMSET);
+            s.syncs = r.kept(EventKind.SYNC);
+            s.runtime = r.kept(EventKind.RUNTIME) + r.kept(EventKind.DRIVER);
+            s.cpuOps = r.kept(EventKind.CPU_OP);
+            s.annotations = r.kept(EventKind.USER_ANNOTATION) + r.kept(EventKind.GPU_USER_ANNOTATION);
+            s.python = r.kept(EventKind.PYTHON_FUNCTION);
+            s.commRows = w.commRows();
+            s.dropped = r.droppedTotal();
+            s.anomalies.putAll(r.anomalies());
+            s.anomaly("bytes_skipped", r.skippedBytes());
+            s.distributedInfo = w.distributedInfo();
+            s.metadata = w.metadata();
+            return s;
+        }
+    }
+
+    /** An Nsight Systems export (SQLite, Parquet directory or Arrow stream), through {@link NsysReader}. */
+    private FileSummary readNsys(Connection c, TraceDiscovery.Found f, int fileId, long bytes)
+            throws IOException, SQLException {
+        try (NsysSource src = openNsys(f)) {
+            String notNsys = NsysExports.notAnExport(src);
+            if (notNsys != null) {
+                throw new NotATraceException(notNsys, -1);
+            }
+            FileSummary s = new NsysReader(src, c, store.allocator(), fileId, eventsRead).read(bytes);
+            fileBytesRead.addAndGet(bytes);
+            return s;
+        }
+    }
+
+    private NsysSource openNsys(TraceDiscovery.Found f) throws IOException {
+        switch (f.format()) {
+            case NSYS_SQLITE:
+                return SqliteSource.open(f.path());
+            case NSYS_PARQUET:
+                return ParquetDirSource.open(f.path(), store.allocator());
+            case NSYS_ARROW:
+                return ArrowStreamSource.open(f.path(), store.allocator());
+            default:
+                throw new IllegalArgumentException("not an nsys format: " + f.format());
+        }
+    }
+
     /**
      * A file that was a trace when last ingested and no longer is: its old rows describe nothing on
      * disk any more, so they go. Returns the note for the file's reason ("" when there was nothing).
@@ -250,20 +324,16 @@ public final class Ingestor {
 
     private record Rank(Integer value, String source) {}
 
-    private static Rank rankOf(Path file, KinetoStoreWriter.Summary s) {
-        if (s.distributedRank() != null) {
-            return new Rank(s.distributedRank(), "distributed_info");
+    private static Rank rankOf(Path file, FileSummary s) {
+        if (s.rank != null) {
+            return new Rank(s.rank, s.rankSource);
         }
         OptionalInt fromName = RankFromFileName.of(file.getFileName().toString());
         return fromName.isPresent() ? new Rank(fromName.getAsInt(), "file_name") : new Rank(null, null);
     }
 
-    private void insertFileRow(Connection c, int fileId, Planned p, ReadResult r, String partialReason,
-                               KinetoStoreWriter.Summary s, Rank rank, double seconds) throws SQLException {
-        Map<String, Long> anomalies = new LinkedHashMap<>(r.anomalies());
-        if (r.skippedBytes() > 0) {
-            anomalies.put("bytes_skipped", r.skippedBytes());
-        }
+    private void insertFileRow(Connection c, int fileId, Planned p, FileSummary s, Rank rank, double seconds)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                 + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             int i = 1;
@@ -274,45 +344,34 @@ public final class Ingestor {
             ps.setString(i++, p.fingerprint.contentHash());
             ps.setString(i++, p.found.format().id());
             ps.setBoolean(i++, p.found.compressed());
-            ps.setString(i++, r.partial() ? "partial" : "ingested");
-            ps.setString(i++, partialReason);
-            ps.setObject(i++, r.partial() ? r.damageOffset() : null);
+            ps.setString(i++, s.partial ? "partial" : "ingested");
+            ps.setString(i++, s.partialReason);
+            ps.setObject(i++, s.partial ? s.damageOffset : null);
             ps.setObject(i++, rank.value);
             ps.setString(i++, rank.source);
-            ps.setObject(i++, s.worldSize());
-            ps.setString(i++, s.hostName());
-            ps.setLong(i++, s.baseTimeNs());
-            ps.setObject(i++, s.firstTsNs());
-            ps.setObject(i++, s.lastTsNs());
-            ps.setLong(i++, r.jsonBytes);
-            ps.setLong(i++, r.kept(EventKind.KERNEL));
-            ps.setLong(i++, r.kept(EventKind.MEMCPY));
-            ps.setLong(i++, r.kept(EventKind.MEMSET));
-            ps.setLong(i++, r.kept(EventKind.SYNC));
-            ps.setLong(i++, r.kept(EventKind.RUNTIME) + r.kept(EventKind.DRIVER));
-            ps.setLong(i++, r.kept(EventKind.CPU_OP));
-            ps.setLong(i++, r.kept(EventKind.USER_ANNOTATION) + r.kept(EventKind.GPU_USER_ANNOTATION));
-            ps.setLong(i++, r.kept(EventKind.PYTHON_FUNCTION));
-            ps.setLong(i++, s.commRows());
-            ps.setLong(i++, r.droppedTotal());
-            ps.setString(i++, anomalies.isEmpty() ? null : toJson(anomalies));
-            ps.setString(i++, s.distributedInfo());
-            ps.setString(i++, s.metadata());
+            ps.setObject(i++, s.worldSize);
+            ps.setString(i++, s.hostName);
+            ps.setLong(i++, s.baseTimeNs);
+            ps.setObject(i++, s.firstTsNs);
+            ps.setObject(i++, s.lastTsNs);
+            ps.setLong(i++, s.bytesRead);
+            ps.setLong(i++, s.kernels);
+            ps.setLong(i++, s.memcpys);
+            ps.setLong(i++, s.memsets);
+            ps.setLong(i++, s.syncs);
+            ps.setLong(i++, s.runtime);
+            ps.setLong(i++, s.cpuOps);
+            ps.setLong(i++, s.annotations);
+            ps.setLong(i++, s.python);
+            ps.setLong(i++, s.commRows);
+            ps.setLong(i++, s.dropped);
+            ps.setString(i++, s.anomalies.isEmpty() ? null : toJson(s.anomalies));
+            ps.setString(i++, s.distributedInfo);
+            ps.setString(i++, s.metadata);
             ps.setTimestamp(i++, Timestamp.from(Instant.now()));
             ps.setDouble(i, seconds);
             ps.executeUpdate();
         }
-    }
-
-    private static Map<String, Long> counts(ReadResult r) {
-        Map<String, Long> m = FileOutcome.emptyCounts();
-        m.put("kernel", r.kept(EventKind.KERNEL));
-        m.put("memcpy", r.kept(EventKind.MEMCPY));
-        m.put("memset", r.kept(EventKind.MEMSET));
-        m.put("runtime", r.kept(EventKind.RUNTIME) + r.kept(EventKind.DRIVER));
-        m.put("cpu_op", r.kept(EventKind.CPU_OP));
-        m.put("annotation", r.kept(EventKind.USER_ANNOTATION) + r.kept(EventKind.GPU_USER_ANNOTATION));
-        return m;
     }
 
     private FileOutcome unchangedOutcome(Planned p) {
@@ -332,7 +391,7 @@ public final class Ingestor {
                 int rank = StoreFiles.lowestFreeRank(store.connection(), captureId);
                 StoreFiles.setRank(store.connection(), row.fileId(), rank, "file_order");
                 assigned.put(row.path(), rank);
-                warnings.add(row.path().getFileName() + ": no rank in distributedInfo or the file name;"
+                warnings.add(row.path().getFileName() + ": no rank in the trace (distributedInfo, MPI_RANKS) or the file name;"
                         + " assumed rank " + rank + " from file order");
             }
         }

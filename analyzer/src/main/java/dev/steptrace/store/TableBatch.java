@@ -8,6 +8,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.arrow.c.ArrowArrayStream;
@@ -39,6 +42,12 @@ import org.duckdb.DuckDBConnection;
  * <p>The Arrow schema is derived from the table's DuckDB columns, so {@code schema.sql} stays the
  * only definition of a table. ENUM columns travel as their label's index and are mapped back in the
  * INSERT. docs/store-ingest-path.md has the measurement that chose Arrow over DuckDB's appender.
+ *
+ * <p>Given an inserter thread ({@link #forTable(Connection, BufferAllocator, String, int, ExecutorService)}),
+ * a full batch is inserted on that thread while the caller fills a second one, so reading the input
+ * and inserting into DuckDB overlap. The connection is then used by the inserter only: the caller
+ * must not run other statements on it until {@link #flush} (which waits for every insert) or
+ * {@link #close} returns, and every batch of the connection should share the one inserter.
  */
 public final class TableBatch implements AutoCloseable {
     private static final Pattern ENUM_LABEL = Pattern.compile("'((?:[^']|'')*)'");
@@ -47,8 +56,13 @@ public final class TableBatch implements AutoCloseable {
     private final BufferAllocator allocator;
     private final String table;
     private final String streamName;
-    private final VectorSchemaRoot root;
-    private final FieldVector[] vectors;
+    /** One buffer, or two when inserts run on the inserter thread. */
+    private final VectorSchemaRoot[] roots;
+    private final FieldVector[][] vectorsOf;
+    private final Future<?>[] pending;
+    private final ExecutorService inserter;
+    private int current;
+    private FieldVector[] vectors;
     private final List<String> columns;
     private final List<List<String>> enumLabels;
     private final String insertSql;
@@ -57,8 +71,9 @@ public final class TableBatch implements AutoCloseable {
     private long rowsWritten;
 
     private TableBatch(Connection connection, BufferAllocator allocator, String table, List<String> columns,
-                       List<String> types, int capacity) {
+                       List<String> types, int capacity, ExecutorService inserter) {
         this.connection = connection;
+        this.inserter = inserter;
         this.allocator = allocator;
         this.table = table;
         this.columns = columns;
@@ -87,17 +102,33 @@ public final class TableBatch implements AutoCloseable {
             }
         }
         this.insertSql = "INSERT INTO " + table + " SELECT " + select + " FROM " + streamName;
-        this.root = VectorSchemaRoot.create(new Schema(fields), allocator);
-        this.vectors = root.getFieldVectors().toArray(new FieldVector[0]);
-        for (FieldVector v : vectors) {
-            v.setInitialCapacity(capacity);
+        int buffers = inserter == null ? 1 : 2;
+        this.roots = new VectorSchemaRoot[buffers];
+        this.vectorsOf = new FieldVector[buffers][];
+        this.pending = new Future<?>[buffers];
+        for (int b = 0; b < buffers; b++) {
+            roots[b] = VectorSchemaRoot.create(new Schema(fields), allocator);
+            vectorsOf[b] = roots[b].getFieldVectors().toArray(new FieldVector[0]);
+            for (FieldVector v : vectorsOf[b]) {
+                v.setInitialCapacity(capacity);
+            }
+            roots[b].allocateNew();
         }
-        root.allocateNew();
+        this.vectors = vectorsOf[0];
     }
 
     /** A batch for {@code table}, shaped after its columns in the store. */
     public static TableBatch forTable(Connection connection, BufferAllocator allocator, String table, int capacity)
             throws SQLException {
+        return forTable(connection, allocator, table, capacity, null);
+    }
+
+    /**
+     * A batch whose full buffers are inserted on {@code inserter} (a single thread that owns the
+     * connection's inserts) while the caller fills the other; null inserts on the caller's thread.
+     */
+    public static TableBatch forTable(Connection connection, BufferAllocator allocator, String table, int capacity,
+                                      ExecutorService inserter) throws SQLException {
         List<String> columns = new ArrayList<>();
         List<String> types = new ArrayList<>();
         try (PreparedStatement ps = connection.prepareStatement(
@@ -114,7 +145,7 @@ public final class TableBatch implements AutoCloseable {
         if (columns.isEmpty()) {
             throw new SQLException("no table " + table + " in the store");
         }
-        return new TableBatch(connection, allocator, table, columns, types, capacity);
+        return new TableBatch(connection, allocator, table, columns, types, capacity, inserter);
     }
 
     /** Index of a column, for the typed setters. */
@@ -196,7 +227,11 @@ public final class TableBatch implements AutoCloseable {
     /** Ends the current row (columns not set are NULL); flushes when the batch is full. */
     public void endRow() throws SQLException {
         if (++rows == capacity) {
-            flush();
+            if (inserter == null) {
+                flush();
+            } else {
+                submit();
+            }
         }
     }
 
@@ -204,12 +239,76 @@ public final class TableBatch implements AutoCloseable {
         return rowsWritten + rows;
     }
 
-    /** Inserts the buffered rows into the table (in the connection's open transaction). */
+    /**
+     * Inserts the buffered rows into the table (in the connection's open transaction); with an
+     * inserter, also waits until every batch handed to it is in.
+     */
     public void flush() throws SQLException {
-        if (rows == 0) {
+        if (inserter == null) {
+            if (rows > 0) {
+                insert(roots[0], rows);
+                rowsWritten += rows;
+                rows = 0;
+                reset(roots[0]);
+            }
             return;
         }
-        root.setRowCount(rows);
+        if (rows > 0) {
+            submit();
+        }
+        for (int b = 0; b < roots.length; b++) {
+            await(b);
+        }
+    }
+
+    /** Hands the current buffer to the inserter and continues in the other one once that is free. */
+    private void submit() throws SQLException {
+        VectorSchemaRoot full = roots[current];
+        int n = rows;
+        pending[current] = inserter.submit(() -> {
+            insert(full, n);
+            return null;
+        });
+        rowsWritten += n;
+        rows = 0;
+        current = 1 - current;
+        vectors = vectorsOf[current];
+        try {
+            await(current);
+        } finally {
+            // The other buffer's insert has ended (or failed): it can be refilled.
+            reset(roots[current]);
+        }
+    }
+
+    private void await(int buffer) throws SQLException {
+        Future<?> f = pending[buffer];
+        if (f == null) {
+            return;
+        }
+        pending[buffer] = null;
+        try {
+            f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while inserting into " + table, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof SQLException se) {
+                throw se;
+            }
+            throw new SQLException("inserting into " + table + ": " + cause, cause);
+        }
+    }
+
+    private static void reset(VectorSchemaRoot root) {
+        for (FieldVector v : root.getFieldVectors()) {
+            v.reset();
+        }
+    }
+
+    private void insert(VectorSchemaRoot root, int rowCount) throws SQLException {
+        root.setRowCount(rowCount);
         try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch();
              OneBatchReader reader = new OneBatchReader(allocator, root.getSchema(), batch);
              ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
@@ -221,16 +320,26 @@ public final class TableBatch implements AutoCloseable {
         } catch (java.io.IOException e) {
             throw new SQLException("closing the Arrow batch for " + table, e);
         }
-        rowsWritten += rows;
-        rows = 0;
-        for (FieldVector v : vectors) {
-            v.reset();
-        }
     }
 
+    /** Waits for inserts still running (their failure was or will be reported by flush), then frees the buffers. */
     @Override
     public void close() {
-        root.close();
+        for (int b = 0; b < roots.length; b++) {
+            Future<?> f = pending[b];
+            if (f != null) {
+                try {
+                    f.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException e) {
+                    // the caller is closing after a failure of its own, or flush reported this one
+                }
+            }
+        }
+        for (VectorSchemaRoot r : roots) {
+            r.close();
+        }
     }
 
     private static List<String> enumLabels(String type) {

@@ -62,6 +62,14 @@ public final class ExpectedWriter {
     }
 
     public static Path write(Path dir, Workload workload, List<RankTotals> ranks, List<FileInfo> files) throws IOException {
+        return write(dir, workload, ranks, files, SynthFormat.KINETO);
+    }
+
+    /**
+     * @param format for {@code nsys-sqlite}, a file's size is its {@code bytes} (there is no JSON)
+     */
+    public static Path write(Path dir, Workload workload, List<RankTotals> ranks, List<FileInfo> files,
+                             SynthFormat format) throws IOException {
         WorkloadConfig config = workload.config();
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = mapper.createObjectNode();
@@ -73,13 +81,13 @@ public final class ExpectedWriter {
         root.put("batch", config.batch());
         ObjectNode scales = root.putObject("scales");
         config.scales().forEach((c, f) -> scales.put(c.id(), f));
-        root.put("format", "kineto");
+        root.put("format", format.id());
         ArrayNode fileNodes = root.putArray("files");
         for (FileInfo f : files) {
             ObjectNode o = fileNodes.addObject();
             o.put("rank", f.rank());
             o.put("file", f.file().getFileName().toString());
-            o.put("json_bytes", f.jsonBytes());
+            o.put(format == SynthFormat.KINETO ? "json_bytes" : "bytes", f.jsonBytes());
         }
         ObjectNode phases = root.putObject("phases");
         for (Phase phase : new Phase[] {Phase.DECODE, Phase.PREFILL}) {

@@ -1,6 +1,7 @@
 package dev.steptrace.synth;
 
 import dev.steptrace.synth.kineto.KinetoTraceWriter;
+import dev.steptrace.synth.nsys.NsysSqliteWriter;
 import dev.steptrace.synth.model.Phase;
 import dev.steptrace.synth.model.RankStep;
 import dev.steptrace.synth.model.RankTimeline;
@@ -22,8 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
- * Writes a synthetic capture: one Kineto trace per rank, generated in parallel (one thread per core,
- * each rank file streamed with bounded memory, gzip on a thread of its own), then EXPECTED.json.
+ * Writes a synthetic capture: one Kineto trace (or, with {@link SynthFormat#NSYS_SQLITE}, one Nsight
+ * Systems SQLite export) per rank, generated in parallel (one thread per core, each rank file streamed
+ * with bounded memory, gzip on a thread of its own), then EXPECTED.json. Both formats record the same
+ * seeded timeline, so their analyses must agree.
  *
  * <p>With a target size, the number of decode steps comes from a dry run: every rank writes its
  * prefill and three decode steps to a byte counter, which gives the fixed part of a file and the
@@ -33,7 +36,8 @@ import java.util.regex.Pattern;
 public final class Synthesizer {
     /** Where synthetic files go until they are complete; a crash leaves no half-written trace behind. */
     private static final String TMP_PREFIX = ".synth-rank";
-    private static final Pattern OWN_TRACE = Pattern.compile("dp0_pp0_tp\\d+_dcp0_ep0_rank\\d+\\.\\d+\\.pt\\.trace\\.json(\\.gz)?");
+    private static final Pattern OWN_TRACE = Pattern.compile(
+            "dp0_pp0_tp\\d+_dcp0_ep0_rank\\d+\\.\\d+\\.pt\\.trace\\.json(\\.gz)?|rank\\d+\\.sqlite");
     private static final int DRY_RUN_STEPS = 3;
     /** Simulated time between the last step and the trace export that names the file (vLLM's stop_profile). */
     private static final long EXPORT_DELAY_NS = 1_612_000_000L;
@@ -113,11 +117,14 @@ public final class Synthesizer {
             totals.add(o.totals());
             bytes += o.file().jsonBytes();
         }
-        Path expected = ExpectedWriter.write(dir, workload, totals, files);
+        Path expected = ExpectedWriter.write(dir, workload, totals, files, config.format());
         return new Result(traces, expected, plan.decodeSteps(), bytes);
     }
 
     private RankOutput writeRank(int rank, int decodeSteps) throws IOException {
+        if (config.format() == SynthFormat.NSYS_SQLITE) {
+            return writeNsysRank(rank, decodeSteps);
+        }
         Path tmp = config.out().resolve(TMP_PREFIX + rank + ".tmp");
         RankTimeline timeline = workload.timeline(rank);
         RankTotals totals = new RankTotals(rank);
@@ -140,6 +147,31 @@ public final class Synthesizer {
             long exportedAt = Workload.BASE_TIME_NS + timeline.lastHostEnd() + EXPORT_DELAY_NS + rank * 23_417_129L;
             Path file = config.out().resolve(KinetoTraceWriter.fileName(rank, exportedAt, config.gzip()));
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            return new RankOutput(new ExpectedWriter.FileInfo(rank, file, bytes), totals);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** One rank as an Nsight Systems SQLite export, {@code rank<N>.sqlite}. */
+    private RankOutput writeNsysRank(int rank, int decodeSteps) throws IOException {
+        Path tmp = config.out().resolve(TMP_PREFIX + rank + ".tmp");
+        RankTimeline timeline = workload.timeline(rank);
+        RankTotals totals = new RankTotals(rank);
+        try {
+            try (NsysSqliteWriter writer = NsysSqliteWriter.open(tmp, workload, rank, timeline.profilerStart())) {
+                writer.header(Workload.GPU_NAME, Workload.GPUS_PER_NODE, Workload.GPU_MEMORY_BYTES, Workload.GPU_SMS);
+                for (int i = 0; i < config.prefillSteps() + decodeSteps; i++) {
+                    RankStep step = timeline.next(i < config.prefillSteps() ? Phase.PREFILL : Phase.DECODE);
+                    writer.step(step);
+                    totals.add(step);
+                }
+                writer.finish();
+            }
+            Path file = config.out().resolve(NsysSqliteWriter.fileName(rank));
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            long bytes = Files.size(file);
+            bytesWritten.addAndGet(bytes);
             return new RankOutput(new ExpectedWriter.FileInfo(rank, file, bytes), totals);
         } finally {
             Files.deleteIfExists(tmp);
@@ -178,7 +210,7 @@ public final class Synthesizer {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path p : entries) {
                 String name = p.getFileName().toString();
-                if (name.contains(".pt.trace.json") || name.endsWith(".json.gz")) {
+                if (name.contains(".pt.trace.json") || name.endsWith(".json.gz") || name.endsWith(".sqlite")) {
                     if (!ours || !OWN_TRACE.matcher(name).matches()) {
                         throw new OccupiedOutputException("--out " + dir + " already holds traces that synth did not write ("
                                 + name + "); choose an empty directory");

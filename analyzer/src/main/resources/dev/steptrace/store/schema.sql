@@ -6,6 +6,7 @@ CREATE TYPE IF NOT EXISTS gpu_op_kind AS ENUM ('kernel', 'memcpy', 'memset', 'sy
 CREATE TYPE IF NOT EXISTS cpu_op_kind AS ENUM ('cpu_op', 'user_annotation', 'gpu_user_annotation', 'python_function');
 CREATE TYPE IF NOT EXISTS launch_kind AS ENUM ('runtime', 'driver');
 CREATE TYPE IF NOT EXISTS comm_source AS ENUM ('cpu_op', 'kernel');
+CREATE TYPE IF NOT EXISTS nvtx_range_kind AS ENUM ('push_pop', 'start_end');
 
 CREATE TABLE IF NOT EXISTS store_info (
     key   VARCHAR PRIMARY KEY,
@@ -25,19 +26,19 @@ CREATE TABLE IF NOT EXISTS files (
     path             VARCHAR NOT NULL,
     size_bytes       BIGINT NOT NULL,
     content_hash     VARCHAR NOT NULL,
-    format           VARCHAR NOT NULL,
+    format           VARCHAR NOT NULL,      -- kineto | nsys-sqlite | nsys-parquet | nsys-arrow
     compressed       BOOLEAN NOT NULL,
     status           VARCHAR NOT NULL,      -- ingested | partial
     partial_reason   VARCHAR,
     damage_offset    BIGINT,                -- byte offset (of the decompressed JSON) where damage began
     rank             INTEGER,
-    rank_source      VARCHAR,               -- distributed_info | file_name | file_order
+    rank_source      VARCHAR,               -- distributed_info | mpi_ranks | file_name | file_order
     world_size       INTEGER,
     host_name        VARCHAR,
-    base_time_ns     BIGINT,                -- baseTimeNanoseconds, already added to every stored timestamp
+    base_time_ns     BIGINT,                -- baseTimeNanoseconds (nsys: the session start), already added to every stored timestamp
     first_ts_ns      BIGINT,
     last_ts_ns       BIGINT,
-    json_bytes       BIGINT,                -- uncompressed JSON bytes read
+    json_bytes       BIGINT,                -- uncompressed JSON bytes read (nsys: the export's bytes)
     n_kernel         BIGINT,
     n_memcpy         BIGINT,
     n_memset         BIGINT,
@@ -111,7 +112,9 @@ CREATE TABLE IF NOT EXISTS cpu_ops (
     tid         BIGINT,
     ts_ns       BIGINT NOT NULL,
     dur_ns      BIGINT NOT NULL,
-    external_id BIGINT
+    external_id BIGINT,
+    nvtx        nvtx_range_kind,            -- NVTX ranges of Nsight Systems exports: push/pop or start/end; NULL for Kineto rows
+    nvtx_domain VARCHAR                     -- the NVTX range's domain; NULL for the default domain
 );
 
 CREATE TABLE IF NOT EXISTS launches (

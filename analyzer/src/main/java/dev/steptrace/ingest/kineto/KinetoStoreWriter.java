@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.steptrace.store.GpuOpColumns;
 import dev.steptrace.store.TableBatch;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -37,7 +38,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     private final TableBatch cpu;
     private final TableBatch launch;
     private final TableBatch comm;
-    private final GpuColumns g;
+    private final GpuOpColumns g;
     private final CpuColumns c;
     private final LaunchColumns l;
     private final CommColumns m;
@@ -73,7 +74,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
             opened.forEach(TableBatch::close);
             throw e;
         }
-        g = new GpuColumns(gpu);
+        g = new GpuOpColumns(gpu);
         c = new CpuColumns(cpu);
         l = new LaunchColumns(launch);
         m = new CommColumns(comm);
@@ -122,7 +123,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
 
     private void writeGpu(TraceEvent e, int nameId, long ts) throws SQLException {
         gpu.setInt(g.file, fileId);
-        gpu.setEnum(g.kind, g.code(e.kind));
+        gpu.setEnum(g.kind, gpuKind(e.kind));
         gpu.setInt(g.name, nameId);
         // GPU events: pid is the device and tid the stream, when the args do not say.
         if (e.has(TraceEvent.DEVICE)) {
@@ -153,6 +154,19 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
             gpu.setInt(g.blockX + 2, e.block[2]);
         }
         gpu.endRow();
+    }
+
+    private int gpuKind(EventKind k) {
+        switch (k) {
+            case KERNEL:
+                return g.kernel;
+            case MEMCPY:
+                return g.memcpy;
+            case MEMSET:
+                return g.memset;
+            default:
+                return g.sync;
+        }
     }
 
     private void writeCpu(TraceEvent e, int nameId, long ts) throws SQLException {
@@ -371,52 +385,6 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         Track(long pid, Long tid) {
             this.pid = pid;
             this.tid = tid;
-        }
-    }
-
-    private static final class GpuColumns {
-        final int file;
-        final int kind;
-        final int name;
-        final int device;
-        final int stream;
-        final int ts;
-        final int dur;
-        final int correlation;
-        final int externalId;
-        final int bytes;
-        final int graphId;
-        final int graphNodeId;
-        final int gridX;
-        final int blockX;
-        final int[] codes = new int[EventKind.values().length];
-
-        GpuColumns(TableBatch b) {
-            file = b.column("file_id");
-            kind = b.column("kind");
-            name = b.column("name_id");
-            device = b.column("device");
-            stream = b.column("stream");
-            ts = b.column("ts_ns");
-            dur = b.column("dur_ns");
-            correlation = b.column("correlation");
-            externalId = b.column("external_id");
-            bytes = b.column("bytes");
-            graphId = b.column("graph_id");
-            graphNodeId = b.column("graph_node_id");
-            gridX = b.column("grid_x");
-            blockX = b.column("block_x");
-            if (b.column("grid_z") != gridX + 2 || b.column("block_z") != blockX + 2) {
-                throw new IllegalStateException("gpu_ops grid/block columns must be adjacent x, y, z");
-            }
-            codes[EventKind.KERNEL.ordinal()] = b.enumCode(kind, "kernel");
-            codes[EventKind.MEMCPY.ordinal()] = b.enumCode(kind, "memcpy");
-            codes[EventKind.MEMSET.ordinal()] = b.enumCode(kind, "memset");
-            codes[EventKind.SYNC.ordinal()] = b.enumCode(kind, "sync");
-        }
-
-        int code(EventKind k) {
-            return codes[k.ordinal()];
         }
     }
 

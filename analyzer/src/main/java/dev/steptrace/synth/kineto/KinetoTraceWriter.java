@@ -35,8 +35,8 @@ import java.util.Map;
  * accept any event order anyway.
  */
 public final class KinetoTraceWriter implements Closeable {
-    private static final String GPU_NAME = "NVIDIA RTX PRO 6000 Blackwell Server Edition";
-    private static final int NUM_SMS = 188;
+    private static final String GPU_NAME = Workload.GPU_NAME;
+    private static final int NUM_SMS = Workload.GPU_SMS;
     private static final int MAX_WARPS_PER_SM = 48;
     private static final int STREAM = 7;
     /** Kineto writes process metadata for GPUs 0-15 whether or not they exist. */
@@ -138,7 +138,7 @@ public final class KinetoTraceWriter implements Closeable {
         b.append("\n  {\n    \"schemaVersion\": 1,\n    \"deviceProperties\": [\n");
         for (int d = 0; d < Workload.GPUS_PER_NODE; d++) {
             b.append("    {\n      \"id\": ").append(d).append(", \"name\": \"").append(GPU_NAME)
-                    .append("\", \"totalGlobalMem\": 102641958912,\n")
+                    .append("\", \"totalGlobalMem\": ").append(Workload.GPU_MEMORY_BYTES).append(",\n")
                     .append("      \"computeMajor\": 12, \"computeMinor\": 0,\n")
                     .append("      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 1536,\n")
                     .append("      \"regsPerBlock\": 65536, \"warpSize\": 32,\n")

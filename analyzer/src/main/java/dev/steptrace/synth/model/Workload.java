@@ -15,6 +15,10 @@ public final class Workload {
     public static final long BASE_TIME_NS = 227L * 7_889_238L * 1_000_000_000L;
     /** When the profiler starts, relative to {@link #BASE_TIME_NS} (about two months into the quarter). */
     static final long PROFILER_START_NS = 5_150_157_429_165_821L;
+    /** The GPU of the reference case, as CUDA names it, with its memory and SM count. */
+    public static final String GPU_NAME = "NVIDIA RTX PRO 6000 Blackwell Server Edition";
+    public static final long GPU_MEMORY_BYTES = 102_641_958_912L;
+    public static final int GPU_SMS = 188;
     /** GPUs per node: {@code deviceProperties} lists them all, and a rank's device is its local index. */
     public static final int GPUS_PER_NODE = 8;
     /** Relative spread of compute speed between ranks (a GPU that clocks a little lower). */

@@ -1,0 +1,913 @@
+package dev.steptrace.ingest.nsys;
+
+import static dev.steptrace.ingest.nsys.NsysSource.Col.num;
+import static dev.steptrace.ingest.nsys.NsysSource.Col.text;
+import static dev.steptrace.ingest.nsys.Rows.NULL;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.steptrace.ingest.FileSummary;
+import dev.steptrace.store.GpuOpColumns;
+import dev.steptrace.store.TableBatch;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * Maps one Nsight Systems export (any container, through {@link NsysSource}) onto the store's tables,
+ * inside the caller's open transaction, streaming every event table in batches. docs/formats.md
+ * documents the mapping; in short:
+ *
+ * <ul>
+ *   <li>{@code CUPTI_ACTIVITY_KIND_KERNEL} → {@code gpu_ops} kernels (name: {@code demangledName}, else
+ *       {@code shortName}, else {@code mangledName}); {@code _MEMCPY}, {@code _MEMSET},
+ *       {@code _SYNCHRONIZATION} → memcpy, memset, sync rows named as Kineto names them
+ *       ({@link CuptiNames}); {@code _GRAPH_TRACE} (whole-graph replays of
+ *       {@code --cuda-graph-trace=graph}) → one kernel row per replay named {@code CUDA graph N}, with
+ *       {@code graph_id} set and {@code graph_node_id} NULL;</li>
+ *   <li>{@code CUPTI_ACTIVITY_KIND_RUNTIME} → {@code launches} ({@code eventClass} 1 is the driver API),
+ *       names without nsys's {@code _vNNNN} suffix;</li>
+ *   <li>{@code NVTX_EVENTS} push/pop and start/end ranges → {@code cpu_ops} user annotations with
+ *       {@code nvtx} and {@code nvtx_domain} set; marks are dropped;</li>
+ *   <li>{@code PROCESSES}, {@code ThreadNames} → {@code tracks}; {@code TARGET_INFO_GPU} →
+ *       {@code devices}; {@code MPI_RANKS} → the file's rank.</li>
+ * </ul>
+ *
+ * Times are nanoseconds since the session start: {@code TARGET_INFO_SESSION_START_TIME.utcEpochNs}
+ * is added (unless the export was made with {@code --ts-normalize}, whose times already are epoch
+ * nanoseconds), and rows that start before the session (negative times) are dropped.
+ *
+ * <p>Correlation ids are per process in CUPTI. When the export holds CUDA work of one process they are
+ * stored as they are; otherwise (or when the export does not say) each becomes
+ * {@code pid << 32 | correlationId}, which keeps a kernel and its launch equal and different processes
+ * apart.
+ */
+public final class NsysReader {
+    private static final int BATCH_ROWS = 1 << 17;
+    private static final int PROGRESS_EVERY = 8192;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Capture settings worth keeping in files.metadata (the rest are environment variables and paths). */
+    private static final Set<String> SYSTEM_ENV_KEPT =
+            Set.of("Hostname", "NvDriverVersion", "CudaDriverVersion", "OsDescription", "CpuDescription", "CpuCores");
+
+    static final int NVTX_MARK = 34;
+    static final int NVTX_PUSH_POP = 59;
+    static final int NVTX_START_END = 60;
+    static final int NVTXT_MARK = 65;
+    static final int NVTXT_PUSH_POP = 70;
+    static final int NVTXT_START_END = 71;
+    static final int NVTX_DOMAIN_CREATE = 75;
+    static final int EVENT_CLASS_DRIVER = 1;
+
+    private final NsysSource src;
+    private final Connection connection;
+    private final BufferAllocator allocator;
+    private final int fileId;
+    private final AtomicLong eventsCounter;
+    private final FileSummary out = new FileSummary();
+    private final NsysNames names = new NsysNames();
+
+    private long base;
+    private boolean perProcessCorrelation;
+    private long firstTs = Long.MAX_VALUE;
+    private long lastTs = Long.MIN_VALUE;
+    private int sinceProgress;
+    /** Processes with CUDA contexts (TARGET_INFO_CUDA_CONTEXT_INFO), or the kernels' when it is absent. */
+    private final Set<Long> cudaPids = new TreeSet<>();
+    /** Devices of the kept GPU rows (ids below 1024). */
+    private final java.util.BitSet devicesUsed = new java.util.BitSet();
+    private long lastCudaPid = NULL;
+    /** Processes that appear in any kept event: the ones whose tracks are written. */
+    private final Set<Long> eventPids = new HashSet<>();
+    /** NVTX domain names by {@code pid << 32 | domainId}. */
+    private final Map<Long, String> domains = new HashMap<>();
+    private final List<long[]> threadNames = new ArrayList<>();
+    private final List<long[]> mpiRanks = new ArrayList<>();
+    private final long[] dropped = new long[1];
+    /** The thread that inserts full batches while the next is read; batches are flushed before other statements run. */
+    private ExecutorService inserter;
+
+    public NsysReader(NsysSource src, Connection connection, BufferAllocator allocator, int fileId,
+                      AtomicLong eventsCounter) {
+        this.src = src;
+        this.connection = connection;
+        this.allocator = allocator;
+        this.fileId = fileId;
+        this.eventsCounter = eventsCounter;
+    }
+
+    /** pid of a serialized {@code globalTid}/{@code globalPid}: {@code <HW:8><VM:8><PID:24><TID:24>}. */
+    public static long pid(long globalId) {
+        return (globalId >>> 24) & 0xFFFFFF;
+    }
+
+    public static long tid(long globalId) {
+        return globalId & 0xFFFFFF;
+    }
+
+    /**
+     * Reads the export into the store; {@code bytes} is its size on disk, for files.json_bytes. Rows
+     * are inserted on a second thread while the next batch is read (see {@link TableBatch}).
+     */
+    public FileSummary read(long bytes) throws IOException, SQLException {
+        ExecutorService inserter = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "steptrace-nsys-insert");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            this.inserter = inserter;
+            return readAll(bytes);
+        } finally {
+            inserter.shutdownNow();
+        }
+    }
+
+    private FileSummary readAll(long bytes) throws IOException, SQLException {
+        out.bytesRead = bytes;
+        ObjectNode meta = JSON.createObjectNode();
+        timeBase(meta);
+        cudaProcesses();
+        domains();
+        try (TableBatch gpu = TableBatch.forTable(connection, allocator, "gpu_ops", BATCH_ROWS, inserter)) {
+            GpuOpColumns g = new GpuOpColumns(gpu);
+            kernels(gpu, g);
+            memcpys(gpu, g);
+            memsets(gpu, g);
+            syncs(gpu, g);
+            graphReplays(gpu, g);
+            gpu.flush();
+        }
+        try (TableBatch launch = TableBatch.forTable(connection, allocator, "launches", BATCH_ROWS, inserter)) {
+            runtime(launch);
+            launch.flush();
+        }
+        try (TableBatch cpu = TableBatch.forTable(connection, allocator, "cpu_ops", BATCH_ROWS, inserter)) {
+            nvtx(cpu);
+            cpu.flush();
+        }
+        eventsCounter.addAndGet(sinceProgress);
+        sinceProgress = 0;
+        mpiRanks();
+        devices();
+        Map<Long, String> threadNameText = writeNames();
+        writeTracks(threadNameText);
+        if (cudaPids.size() > 1) {
+            out.anomaly("cuda_processes", cudaPids.size());
+        }
+        if (devicesUsed.cardinality() > 1) {
+            out.anomaly("gpu_devices", devicesUsed.cardinality());
+        }
+        out.dropped = dropped[0];
+        out.baseTimeNs = base;
+        out.firstTsNs = firstTs == Long.MAX_VALUE ? null : firstTs;
+        out.lastTsNs = lastTs == Long.MIN_VALUE ? null : lastTs;
+        out.metadata = meta.isEmpty() ? null : meta.toString();
+        return out;
+    }
+
+    // ---- metadata, clock, processes ------------------------------------------------------------
+
+    private void timeBase(ObjectNode meta) throws IOException {
+        Map<String, String> export = keyValues("META_DATA_EXPORT", meta, "nsys_export", Set.of());
+        keyValues("META_DATA_CAPTURE", meta, "nsys_capture", null);
+        ObjectNode system = JSON.createObjectNode();
+        try (Rows r = src.scan("TARGET_INFO_SYSTEM_ENV", List.of(text("name"), text("value")), null)) {
+            while (r.next()) {
+                String name = r.getString(0);
+                if (name != null && SYSTEM_ENV_KEPT.contains(name)) {
+                    system.put(name, r.getString(1));
+                    if (name.equals("Hostname")) {
+                        out.hostName = r.getString(1);
+                    }
+                }
+            }
+        }
+        if (!system.isEmpty()) {
+            meta.set("nsys_system", system);
+        }
+        long session = NULL;
+        try (Rows r = src.scan("TARGET_INFO_SESSION_START_TIME", List.of(num("utcEpochNs")), null)) {
+            if (r.next()) {
+                session = r.getLong(0);
+            }
+        }
+        boolean normalized = "true".equalsIgnoreCase(export.get("EXPORT_PARAM_TIME_NORMALIZE"));
+        if (normalized) {
+            // --ts-normalize: times are UTC epoch nanoseconds already.
+            base = 0;
+        } else if (session != NULL) {
+            base = session;
+        } else {
+            base = 0;
+            out.anomaly("no_session_start_time", 1);
+        }
+        if (session != NULL) {
+            meta.put("session_start_utc_ns", session);
+        }
+    }
+
+    /**
+     * name/value tables as a JSON object (repeated names become arrays). {@code drop} lists names left
+     * out; null drops the capture's environment variables and per-process launch details.
+     */
+    private Map<String, String> keyValues(String table, ObjectNode meta, String key, Set<String> drop)
+            throws IOException {
+        Map<String, String> first = new LinkedHashMap<>();
+        ObjectNode node = JSON.createObjectNode();
+        try (Rows r = src.scan(table, List.of(text("name"), text("value")), null)) {
+            while (r.next()) {
+                String name = r.getString(0);
+                String value = r.getString(1);
+                if (name == null) {
+                    continue;
+                }
+                if (drop == null ? name.contains("ENVIRONMENT_VARIABLE") : drop.contains(name)) {
+                    continue;
+                }
+                if (value != null && value.length() > 4096) {
+                    value = "(" + value.length() + " characters, left out)";
+                }
+                first.putIfAbsent(name, value);
+                if (node.has(name)) {
+                    if (!node.get(name).isArray()) {
+                        ArrayNode a = JSON.createArrayNode();
+                        a.add(node.get(name));
+                        node.set(name, a);
+                    }
+                    ((ArrayNode) node.get(name)).add(value);
+                } else {
+                    node.put(name, value);
+                }
+            }
+        }
+        if (!node.isEmpty()) {
+            meta.set(key, node);
+        }
+        return first;
+    }
+
+    private void cudaProcesses() throws IOException {
+        boolean known = src.has("TARGET_INFO_CUDA_CONTEXT_INFO");
+        try (Rows r = src.scan("TARGET_INFO_CUDA_CONTEXT_INFO", List.of(num("processId")), null)) {
+            while (r.next()) {
+                if (r.getLong(0) != NULL) {
+                    cudaPids.add(r.getLong(0));
+                }
+            }
+        }
+        perProcessCorrelation = !known || cudaPids.size() > 1;
+    }
+
+    /** NVTX domain names: the eventType-75 row of each (process, domainId). */
+    private void domains() throws IOException {
+        List<long[]> pending = new ArrayList<>();
+        Map<Long, List<Long>> byTextId = new HashMap<>();
+        try (Rows r = src.scan("NVTX_EVENTS", List.of(num("globalTid"), num("domainId"), text("text"), num("textId")),
+                new NsysSource.Filter("eventType", new long[] {NVTX_DOMAIN_CREATE}))) {
+            while (r.next()) {
+                long key = (pid(r.getLong(0)) << 32) | (r.getLong(1) & 0xFFFFFFFFL);
+                String name = r.getString(2);
+                if (name != null) {
+                    domains.put(key, name);
+                } else if (r.getLong(3) != NULL) {
+                    byTextId.computeIfAbsent(r.getLong(3), k -> new ArrayList<>()).add(key);
+                    pending.add(new long[] {key});
+                }
+            }
+        }
+        if (!byTextId.isEmpty()) {
+            long[] ids = byTextId.keySet().stream().mapToLong(Long::longValue).toArray();
+            try (Rows r = src.scan("StringIds", List.of(num("id"), text("value")),
+                    new NsysSource.Filter("id", ids))) {
+                while (r.next()) {
+                    for (long key : byTextId.getOrDefault(r.getLong(0), List.of())) {
+                        domains.put(key, r.getString(1));
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- GPU activities -----------------------------------------------------------------------
+
+    /**
+     * The kernel table's columns as the reader asks for them. Per row it reads {@link #KERNEL_HOT}:
+     * times, then small integers packed in threes and fives (device|stream, correlation|name,
+     * gridY..blockZ), which a SQLite export computes in its query, so a row costs 8 values instead of
+     * 14; the plain columns after them are read only when a packed value is NULL (a part missing or
+     * out of range) or a name must fall back to {@code shortName}/{@code mangledName}.
+     */
+    public static final List<NsysSource.Col> KERNEL_COLUMNS = List.of(
+            num("start"), num("end"),
+            NsysSource.Col.packed("device_stream", List.of("deviceId", "streamId"), 16, 47),
+            NsysSource.Col.packed("correlation_name", List.of("correlationId", "demangledName"), 32, 31),
+            num("gridX"),
+            NsysSource.Col.packed("grid_yz_block", List.of("gridY", "gridZ", "blockX", "blockY", "blockZ"), 16, 16, 11, 11, 9),
+            num("graphNodeId"), num("graphId"),
+            num("deviceId"), num("streamId"), num("correlationId"), num("globalPid"), num("demangledName"),
+            num("shortName"), num("mangledName"), num("gridY"), num("gridZ"), num("blockX"), num("blockY"),
+            num("blockZ"));
+    /** The columns of {@link #KERNEL_COLUMNS} read for every kernel row (the benchmark's ceiling reads these). */
+    public static final int[] KERNEL_HOT = {0, 1, 2, 3, 4, 5, 6, 7};
+
+    private void kernels(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+        boolean readPid = perProcessCorrelation;
+        boolean hasGraphId = src.columns("CUPTI_ACTIVITY_KIND_KERNEL").contains("graphId");
+        boolean hasGraphNodeId = src.columns("CUPTI_ACTIVITY_KIND_KERNEL").contains("graphNodeId");
+        int unknownName = -1;
+        try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_KERNEL", KERNEL_COLUMNS, null)) {
+            while (r.next()) {
+                long start = r.getLong(0);
+                if (start == NULL || start < 0) {
+                    dropped[0]++;
+                    continue;
+                }
+                long pid = readPid ? pidOrZero(r.getLong(11)) : 0;
+                long device;
+                long stream;
+                long v = r.getLong(2);
+                if (v != NULL) {
+                    device = v & 0xFFFF;
+                    stream = v >>> 16;
+                } else {
+                    device = r.getLong(8);
+                    stream = r.getLong(9);
+                }
+                long correlation;
+                long name;
+                v = r.getLong(3);
+                if (v != NULL) {
+                    correlation = v & 0xFFFFFFFFL;
+                    name = v >>> 32;
+                } else {
+                    correlation = r.getLong(10);
+                    name = r.getLong(12);
+                    if (name == NULL) {
+                        name = r.getLong(13);
+                    }
+                    if (name == NULL) {
+                        name = r.getLong(14);
+                    }
+                }
+                int nameId;
+                if (name != NULL) {
+                    nameId = names.ref(name, false);
+                } else {
+                    if (unknownName < 0) {
+                        unknownName = names.literal("[unnamed kernel]");
+                    }
+                    nameId = unknownName;
+                }
+                gpuCommon(gpu, g, g.kernel, nameId, start, r.getLong(1), device, stream, correlation, pid);
+                v = r.getLong(4);
+                if (v != NULL) {
+                    gpu.setInt(g.gridX, (int) v);
+                }
+                v = r.getLong(5);
+                if (v != NULL) {
+                    gpu.setInt(g.gridX + 1, (int) (v & 0xFFFF));
+                    gpu.setInt(g.gridX + 2, (int) ((v >>> 16) & 0xFFFF));
+                    gpu.setInt(g.blockX, (int) ((v >>> 32) & 0x7FF));
+                    gpu.setInt(g.blockX + 1, (int) ((v >>> 43) & 0x7FF));
+                    gpu.setInt(g.blockX + 2, (int) ((v >>> 54) & 0x1FF));
+                } else {
+                    setIntIfPresent(gpu, g.gridX + 1, r.getLong(15));
+                    setIntIfPresent(gpu, g.gridX + 2, r.getLong(16));
+                    setIntIfPresent(gpu, g.blockX, r.getLong(17));
+                    setIntIfPresent(gpu, g.blockX + 1, r.getLong(18));
+                    setIntIfPresent(gpu, g.blockX + 2, r.getLong(19));
+                }
+                if (hasGraphNodeId) {
+                    setIfPresent(gpu, g.graphNodeId, r.getLong(6));
+                }
+                if (hasGraphId) {
+                    setIfPresent(gpu, g.graphId, r.getLong(7));
+                }
+                gpu.endRow();
+                out.kernels++;
+                if (readPid) {
+                    noteCudaPid(pid);
+                }
+                progress();
+            }
+        }
+    }
+
+    /** The columns every GPU activity table starts with, in this order. */
+    private static final List<NsysSource.Col> GPU_COMMON = List.of(num("start"), num("end"), num("deviceId"),
+            num("streamId"), num("correlationId"), num("globalPid"));
+
+    /** One row of a GPU activity table past its common columns: sets its own columns, returns its name id. */
+    private interface GpuRow {
+        int write(Rows r) throws IOException;
+    }
+
+    /**
+     * Streams a GPU activity table ({@link #GPU_COMMON} then {@code extra} columns, numbered from 6) into
+     * gpu_ops rows of {@code kind}; returns the rows kept.
+     */
+    private long gpuTable(TableBatch gpu, GpuOpColumns g, String table, List<NsysSource.Col> extra, int kind, GpuRow row)
+            throws IOException, SQLException {
+        List<NsysSource.Col> cols = new ArrayList<>(GPU_COMMON);
+        cols.addAll(extra);
+        long kept = 0;
+        try (Rows r = src.scan(table, cols, null)) {
+            while (r.next()) {
+                long start = r.getLong(0);
+                if (start == NULL || start < 0) {
+                    dropped[0]++;
+                    continue;
+                }
+                long pid = perProcessCorrelation ? pidOrZero(r.getLong(5)) : 0;
+                int nameId = row.write(r);
+                gpuCommon(gpu, g, kind, nameId, start, r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), pid);
+                gpu.endRow();
+                kept++;
+                progress();
+            }
+        }
+        return kept;
+    }
+
+    private void memcpys(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+        Map<Long, Integer> nameIds = new HashMap<>();
+        out.memcpys = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_MEMCPY",
+                List.of(num("bytes"), num("copyKind"), num("srcKind"), num("dstKind"), num("graphNodeId")), g.memcpy, r -> {
+                    setIfPresent(gpu, g.bytes, r.getLong(6));
+                    setIfPresent(gpu, g.graphNodeId, r.getLong(10));
+                    long copy = r.getLong(7);
+                    long srcKind = r.getLong(8);
+                    long dstKind = r.getLong(9);
+                    long key = ((copy & 0xFFFF) << 32) | ((srcKind & 0xFFFF) << 16) | (dstKind & 0xFFFF);
+                    return nameIds.computeIfAbsent(key, k -> names.literal(CuptiNames.memcpy(copy, srcKind, dstKind)));
+                });
+    }
+
+    private void memsets(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+        Map<Long, Integer> nameIds = new HashMap<>();
+        out.memsets = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_MEMSET", List.of(num("bytes"), num("memKind"), num("graphNodeId")),
+                g.memset, r -> {
+                    setIfPresent(gpu, g.bytes, r.getLong(6));
+                    setIfPresent(gpu, g.graphNodeId, r.getLong(8));
+                    long kind = r.getLong(7);
+                    return nameIds.computeIfAbsent(kind, k -> names.literal(CuptiNames.memset(kind)));
+                });
+    }
+
+    private void syncs(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+        Map<Long, Integer> nameIds = new HashMap<>();
+        out.syncs = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", List.of(num("syncType")), g.sync, r -> {
+            long type = r.getLong(6);
+            return nameIds.computeIfAbsent(type, k -> names.literal(CuptiNames.sync(type)));
+        });
+    }
+
+    /**
+     * {@code --cuda-graph-trace=graph} (nsys's default): one row per graph replay, no per-kernel
+     * records. Kept as one kernel row per replay (graph_id set, graph_node_id NULL) so that the GPU
+     * time is there; the capture-quality check reports that its categories cannot be split.
+     */
+    private void graphReplays(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+        Map<Long, Integer> nameIds = new HashMap<>();
+        long replays = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", List.of(num("graphId")), g.kernel, r -> {
+            long graph = r.getLong(6);
+            // graph_node_id stays NULL: that is what marks a whole-graph row.
+            gpu.setLong(g.graphId, graph == NULL ? -1 : graph);
+            return nameIds.computeIfAbsent(graph, k -> names.literal(graph == NULL ? "CUDA graph" : "CUDA graph " + graph));
+        });
+        out.kernels += replays;
+        out.anomaly("graph_replays_without_kernel_records", replays);
+    }
+
+    private void gpuCommon(TableBatch gpu, GpuOpColumns g, int kind, int nameId, long start, long end, long device,
+                           long stream, long correlation, long pid) {
+        long ts = start + base;
+        long dur = duration(start, end);
+        gpu.setInt(g.file, fileId);
+        gpu.setEnum(g.kind, kind);
+        gpu.setInt(g.name, nameId);
+        if (device != NULL) {
+            gpu.setInt(g.device, (int) device);
+            if (device >= 0 && device < 1024) {
+                devicesUsed.set((int) device);
+            }
+        }
+        setIfPresent(gpu, g.stream, stream);
+        gpu.setLong(g.ts, ts);
+        gpu.setLong(g.dur, dur);
+        if (correlation != NULL) {
+            gpu.setLong(g.correlation, correlation(pid, correlation));
+        }
+        span(ts, dur);
+    }
+
+    // ---- CPU side -----------------------------------------------------------------------------
+
+    private void runtime(TableBatch launch) throws IOException, SQLException {
+        int file = launch.column("file_id");
+        int kind = launch.column("kind");
+        int name = launch.column("name_id");
+        int pidCol = launch.column("pid");
+        int tidCol = launch.column("tid");
+        int tsCol = launch.column("ts_ns");
+        int durCol = launch.column("dur_ns");
+        int corrCol = launch.column("correlation");
+        int runtimeCode = launch.enumCode(kind, "runtime");
+        int driverCode = launch.enumCode(kind, "driver");
+        List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("eventClass"), num("globalTid"),
+                num("correlationId"), num("nameId"));
+        long lastTid = NULL;
+        try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_RUNTIME", cols, null)) {
+            while (r.next()) {
+                long start = r.getLong(0);
+                if (start == NULL || start < 0) {
+                    dropped[0]++;
+                    continue;
+                }
+                long ts = start + base;
+                long dur = duration(start, r.getLong(1));
+                long globalTid = r.getLong(3);
+                long nameRef = r.getLong(5);
+                launch.setInt(file, fileId);
+                launch.setEnum(kind, r.getLong(2) == EVENT_CLASS_DRIVER ? driverCode : runtimeCode);
+                launch.setInt(name, nameRef == NULL ? names.literal("[unnamed call]") : names.ref(nameRef, true));
+                long pid = 0;
+                if (globalTid != NULL) {
+                    pid = pid(globalTid);
+                    launch.setLong(pidCol, pid);
+                    launch.setLong(tidCol, tid(globalTid));
+                    if (globalTid != lastTid) {
+                        eventPids.add(pid);
+                        lastTid = globalTid;
+                    }
+                }
+                launch.setLong(tsCol, ts);
+                launch.setLong(durCol, dur);
+                long corr = r.getLong(4);
+                if (corr != NULL) {
+                    launch.setLong(corrCol, correlation(pid, corr));
+                }
+                launch.endRow();
+                span(ts, dur);
+                out.runtime++;
+                progress();
+            }
+        }
+    }
+
+    /** NVTX push/pop and start/end ranges as user annotations; marks are dropped. */
+    private void nvtx(TableBatch cpu) throws IOException, SQLException {
+        int file = cpu.column("file_id");
+        int kind = cpu.column("kind");
+        int name = cpu.column("name_id");
+        int pidCol = cpu.column("pid");
+        int tidCol = cpu.column("tid");
+        int tsCol = cpu.column("ts_ns");
+        int durCol = cpu.column("dur_ns");
+        int nvtxCol = cpu.column("nvtx");
+        int domainCol = cpu.column("nvtx_domain");
+        int annotation = cpu.enumCode(kind, "user_annotation");
+        int pushPop = cpu.enumCode(nvtxCol, "push_pop");
+        int startEnd = cpu.enumCode(nvtxCol, "start_end");
+        List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("eventType"), num("globalTid"),
+                text("text"), num("textId"), num("domainId"));
+        long unterminated = 0;
+        long lastTid = NULL;
+        try (Rows r = src.scan("NVTX_EVENTS", cols, new NsysSource.Filter("eventType",
+                new long[] {NVTX_PUSH_POP, NVTX_START_END, NVTXT_PUSH_POP, NVTXT_START_END, NVTX_MARK, NVTXT_MARK}))) {
+            while (r.next()) {
+                long type = r.getLong(2);
+                long start = r.getLong(0);
+                long end = r.getLong(1);
+                if (type == NVTX_MARK || type == NVTXT_MARK || start == NULL || start < 0) {
+                    dropped[0]++;
+                    continue;
+                }
+                if (end == NULL) {
+                    // A range still open when the capture ended.
+                    unterminated++;
+                    dropped[0]++;
+                    continue;
+                }
+                long ts = start + base;
+                long dur = duration(start, end);
+                long globalTid = r.getLong(3);
+                String text = r.getString(4);
+                int nameId;
+                if (text != null) {
+                    nameId = names.literal(text);
+                } else if (r.getLong(5) != NULL) {
+                    nameId = names.ref(r.getLong(5), false);
+                } else {
+                    nameId = names.literal("");
+                }
+                cpu.setInt(file, fileId);
+                cpu.setEnum(kind, annotation);
+                cpu.setInt(name, nameId);
+                long pid = 0;
+                if (globalTid != NULL) {
+                    pid = pid(globalTid);
+                    cpu.setLong(pidCol, pid);
+                    cpu.setLong(tidCol, tid(globalTid));
+                    if (globalTid != lastTid) {
+                        eventPids.add(pid);
+                        lastTid = globalTid;
+                    }
+                }
+                cpu.setLong(tsCol, ts);
+                cpu.setLong(durCol, dur);
+                cpu.setEnum(nvtxCol, type == NVTX_PUSH_POP || type == NVTXT_PUSH_POP ? pushPop : startEnd);
+                long domainId = r.getLong(6);
+                if (domainId != NULL && domainId != 0) {
+                    String domain = domains.get((pid << 32) | (domainId & 0xFFFFFFFFL));
+                    cpu.setString(domainCol, domain != null ? domain : "domain " + domainId);
+                }
+                cpu.endRow();
+                span(ts, dur);
+                out.annotations++;
+                progress();
+            }
+        }
+        out.anomaly("nvtx_unterminated_ranges", unterminated);
+    }
+
+    // ---- rank, devices, names, tracks ---------------------------------------------------------
+
+    /**
+     * The rank of the process that did the GPU work, from {@code MPI_RANKS}: the rank of a CUDA
+     * process when the table maps one, else the table's only rank.
+     */
+    private void mpiRanks() throws IOException {
+        try (Rows r = src.scan("MPI_RANKS", List.of(num("globalTid"), num("rank")), null)) {
+            while (r.next()) {
+                if (r.getLong(1) != NULL) {
+                    mpiRanks.add(new long[] {r.getLong(0) == NULL ? -1 : pid(r.getLong(0)), r.getLong(1)});
+                }
+            }
+        }
+        if (mpiRanks.isEmpty()) {
+            return;
+        }
+        Set<Long> all = new TreeSet<>();
+        Set<Long> ofCuda = new TreeSet<>();
+        for (long[] m : mpiRanks) {
+            all.add(m[1]);
+            if (cudaPids.contains(m[0])) {
+                ofCuda.add(m[1]);
+            }
+        }
+        Set<Long> candidates = !ofCuda.isEmpty() ? ofCuda : all;
+        out.rank = (int) (long) candidates.iterator().next();
+        out.rankSource = "mpi_ranks";
+        if (candidates.size() > 1) {
+            out.anomaly("mpi_ranks_in_file", candidates.size());
+        }
+        if (all.size() > 1) {
+            out.worldSize = all.size();
+        }
+    }
+
+    private void devices() throws IOException, SQLException {
+        List<NsysSource.Col> cols = List.of(num("id"), num("cuDevice"), text("name"), num("totalMemory"),
+                num("computeMajor"), num("computeMinor"), num("smCount"), text("busLocation"), text("uuid"),
+                text("chipName"), num("clockRate"), num("memoryBandwidth"), num("l2CacheSize"));
+        try (Rows r = src.scan("TARGET_INFO_GPU", cols, null);
+             PreparedStatement ps = connection.prepareStatement("INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            while (r.next()) {
+                long cu = r.getLong(1);
+                long id = cu != NULL ? cu : r.getLong(0);
+                ObjectNode props = JSON.createObjectNode();
+                for (int i = 0; i < cols.size(); i++) {
+                    if (cols.get(i).text()) {
+                        if (r.getString(i) != null) {
+                            props.put(cols.get(i).name(), r.getString(i));
+                        }
+                    } else if (r.getLong(i) != NULL) {
+                        props.put(cols.get(i).name(), r.getLong(i));
+                    }
+                }
+                ps.setInt(1, fileId);
+                ps.setInt(2, id == NULL ? 0 : (int) id);
+                ps.setString(3, r.getString(2));
+                ps.setObject(4, orNull(r.getLong(3)));
+                ps.setObject(5, intOrNull(r.getLong(4)));
+                ps.setObject(6, intOrNull(r.getLong(5)));
+                ps.setObject(7, intOrNull(r.getLong(6)));
+                ps.setString(8, props.toString());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /**
+     * Writes the names rows: literal names, then one pass over {@code StringIds} that keeps the
+     * referenced strings. Returns the text of the thread-name strings, for the tracks.
+     */
+    private Map<Long, String> writeNames() throws IOException, SQLException {
+        Set<Long> threadNameIds = new HashSet<>();
+        try (Rows r = src.scan("ThreadNames", List.of(num("nameId"), num("globalTid")), null)) {
+            while (r.next()) {
+                long g = r.getLong(1);
+                if (g != NULL && r.getLong(0) != NULL && eventPids.contains(pid(g))) {
+                    threadNames.add(new long[] {pid(g), tid(g), r.getLong(0)});
+                    threadNameIds.add(r.getLong(0));
+                }
+            }
+        }
+        Map<Long, String> threadNameText = new HashMap<>();
+        java.util.BitSet written = new java.util.BitSet();
+        try (TableBatch batch = TableBatch.forTable(connection, allocator, "names", BATCH_ROWS, inserter)) {
+            NameRows rows = new NameRows(batch);
+            for (Map.Entry<String, Integer> e : names.literals().entrySet()) {
+                rows.add(e.getValue(), e.getKey());
+            }
+            if (names.references() > 0 || !threadNameIds.isEmpty()) {
+                try (Rows r = src.scan("StringIds", List.of(num("id"), text("value")), null)) {
+                    while (r.next()) {
+                        long id = r.getLong(0);
+                        if (id == NULL) {
+                            continue;
+                        }
+                        int asIs = names.existing(id, false);
+                        int stripped = names.existing(id, true);
+                        boolean threadName = threadNameIds.contains(id);
+                        if (asIs < 0 && stripped < 0 && !threadName) {
+                            continue;
+                        }
+                        String value = r.getString(1);
+                        if (value == null) {
+                            value = "";
+                        }
+                        if (threadName) {
+                            threadNameText.put(id, value);
+                        }
+                        if (asIs >= 0 && !written.get(asIs)) {
+                            rows.add(asIs, value);
+                            written.set(asIs);
+                        }
+                        if (stripped >= 0 && !written.get(stripped)) {
+                            rows.add(stripped, NsysNames.stripVersion(value));
+                            written.set(stripped);
+                        }
+                    }
+                }
+            }
+            // References to strings that StringIds lacks: named after the id, and counted.
+            long[] missing = new long[1];
+            List<long[]> absent = new ArrayList<>();
+            names.forEachReference((stringId, strip, id) -> {
+                if (!written.get(id)) {
+                    absent.add(new long[] {stringId, id});
+                }
+            });
+            for (long[] a : absent) {
+                rows.add((int) a[1], "[string " + a[0] + "]");
+                missing[0]++;
+            }
+            out.anomaly("missing_string_ids", missing[0]);
+            batch.flush();
+        }
+        return threadNameText;
+    }
+
+    /** Appends names rows of this file. */
+    private final class NameRows {
+        private final TableBatch batch;
+        private final int file;
+        private final int id;
+        private final int name;
+
+        NameRows(TableBatch batch) {
+            this.batch = batch;
+            this.file = batch.column("file_id");
+            this.id = batch.column("name_id");
+            this.name = batch.column("name");
+        }
+
+        void add(int nameId, String value) throws SQLException {
+            batch.setInt(file, fileId);
+            batch.setInt(id, nameId);
+            batch.setString(name, value);
+            batch.endRow();
+        }
+    }
+
+    private void writeTracks(Map<Long, String> threadNameText) throws IOException, SQLException {
+        Set<Long> pids = new TreeSet<>(eventPids);
+        pids.addAll(cudaPids);
+        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO tracks VALUES (?, ?, ?, ?, ?, ?)")) {
+            Set<Long> written = new HashSet<>();
+            try (Rows r = src.scan("PROCESSES", List.of(num("globalPid"), num("pid"), text("name")), null)) {
+                while (r.next()) {
+                    long pid = r.getLong(1) != NULL ? r.getLong(1) : r.getLong(0) != NULL ? pid(r.getLong(0)) : NULL;
+                    if (pid == NULL || !pids.contains(pid) || !written.add(pid)) {
+                        continue;
+                    }
+                    ps.setInt(1, fileId);
+                    ps.setLong(2, pid);
+                    ps.setObject(3, null);
+                    ps.setString(4, r.getString(2));
+                    ps.setString(5, "CPU");
+                    ps.setObject(6, null);
+                    ps.addBatch();
+                }
+            }
+            for (long[] t : threadNames) {
+                ps.setInt(1, fileId);
+                ps.setLong(2, t[0]);
+                ps.setLong(3, t[1]);
+                ps.setString(4, threadNameText.get(t[2]));
+                ps.setString(5, null);
+                ps.setObject(6, null);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    private long correlation(long pid, long correlationId) {
+        return perProcessCorrelation ? (pid << 32) | (correlationId & 0xFFFFFFFFL) : correlationId;
+    }
+
+    private void noteCudaPid(long pid) {
+        if (pid == lastCudaPid) {
+            return;
+        }
+        lastCudaPid = pid;
+        if (cudaPids.size() < 1024) {
+            cudaPids.add(pid);
+        }
+        eventPids.add(pid);
+    }
+
+    private static long pidOrZero(long globalPid) {
+        return globalPid == NULL ? 0 : pid(globalPid);
+    }
+
+    private long duration(long start, long end) {
+        if (end == NULL) {
+            out.anomaly("missing_end_times", 1);
+            return 0;
+        }
+        if (end < start) {
+            out.anomaly("negative_durations", 1);
+            return 0;
+        }
+        return end - start;
+    }
+
+    private void span(long ts, long dur) {
+        if (ts < firstTs) {
+            firstTs = ts;
+        }
+        if (ts + dur > lastTs) {
+            lastTs = ts + dur;
+        }
+    }
+
+    private void progress() {
+        if (++sinceProgress == PROGRESS_EVERY) {
+            eventsCounter.addAndGet(PROGRESS_EVERY);
+            sinceProgress = 0;
+        }
+    }
+
+    private static void setIfPresent(TableBatch b, int col, long v) {
+        if (v != NULL) {
+            b.setLong(col, v);
+        }
+    }
+
+    private static void setIntIfPresent(TableBatch b, int col, long v) {
+        if (v != NULL) {
+            b.setInt(col, (int) v);
+        }
+    }
+
+    private static Long orNull(long v) {
+        return v == NULL ? null : v;
+    }
+
+    private static Integer intOrNull(long v) {
+        return v == NULL ? null : (int) v;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.steptrace.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** TableBatch with an inserter thread: every row lands once, in order of batches, and failures surface. */
+class TableBatchInserterTest {
+    @TempDir
+    Path tmp;
+
+    private ExecutorService inserter;
+
+    @BeforeEach
+    void start() {
+        inserter = Executors.newSingleThreadExecutor();
+    }
+
+    @AfterEach
+    void stop() {
+        inserter.shutdownNow();
+    }
+
+    @Test
+    void rowsOfManyBatchesAllLandAndFlushWaitsForThem() throws Exception {
+        try (Store store = Store.open(tmp.resolve("s.duckdb")); Connection c = store.newConnection()) {
+            c.setAutoCommit(false);
+            int rows = 10 * 1000 + 7;
+            try (TableBatch b = TableBatch.forTable(c, store.allocator(), "names", 1000, inserter)) {
+                int file = b.column("file_id");
+                int id = b.column("name_id");
+                int name = b.column("name");
+                for (int i = 0; i < rows; i++) {
+                    b.setInt(file, 1);
+                    b.setInt(id, i);
+                    b.setString(name, "n" + i);
+                    b.endRow();
+                }
+                b.flush();
+                assertEquals(rows, b.rowsWritten());
+            }
+            c.commit();
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT count(*), count(DISTINCT name_id), sum(name_id),"
+                         + " bool_and(name = 'n' || name_id) FROM names")) {
+                rs.next();
+                assertEquals(rows, rs.getLong(1));
+                assertEquals(rows, rs.getLong(2));
+                assertEquals((long) rows * (rows - 1) / 2, rs.getLong(3));
+                assertTrue(rs.getBoolean(4), "every row's values stayed together across buffer swaps");
+            }
+        }
+    }
+
+    @Test
+    void anInsertFailureOnTheInserterIsReportedByFlush() throws Exception {
+        try (Store store = Store.open(tmp.resolve("s.duckdb")); Connection c = store.newConnection()) {
+            c.setAutoCommit(false);
+            try (TableBatch b = TableBatch.forTable(c, store.allocator(), "names", 10, inserter)) {
+                int file = b.column("file_id");
+                for (int i = 0; i < 25; i++) {
+                    b.setInt(file, 1);
+                    // name_id and name are NOT NULL: every insert fails.
+                    try {
+                        b.endRow();
+                    } catch (SQLException e) {
+                        // the second full buffer waits for the first, whose failure may surface here
+                    }
+                }
+                assertThrows(SQLException.class, b::flush);
+            }
+            c.rollback();
+        }
+    }
+}
