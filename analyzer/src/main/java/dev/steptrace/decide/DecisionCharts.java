@@ -69,7 +69,7 @@ final class DecisionCharts {
                 .title("Projected speedup of " + d.facts().phase() + " per option")
                 .xAxisTitle("option").yAxisTitle("speedup (x)").build();
         var s = chart.getStyler();
-        style(s);
+        ReportCharts.style(s);
         s.setOverlapped(true);
         s.setLegendPosition(Styler.LegendPosition.OutsideS);
         s.setLegendLayout(Styler.LegendLayout.Horizontal);
@@ -106,7 +106,7 @@ final class DecisionCharts {
         XYChart chart = new XYChartBuilder().width(900).height(380)
                 .title("Output throughput by concurrency").xAxisTitle("max concurrency").yAxisTitle("output tokens/s").build();
         var s = chart.getStyler();
-        style(s);
+        ReportCharts.style(s);
         s.setLegendPosition(Styler.LegendPosition.OutsideS);
         s.setLegendLayout(Styler.LegendLayout.Horizontal);
         s.setXAxisLogarithmic(true);
@@ -133,27 +133,4 @@ final class DecisionCharts {
         return chart;
     }
 
-    private static void style(Styler s) {
-        s.setChartBackgroundColor(Color.WHITE);
-        s.setPlotBackgroundColor(Color.WHITE);
-        s.setPlotBorderVisible(false);
-        s.setChartTitleBoxVisible(false);
-        s.setChartTitleFont(TITLE_FONT);
-        s.setLegendFont(LABEL_FONT);
-        s.setLegendBorderColor(Color.WHITE);
-        s.setLegendBackgroundColor(Color.WHITE);
-        s.setChartFontColor(new Color(0x222222));
-        s.setAntiAlias(true);
-        s.setToolTipsEnabled(false);
-        s.setChartPadding(8);
-        if (s instanceof org.knowm.xchart.style.AxesChartStyler a) {
-            a.setLocale(Locale.ROOT);
-            a.setAxisTitleFont(LABEL_FONT);
-            a.setAxisTickLabelsFont(TICK_FONT);
-            a.setAxisTickLabelsColor(new Color(0x333333));
-            a.setPlotGridLinesColor(new Color(0xe3e3e3));
-            a.setPlotGridLinesStroke(new BasicStroke(1f));
-            a.setAxisTickMarksColor(new Color(0x999999));
-        }
-    }
 }

@@ -1,7 +1,7 @@
 package dev.steptrace.decide;
 
 import dev.steptrace.report.Markdown;
-import dev.steptrace.report.ReportCharts;
+import dev.steptrace.report.ChartDrawing;
 import dev.steptrace.report.ReportJson;
 import dev.steptrace.report.ReportView.ChartRef;
 import dev.steptrace.report.TemplateLoader;
@@ -41,59 +41,26 @@ public final class DecisionWriters {
             writeAtomically(f, ReportJson.toJson(d) + "\n");
             written.add(f);
         }
-        String note = null;
-        List<ReportCharts.ReportChart> drawn = List.of();
-        if (charts && (html || markdown)) {
-            note = ReportCharts.unavailableReason();
-            if (note == null) {
-                try {
-                    drawn = DecisionCharts.build(d);
-                } catch (VirtualMachineError e) {
-                    throw e;
-                } catch (RuntimeException | Error e) {
-                    note = "charts could not be drawn: " + e;
-                }
-            }
-        }
         if (html) {
-            Map<String, ChartRef> refs = new HashMap<>();
-            String htmlNote = note;
-            try {
-                for (ReportCharts.ReportChart c : drawn) {
-                    refs.put(c.id(), new ChartRef(c.id(), c.title(), ReportCharts.svg(c), ""));
-                }
-            } catch (RuntimeException e) {
-                refs.clear();
-                htmlNote = "charts could not be drawn: " + e;
-            }
-            DecisionView view = DecisionView.of(d, s, refs.get("decision-options"), refs.get("decision-bench"), htmlNote);
+            ChartDrawing.Drawn drawn = charts ? ChartDrawing.inline(() -> DecisionCharts.build(d))
+                    : ChartDrawing.Drawn.none(null);
+            DecisionView view = DecisionView.of(d, s, drawn.refs().get("decision-options"),
+                    drawn.refs().get("decision-bench"), drawn.note());
             Path f = dir.resolve(HTML_FILE);
             writeAtomically(f, templates.render(HTML_TEMPLATE, model(d, view)));
             written.add(f);
         }
         if (markdown) {
-            Map<String, ChartRef> refs = new HashMap<>();
-            List<Path> pngs = new ArrayList<>();
-            String mdNote = note;
-            try {
-                for (ReportCharts.ReportChart c : drawn) {
-                    String file = c.id() + ".png";
-                    Path png = dir.resolve(file);
-                    ReportCharts.png(c, png);
-                    pngs.add(png);
-                    refs.put(c.id(), new ChartRef(c.id(), c.title(), "", file));
-                }
-            } catch (RuntimeException e) {
-                refs.clear();
-                mdNote = "charts could not be drawn: " + e;
-            }
-            DecisionView view = DecisionView.of(d, s, refs.get("decision-options"), refs.get("decision-bench"), mdNote);
+            ChartDrawing.Drawn drawn = charts ? ChartDrawing.files(() -> DecisionCharts.build(d), dir)
+                    : ChartDrawing.Drawn.none(null);
+            DecisionView view = DecisionView.of(d, s, drawn.refs().get("decision-options"),
+                    drawn.refs().get("decision-bench"), drawn.note());
             Map<String, Object> m = model(d, view);
             m.put("md", Markdown.HELPER);
             Path f = dir.resolve(MD_FILE);
             writeAtomically(f, templates.render(MD_TEMPLATE, m));
             written.add(f);
-            written.addAll(pngs);
+            written.addAll(drawn.files());
         }
         return written;
     }

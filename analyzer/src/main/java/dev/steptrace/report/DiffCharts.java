@@ -39,7 +39,7 @@ public final class DiffCharts {
     }
 
     /** One chart; {@code id} is {@code diff-<phase>-bars} or {@code diff-<phase>-deltas}. */
-    public record DiffChart(String id, String phase, String title, Chart<?, ?> chart) {}
+    public record DiffChart(String id, String phase, String title, Chart<?, ?> chart) implements ChartDrawing.Named {}
 
     private DiffCharts() {}
 
@@ -148,19 +148,5 @@ public final class DiffCharts {
     private static String shorten(String name) {
         String n = name == null ? "" : name;
         return n.length() <= 28 ? n : n.substring(0, 27) + "…";
-    }
-
-    // ---- encoding (as the report's charts) ----
-
-    public static String svg(DiffChart chart) throws IOException {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream(128 * 1024);
-        VectorGraphicsEncoder.saveVectorGraphic(chart.chart(), buf, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-        return ReportCharts.inlineSvg(buf.toString(StandardCharsets.UTF_8), chart.id(), chart.title());
-    }
-
-    public static void png(DiffChart chart, Path file) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            BitmapEncoder.saveBitmap(chart.chart(), out, BitmapEncoder.BitmapFormat.PNG);
-        }
     }
 }

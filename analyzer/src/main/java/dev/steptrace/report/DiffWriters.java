@@ -37,24 +37,9 @@ public final class DiffWriters {
 
     /** Writes diff.html; returns its path. */
     public static Path html(CaptureDiff diff, Path dir, TemplateLoader templates, boolean charts) throws IOException {
-        Map<String, ReportView.ChartRef> refs = new LinkedHashMap<>();
-        String note = null;
-        if (charts) {
-            note = ReportCharts.unavailableReason();
-            if (note == null) {
-                try {
-                    for (DiffCharts.DiffChart c : DiffCharts.build(diff)) {
-                        refs.put(c.id(), new ReportView.ChartRef(c.id(), c.title(), DiffCharts.svg(c), ""));
-                    }
-                } catch (VirtualMachineError e) {
-                    throw e;
-                } catch (RuntimeException | Error e) {
-                    refs.clear();
-                    note = "charts could not be drawn: " + e;
-                }
-            }
-        }
-        String html = templates.render(HTML_TEMPLATE, model(diff, DiffView.of(diff, refs, note)));
+        ChartDrawing.Drawn drawn = charts ? ChartDrawing.inline(() -> DiffCharts.build(diff))
+                : ChartDrawing.Drawn.none(null);
+        String html = templates.render(HTML_TEMPLATE, model(diff, DiffView.of(diff, drawn.refs(), drawn.note())));
         Files.createDirectories(dir);
         Path target = dir.resolve(HTML_FILE);
         HtmlReportWriter.writeAtomically(target, html);
@@ -65,36 +50,16 @@ public final class DiffWriters {
     public static List<Path> markdown(CaptureDiff diff, Path dir, TemplateLoader templates, boolean charts)
             throws IOException {
         Files.createDirectories(dir);
-        List<Path> pngs = new ArrayList<>();
-        Map<String, ReportView.ChartRef> refs = new LinkedHashMap<>();
-        String note = null;
-        if (charts) {
-            note = ReportCharts.unavailableReason();
-            if (note == null) {
-                try {
-                    for (DiffCharts.DiffChart c : DiffCharts.build(diff)) {
-                        String file = "chart-" + c.id().replaceAll("[^A-Za-z0-9_-]", "_") + ".png";
-                        Path png = dir.resolve(file);
-                        DiffCharts.png(c, png);
-                        pngs.add(png);
-                        refs.put(c.id(), new ReportView.ChartRef(c.id(), c.title(), "", file));
-                    }
-                } catch (VirtualMachineError e) {
-                    throw e;
-                } catch (RuntimeException | Error e) {
-                    refs.clear();
-                    note = "charts could not be drawn: " + e;
-                }
-            }
-        }
-        Map<String, Object> model = model(diff, DiffView.of(diff, refs, note));
+        ChartDrawing.Drawn drawn = charts ? ChartDrawing.files(() -> DiffCharts.build(diff), dir)
+                : ChartDrawing.Drawn.none(null);
+        Map<String, Object> model = model(diff, DiffView.of(diff, drawn.refs(), drawn.note()));
         model.put("md", Markdown.HELPER);
         String md = templates.render(MD_TEMPLATE, model);
         Path target = dir.resolve(MD_FILE);
         HtmlReportWriter.writeAtomically(target, md);
         List<Path> written = new ArrayList<>();
         written.add(target);
-        written.addAll(pngs);
+        written.addAll(drawn.files());
         return written;
     }
 

@@ -44,24 +44,9 @@ public final class HtmlReportWriter {
 
     /** Renders and writes {@code outDir/report.html} (created if absent); returns its path. */
     public Path write(ReportContent content, Path outDir) throws IOException {
-        Map<String, ReportView.ChartRef> refs = new LinkedHashMap<>();
-        String note = null;
-        if (charts) {
-            note = ReportCharts.unavailableReason();
-            if (note == null) {
-                try {
-                    for (ReportCharts.ReportChart c : ReportCharts.build(content)) {
-                        refs.put(c.id(), new ReportView.ChartRef(c.id(), c.title(), ReportCharts.svg(c), ""));
-                    }
-                } catch (VirtualMachineError e) {
-                    throw e;
-                } catch (RuntimeException | Error e) {
-                    refs.clear();
-                    note = "charts could not be drawn: " + e;
-                }
-            }
-        }
-        ReportView view = ReportView.of(content, refs, note);
+        ChartDrawing.Drawn drawn = charts ? ChartDrawing.inline(() -> ReportCharts.build(content))
+                : ChartDrawing.Drawn.none(null);
+        ReportView view = ReportView.of(content, drawn.refs(), drawn.note());
         String html = templates.render(TEMPLATE, model(content, view));
         Files.createDirectories(outDir);
         Path target = outDir.resolve(FILE_NAME);

@@ -37,29 +37,9 @@ public final class MarkdownReportWriter {
     /** Writes {@code outDir/report.md} and its PNG charts; returns the paths written, report.md first. */
     public List<Path> write(ReportContent content, Path outDir) throws IOException {
         Files.createDirectories(outDir);
-        List<Path> pngs = new ArrayList<>();
-        Map<String, ReportView.ChartRef> refs = new LinkedHashMap<>();
-        String note = null;
-        if (charts) {
-            note = ReportCharts.unavailableReason();
-            if (note == null) {
-                try {
-                    for (ReportCharts.ReportChart c : ReportCharts.build(content)) {
-                        String file = "chart-" + c.id().replaceAll("[^A-Za-z0-9_-]", "_") + ".png";
-                        Path png = outDir.resolve(file);
-                        ReportCharts.png(c, png);
-                        pngs.add(png);
-                        refs.put(c.id(), new ReportView.ChartRef(c.id(), c.title(), "", file));
-                    }
-                } catch (VirtualMachineError e) {
-                    throw e;
-                } catch (RuntimeException | Error e) {
-                    refs.clear();
-                    note = "charts could not be drawn: " + e;
-                }
-            }
-        }
-        ReportView view = ReportView.of(content, refs, note);
+        ChartDrawing.Drawn drawn = charts ? ChartDrawing.files(() -> ReportCharts.build(content), outDir)
+                : ChartDrawing.Drawn.none(null);
+        ReportView view = ReportView.of(content, drawn.refs(), drawn.note());
         Map<String, Object> model = HtmlReportWriter.model(content, view);
         model.put("md", Markdown.HELPER);
         String md = templates.render(TEMPLATE, model);
@@ -67,7 +47,7 @@ public final class MarkdownReportWriter {
         HtmlReportWriter.writeAtomically(target, md);
         List<Path> written = new ArrayList<>();
         written.add(target);
-        written.addAll(pngs);
+        written.addAll(drawn.files());
         return written;
     }
 }

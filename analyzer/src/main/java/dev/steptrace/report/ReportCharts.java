@@ -72,7 +72,8 @@ public final class ReportCharts {
     }
 
     /** One chart: {@code id} is {@code <phase>-<kind>}, unique in a report. */
-    public record ReportChart(String id, String phase, Kind kind, String title, Chart<?, ?> chart) {}
+    public record ReportChart(String id, String phase, Kind kind, String title, Chart<?, ?> chart)
+            implements ChartDrawing.Named {}
 
     private static final Font TITLE_FONT = new Font(Font.SANS_SERIF, Font.BOLD, 15);
     private static final Font LABEL_FONT = new Font(Font.SANS_SERIF, Font.PLAIN, 12);
@@ -317,7 +318,7 @@ public final class ReportCharts {
     // ---- encoding ----
 
     /** Writes the chart as a PNG file. */
-    public static void png(ReportChart chart, Path file) throws IOException {
+    public static void png(ChartDrawing.Named chart, Path file) throws IOException {
         try (OutputStream out = Files.newOutputStream(file)) {
             BitmapEncoder.saveBitmap(chart.chart(), out, BitmapEncoder.BitmapFormat.PNG);
         }
@@ -336,7 +337,7 @@ public final class ReportCharts {
      * (CSS sets the width), coordinates rounded to 0.1 px (text is drawn as glyph outlines, which is
      * what makes the file font-independent, and large), and an accessible title.
      */
-    public static String svg(ReportChart chart) throws IOException {
+    public static String svg(ChartDrawing.Named chart) throws IOException {
         ByteArrayOutputStream buf = new ByteArrayOutputStream(256 * 1024);
         VectorGraphicsEncoder.saveVectorGraphic(chart.chart(), buf, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
         return inlineSvg(buf.toString(StandardCharsets.UTF_8), chart.id(), chart.title());

@@ -97,7 +97,7 @@ class DecideCommandTest {
             assertTrue(o.get("derivation").asText().startsWith("21.70 ms (kernel ms per step)")
                     || o.get("derivation").asText().startsWith("(21.70 ms (kernel ms per step)"), o.get("derivation").asText());
         }
-        for (String file : List.of("decision.html", "decision.md", "decision-options.png")) {
+        for (String file : List.of("decision.html", "decision.md", "chart-decision-options.png")) {
             assertTrue(Files.isRegularFile(tmp.resolve("bs16").resolve(file)), file);
         }
         assertMarkdownTablesAreWellFormed(Files.readString(tmp.resolve("bs16").resolve("decision.md")));
@@ -120,7 +120,7 @@ class DecideCommandTest {
         assertEquals(6, d.at("/bench/runs").size());
         assertEquals(128, d.at("/bench/plateau_concurrency").asInt());
         assertTrue(d.get("checks").toString().contains("bench-vs-capture"));
-        assertTrue(Files.isRegularFile(tmp.resolve("bs1").resolve("decision-bench.png")));
+        assertTrue(Files.isRegularFile(tmp.resolve("bs1").resolve("chart-decision-bench.png")));
     }
 
     @Test

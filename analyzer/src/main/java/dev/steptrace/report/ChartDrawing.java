@@ -1,0 +1,88 @@
+package dev.steptrace.report;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.knowm.xchart.internal.chartpart.Chart;
+
+/**
+ * Draws a document's charts the way every steptrace document embeds them: inline SVG for HTML, PNG
+ * files beside it for Markdown. A chart that cannot be drawn (no fonts on the machine, an XChart
+ * error) becomes a note in the document instead of a failure of the whole document.
+ */
+public final class ChartDrawing {
+    private ChartDrawing() {}
+
+    /** A chart with the id that names it in the page (and its PNG file) and its title. */
+    public interface Named {
+        String id();
+
+        String title();
+
+        Chart<?, ?> chart();
+    }
+
+    /** Builds a document's charts; may throw when a chart cannot be built. */
+    public interface Builder {
+        List<? extends Named> build() throws IOException;
+    }
+
+    /**
+     * What a document gets: its charts by id, the files written (PNG only), and a note when the charts
+     * could not be drawn (null otherwise).
+     */
+    public record Drawn(Map<String, ReportView.ChartRef> refs, List<Path> files, String note) {
+        /** No charts (turned off, or not drawable), with the note to show, if any. */
+        public static Drawn none(String note) {
+            return new Drawn(Map.of(), List.of(), note);
+        }
+    }
+
+    /** The charts as inline SVG markup, for HTML. */
+    public static Drawn inline(Builder charts) {
+        return draw(charts, null);
+    }
+
+    /** The charts as {@code chart-<id>.png} files in {@code dir}, for Markdown. */
+    public static Drawn files(Builder charts, Path dir) {
+        return draw(charts, dir);
+    }
+
+    private static Drawn draw(Builder charts, Path dir) {
+        String unavailable = ReportCharts.unavailableReason();
+        if (unavailable != null) {
+            return Drawn.none(unavailable);
+        }
+        Map<String, ReportView.ChartRef> refs = new LinkedHashMap<>();
+        List<Path> files = new ArrayList<>();
+        try {
+            for (Named c : charts.build()) {
+                if (dir == null) {
+                    refs.put(c.id(), new ReportView.ChartRef(c.id(), c.title(), ReportCharts.svg(c), ""));
+                } else {
+                    String file = "chart-" + c.id().replaceAll("[^A-Za-z0-9_-]", "_") + ".png";
+                    Path png = dir.resolve(file);
+                    ReportCharts.png(c, png);
+                    files.add(png);
+                    refs.put(c.id(), new ReportView.ChartRef(c.id(), c.title(), "", file));
+                }
+            }
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (IOException | RuntimeException | Error e) {
+            for (Path f : files) {
+                try {
+                    Files.deleteIfExists(f);
+                } catch (IOException ignored) {
+                    // a stray PNG beside the document is harmless
+                }
+            }
+            return Drawn.none("charts could not be drawn: " + e);
+        }
+        return new Drawn(refs, files, null);
+    }
+}
