@@ -14,18 +14,14 @@ import dev.steptrace.decide.DecisionWriters;
 import dev.steptrace.decide.Scenario;
 import dev.steptrace.decide.ScenarioException;
 import dev.steptrace.decide.ScenarioLoader;
-import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.TemplateLoader;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -39,8 +35,6 @@ import picocli.CommandLine.Parameters;
                 "Writes decision.html, decision.md and decision.json.",
                 "Bundled scenarios: pcie-allreduce-tax."})
 public final class DecideCommand implements Callable<Integer> {
-    public enum Format { html, md, json }
-
     @Parameters(index = "0", paramLabel = "PATH", description = "A capture directory (or a trace file in it); ingested when needed.")
     Path path;
 
@@ -48,27 +42,15 @@ public final class DecideCommand implements Callable<Integer> {
             description = "A scenario file (YAML or JSON) or the name of a bundled scenario (pcie-allreduce-tax).")
     String scenario;
 
-    @Option(names = "--out", paramLabel = "DIR",
-            description = "Output directory (default: steptrace-out/<capture name>/ in the working directory).")
-    Path out;
-
-    @Option(names = "--format", split = ",", paramLabel = "FORMAT",
-            description = "Any of html, md, json (default: all three).")
-    Set<Format> formats;
-
     @Option(names = "--bench", arity = "1..*", paramLabel = "FILE",
             description = "vLLM bench serve result files (--save-result JSON): throughput and latency by concurrency.")
     List<Path> bench;
 
-    @Option(names = "--taxonomy", paramLabel = "FILE", description = "Kernel rules to try before the built-in ones.")
-    Path taxonomyFile;
+    @Mixin
+    AnalysisArgs analysis;
 
-    @Option(names = "--templates", paramLabel = "DIR", description = "Freemarker templates overriding the built-in ones.")
-    Path templates;
-
-    @Option(names = "--step-regex", paramLabel = "REGEX",
-            description = "Annotation names that mark steps (Java regex), instead of the built-in step sources.")
-    String stepRegex;
+    @Mixin
+    DocumentOptions documents;
 
     @Mixin
     CommonOptions common;
@@ -78,8 +60,6 @@ public final class DecideCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Set<Format> wanted = formats == null || formats.isEmpty() ? EnumSet.allOf(Format.class) : formats;
-        Pattern regex = ReportCommand.compile(stepRegex);
         // Everything the user wrote is checked before any trace is read.
         Scenario sc;
         List<Decision.BenchRun> runs;
@@ -90,8 +70,8 @@ public final class DecideCommand implements Callable<Integer> {
             throw new UserError(e.getMessage(), e);
         }
         Decision.Bench benchSummary = BenchResults.summarize(bench == null ? List.of() : bench, runs);
-        TemplateLoader loader = new TemplateLoader(templates);
-        AnalysisOptions options = new AnalysisOptions(Taxonomies.load(taxonomyFile), regex);
+        TemplateLoader loader = new TemplateLoader(documents.templates);
+        AnalysisOptions options = analysis.options();
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
@@ -107,9 +87,11 @@ public final class DecideCommand implements Callable<Integer> {
                     } catch (ScenarioException e) {
                         throw new UserError(e.getMessage(), e);
                     }
-                    Path dir = outputDir(info.name(), captures.size());
-                    List<Path> written = DecisionWriters.write(decision, sc, dir, loader, wanted.contains(Format.json),
-                            wanted.contains(Format.html), wanted.contains(Format.md), true);
+                    Path dir = documents.dir(info.name(), captures.size());
+                    Files.createDirectories(dir);
+                    List<Path> written = DecisionWriters.write(decision, sc, dir, loader,
+                            documents.wants(DocumentOptions.Format.json), documents.wants(DocumentOptions.Format.html),
+                            documents.wants(DocumentOptions.Format.md), true);
                     for (Path p : written) {
                         stdout.println(p);
                     }
@@ -123,11 +105,5 @@ public final class DecideCommand implements Callable<Integer> {
         stdout.flush();
         err.flush();
         return Main.OK;
-    }
-
-    private Path outputDir(String captureName, int captures) throws java.io.IOException {
-        Path dir = out == null ? Path.of("steptrace-out", captureName) : captures > 1 ? out.resolve(captureName) : out;
-        Files.createDirectories(dir);
-        return dir;
     }
 }

@@ -11,9 +11,7 @@ import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -34,19 +32,11 @@ public final class DiffCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "B", description = "The capture to compare with A.")
     String b;
 
-    @Option(names = "--out", paramLabel = "DIR",
-            description = "Output directory (default: steptrace-out/<A name>-vs-<B name>/ in the working directory).")
-    Path out;
+    @Mixin
+    AnalysisArgs analysis;
 
-    @Option(names = "--format", split = ",", paramLabel = "FORMAT",
-            description = "Any of html, md, json (default: all three).")
-    Set<ReportCommand.Format> formats;
-
-    @Option(names = "--taxonomy", paramLabel = "FILE", description = "Kernel rules to try before the built-in ones.")
-    Path taxonomyFile;
-
-    @Option(names = "--templates", paramLabel = "DIR", description = "Freemarker templates overriding the built-in ones.")
-    Path templates;
+    @Mixin
+    DocumentOptions documents;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "" + DiffBuilder.DEFAULT_SEED,
             description = "Seed of the bootstrap resampling (default: ${DEFAULT-VALUE}); same inputs and seed, same output.")
@@ -60,9 +50,7 @@ public final class DiffCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Set<ReportCommand.Format> wanted = formats == null || formats.isEmpty()
-                ? EnumSet.allOf(ReportCommand.Format.class) : formats;
-        AnalysisOptions options = new AnalysisOptions(Taxonomies.load(taxonomyFile), null);
+        AnalysisOptions options = analysis.options();
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
@@ -71,9 +59,9 @@ public final class DiffCommand implements Callable<Integer> {
             try (Capture captureA = st.capture(infoA.id(), options);
                  Capture captureB = st.capture(infoB.id(), options)) {
                 Diff diff = Steptrace.diff(captureA, captureB, seed);
-                Path dir = out != null ? out : Path.of("steptrace-out", infoA.name() + "-vs-" + infoB.name());
-                List<Path> written = diff.write(dir, templates, wanted.contains(ReportCommand.Format.json),
-                        wanted.contains(ReportCommand.Format.html), wanted.contains(ReportCommand.Format.md));
+                Path dir = documents.dir(infoA.name() + "-vs-" + infoB.name(), 1);
+                List<Path> written = diff.write(dir, documents.templates, documents.wants(DocumentOptions.Format.json),
+                        documents.wants(DocumentOptions.Format.html), documents.wants(DocumentOptions.Format.md));
                 for (Path p : written) {
                     stdout.println(p);
                 }

@@ -1,7 +1,6 @@
 package dev.steptrace.decide;
 
 import dev.steptrace.report.ReportCharts;
-import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.util.ArrayList;

@@ -3,7 +3,6 @@ package dev.steptrace.decide;
 import dev.steptrace.report.Markdown;
 import dev.steptrace.report.ChartDrawing;
 import dev.steptrace.report.ReportJson;
-import dev.steptrace.report.ReportView.ChartRef;
 import dev.steptrace.report.TemplateLoader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,34 @@
+package dev.steptrace.cli;
+
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+import picocli.CommandLine.Option;
+
+/** Where and how report, diff and decide write their documents. */
+public final class DocumentOptions {
+    public enum Format { html, md, json }
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Output directory (default: under steptrace-out/ in the working directory).")
+    Path out;
+
+    @Option(names = "--format", split = ",", paramLabel = "FORMAT",
+            description = "Any of html, md, json (default: all three).")
+    Set<Format> formats;
+
+    @Option(names = "--templates", paramLabel = "DIR", description = "Freemarker templates overriding the built-in ones.")
+    Path templates;
+
+    boolean wants(Format f) {
+        return (formats == null || formats.isEmpty() ? EnumSet.allOf(Format.class) : formats).contains(f);
+    }
+
+    /** {@code --out} for one document, its subdirectory when a run writes several, else the default. */
+    Path dir(String name, int documents) {
+        if (out == null) {
+            return Path.of("steptrace-out", name);
+        }
+        return documents > 1 ? out.resolve(name) : out;
+    }
+}
