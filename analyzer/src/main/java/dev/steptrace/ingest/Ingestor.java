@@ -239,8 +239,15 @@ public final class Ingestor {
     private FileSummary readKineto(Connection c, TraceDiscovery.Found f, int fileId, boolean inflateAhead)
             throws IOException, SQLException {
         NameDictionary names = new NameDictionary();
+        // With a core to spare, full batches go into DuckDB on a second thread while the next is parsed.
+        ExecutorService inserter = inflateAhead ? Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "steptrace-insert");
+            t.setDaemon(true);
+            return t;
+        }) : null;
         try (InputStream in = TraceInput.open(f.path(), f.compressed(), inflateAhead, fileBytesRead);
-             KinetoStoreWriter writer = new KinetoStoreWriter(c, store.allocator(), fileId, names, eventsRead)) {
+             KinetoStoreWriter writer = new KinetoStoreWriter(c, store.allocator(), fileId, names, eventsRead,
+                     inserter)) {
             ReadResult r = new KinetoReader(options.keepPythonFunctions()).read(in, names, writer);
             KinetoStoreWriter.Summary w = writer.finish();
             FileSummary s = new FileSummary();
@@ -278,6 +285,10 @@ public final class Ingestor {
             s.distributedInfo = w.distributedInfo();
             s.metadata = w.metadata();
             return s;
+        } finally {
+            if (inserter != null) {
+                inserter.shutdownNow();
+            }
         }
     }
 

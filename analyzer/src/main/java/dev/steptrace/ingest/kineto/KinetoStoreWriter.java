@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import dev.steptrace.store.GpuOpColumns;
 import dev.steptrace.store.TableBatch;
@@ -28,6 +29,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     private static final int PROGRESS_EVERY = 8192;
 
     private final AtomicLong eventsCounter;
+    private final ExecutorService inserter;
     private int eventsSinceProgress;
     private final Connection connection;
     private final BufferAllocator allocator;
@@ -56,9 +58,11 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
 
     /**
      * @param eventsCounter progress counter shared by concurrent loads, bumped every few thousand events
+     * @param inserter      the thread that inserts full batches while the next fills, or null to insert inline
      */
     public KinetoStoreWriter(Connection connection, BufferAllocator allocator, int fileId, NameDictionary names,
-                             AtomicLong eventsCounter) throws SQLException {
+                             AtomicLong eventsCounter, ExecutorService inserter) throws SQLException {
+        this.inserter = inserter;
         this.eventsCounter = eventsCounter;
         this.connection = connection;
         this.allocator = allocator;
@@ -82,7 +86,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
 
     private TableBatch open(List<TableBatch> opened, BufferAllocator allocator, String table, int rows)
             throws SQLException {
-        TableBatch b = TableBatch.forTable(connection, allocator, table, rows);
+        TableBatch b = TableBatch.forTable(connection, allocator, table, rows, inserter);
         opened.add(b);
         return b;
     }
