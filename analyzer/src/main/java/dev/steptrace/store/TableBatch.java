@@ -19,7 +19,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.UInt1Vector;
 import org.apache.arrow.vector.UInt8Vector;
@@ -29,7 +28,6 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -178,10 +176,6 @@ public final class TableBatch implements AutoCloseable {
     /** For UBIGINT columns: the unsigned value's bit pattern. */
     public void setUnsignedLong(int column, long value) {
         ((UInt8Vector) vectors[column]).set(rows, value);
-    }
-
-    public void setDouble(int column, double value) {
-        ((Float8Vector) vectors[column]).set(rows, value);
     }
 
     public void setBoolean(int column, boolean value) {
@@ -362,8 +356,6 @@ public final class TableBatch implements AutoCloseable {
                 return new ArrowType.Int(64, true);
             case "UBIGINT":
                 return new ArrowType.Int(64, false);
-            case "DOUBLE":
-                return new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
             case "BOOLEAN":
                 return ArrowType.Bool.INSTANCE;
             case "VARCHAR":

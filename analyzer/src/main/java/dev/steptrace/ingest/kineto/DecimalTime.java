@@ -14,11 +14,6 @@ public final class DecimalTime {
 
     private DecimalTime() {}
 
-    public static long microsToNanos(CharSequence text) {
-        char[] chars = text.toString().toCharArray();
-        return microsToNanos(chars, 0, chars.length);
-    }
-
     public static long microsToNanos(char[] buf, int off, int len) {
         int i = off;
         int end = off + len;

@@ -93,6 +93,8 @@ public final class NsysReader {
     private long lastCudaPid = NULL;
     /** Processes that appear in any kept event: the ones whose tracks are written. */
     private final Set<Long> eventPids = new HashSet<>();
+    /** The last globalTid whose process went into {@link #eventPids}: consecutive rows mostly share one. */
+    private long lastEventTid = NULL;
     /** NVTX domain names by {@code pid << 32 | domainId}. */
     private final Map<Long, String> domains = new HashMap<>();
     private final List<long[]> threadNames = new ArrayList<>();
@@ -531,7 +533,6 @@ public final class NsysReader {
         int driverCode = launch.enumCode(kind, "driver");
         List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("eventClass"), num("globalTid"),
                 num("correlationId"), num("nameId"));
-        long lastTid = NULL;
         try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_RUNTIME", cols, null)) {
             while (r.next()) {
                 long start = r.getLong(0);
@@ -546,16 +547,7 @@ public final class NsysReader {
                 launch.setInt(file, fileId);
                 launch.setEnum(kind, r.getLong(2) == EVENT_CLASS_DRIVER ? driverCode : runtimeCode);
                 launch.setInt(name, nameRef == NULL ? names.literal("[unnamed call]") : names.ref(nameRef, true));
-                long pid = 0;
-                if (globalTid != NULL) {
-                    pid = pid(globalTid);
-                    launch.setLong(pidCol, pid);
-                    launch.setLong(tidCol, tid(globalTid));
-                    if (globalTid != lastTid) {
-                        eventPids.add(pid);
-                        lastTid = globalTid;
-                    }
-                }
+                long pid = setThread(launch, pidCol, tidCol, globalTid);
                 launch.setLong(tsCol, ts);
                 launch.setLong(durCol, dur);
                 long corr = r.getLong(4);
@@ -587,7 +579,6 @@ public final class NsysReader {
         List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("eventType"), num("globalTid"),
                 text("text"), num("textId"), num("domainId"));
         long unterminated = 0;
-        long lastTid = NULL;
         try (Rows r = src.scan("NVTX_EVENTS", cols, new NsysSource.Filter("eventType",
                 new long[] {NVTX_PUSH_POP, NVTX_START_END, NVTXT_PUSH_POP, NVTXT_START_END, NVTX_MARK, NVTXT_MARK}))) {
             while (r.next()) {
@@ -619,16 +610,7 @@ public final class NsysReader {
                 cpu.setInt(file, fileId);
                 cpu.setEnum(kind, annotation);
                 cpu.setInt(name, nameId);
-                long pid = 0;
-                if (globalTid != NULL) {
-                    pid = pid(globalTid);
-                    cpu.setLong(pidCol, pid);
-                    cpu.setLong(tidCol, tid(globalTid));
-                    if (globalTid != lastTid) {
-                        eventPids.add(pid);
-                        lastTid = globalTid;
-                    }
-                }
+                long pid = setThread(cpu, pidCol, tidCol, globalTid);
                 cpu.setLong(tsCol, ts);
                 cpu.setLong(durCol, dur);
                 cpu.setEnum(nvtxCol, type == NVTX_PUSH_POP || type == NVTXT_PUSH_POP ? pushPop : startEnd);
@@ -845,6 +827,24 @@ public final class NsysReader {
 
     private long correlation(long pid, long correlationId) {
         return perProcessCorrelation ? (pid << 32) | (correlationId & 0xFFFFFFFFL) : correlationId;
+    }
+
+    /**
+     * Sets pid and tid from a {@code globalTid} (when there is one) and notes the process as one
+     * this file has events of; returns the pid, 0 without a globalTid.
+     */
+    private long setThread(TableBatch batch, int pidCol, int tidCol, long globalTid) {
+        if (globalTid == NULL) {
+            return 0;
+        }
+        long pid = pid(globalTid);
+        batch.setLong(pidCol, pid);
+        batch.setLong(tidCol, tid(globalTid));
+        if (globalTid != lastEventTid) {
+            eventPids.add(pid);
+            lastEventTid = globalTid;
+        }
+        return pid;
     }
 
     private void noteCudaPid(long pid) {
