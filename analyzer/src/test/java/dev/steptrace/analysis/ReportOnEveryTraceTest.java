@@ -9,7 +9,6 @@ import dev.steptrace.testing.JsonSchemas;
 import dev.steptrace.testing.TestData;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,10 +29,7 @@ class ReportOnEveryTraceTest {
     }
 
     static Stream<Arguments> sharedTraces() {
-        Path shared = TestData.sharedOrSkip();
-        List<Path> all = new ArrayList<>(TestData.kinetoTraces(shared.resolve("sample-traces")));
-        all.addAll(TestData.kinetoTraces(shared.resolve("compat-traces")));
-        return all.stream().map(Arguments::of);
+        return TestData.sharedKinetoTraces().stream().map(Arguments::of);
     }
 
     @ParameterizedTest

@@ -13,7 +13,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -95,26 +94,16 @@ class DecisionBrowserTest {
             assertFalse("hidden".equals(v.path("visibility").asText()));
             assertTrue(v.path("top").asDouble() < 900, "options table in the first screen: " + v.path("top"));
             assertEquals(List.of("", "expert_parallel", "fp8_collectives", "nvlink", "speculative_decoding", "nasty"),
-                    strings(v.path("rows")));
+                    HeadlessChromium.strings(v.path("rows")));
             assertEquals("ACCEPT", v.path("decision").asText());
             assertEquals("accept", v.path("decisionAttr").asText());
             assertEquals(0, v.path("scripts").asInt());
-            assertTrue(strings(v.path("nasty")).stream().anyMatch(t -> t.contains(NASTY)), "markup shown as text: " + v.path("nasty"));
-            assertEquals(List.of(), strings(v.path("oddTags")));
-            for (String href : strings(v.path("anchors"))) {
-                assertTrue(href.startsWith("#"), "only in-page links: " + href);
-            }
-            List<String> charts = strings(v.path("charts"));
-            assertEquals(2, charts.size(), "options and bench charts");
-            charts.forEach(h -> assertTrue(Double.parseDouble(h) > 100, "chart drawn: " + h));
-            assertTrue(strings(v.path("revisit")).stream().anyMatch(t -> t.contains("NVLink")));
+            assertTrue(HeadlessChromium.strings(v.path("nasty")).stream().anyMatch(t -> t.contains(NASTY)), "markup shown as text: " + v.path("nasty"));
+            assertEquals(List.of(), HeadlessChromium.strings(v.path("oddTags")));
+            HeadlessChromium.assertOnlyInPageLinks(v.path("anchors"));
+            HeadlessChromium.assertChartsDrawn(v.path("charts"), 2);
+            assertTrue(HeadlessChromium.strings(v.path("revisit")).stream().anyMatch(t -> t.contains("NVLink")));
             assertEquals("steptrace decision: kimi-tp8", v.path("title").asText());
         }
-    }
-
-    private static List<String> strings(JsonNode array) {
-        List<String> l = new ArrayList<>();
-        array.forEach(n -> l.add(n.asText()));
-        return l;
     }
 }

@@ -46,10 +46,7 @@ class KinetoEraCompatibilityTest {
     }
 
     static Stream<Arguments> sharedTraces() {
-        Path shared = TestData.sharedOrSkip();
-        List<Path> all = new ArrayList<>(TestData.kinetoTraces(shared.resolve("sample-traces")));
-        all.addAll(TestData.kinetoTraces(shared.resolve("compat-traces")));
-        return all.stream().map(Arguments::of);
+        return TestData.sharedKinetoTraces().stream().map(Arguments::of);
     }
 
     @ParameterizedTest

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.steptrace.testing.HeadlessChromium;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -54,29 +53,19 @@ class DiffBrowserTest {
             assertFalse("none".equals(v.path("display").asText()));
             assertFalse("hidden".equals(v.path("visibility").asText()));
             assertTrue(v.path("top").asDouble() < 900, "headline table in the first screen: " + v.path("top"));
-            assertEquals(List.of("allreduce", "attention", "moe_gemm", "gemm", "routing", "other"), strings(v.path("rows")));
+            assertEquals(List.of("allreduce", "attention", "moe_gemm", "gemm", "routing", "other"), HeadlessChromium.strings(v.path("rows")));
             assertTrue(v.path("firstRow").asText().matches(
                     "AllReduce \\(NCCL \\+ custom\\)\\s+11\\.170\\s+8\\.900\\s+-2\\.270\\s+-20\\.3%\\s+\\[-2\\.410, -2\\.130\\].*faster"),
                     v.path("firstRow").asText());
             assertEquals("faster", v.path("verdict").asText());
-            List<String> names = strings(v.path("names"));
+            List<String> names = HeadlessChromium.strings(v.path("names"));
             assertTrue(names.contains(ReportFixtures.ESCAPE_NAME), "kernel name rendered as text: " + names);
             assertTrue(names.contains(ReportFixtures.PIPE_NAME), names.toString());
             assertTrue(names.contains(ReportFixtures.LONG_NAME), "full long name in its details");
-            assertEquals(List.of(), strings(v.path("oddTags")), "elements made from kernel names");
-            for (String href : strings(v.path("anchors"))) {
-                assertTrue(href.startsWith("#"), "only in-page links: " + href);
-            }
-            List<String> charts = strings(v.path("charts"));
-            assertEquals(4, charts.size());
-            charts.forEach(h -> assertTrue(Double.parseDouble(h) > 100, "chart drawn with a height: " + h));
+            assertEquals(List.of(), HeadlessChromium.strings(v.path("oddTags")), "elements made from kernel names");
+            HeadlessChromium.assertOnlyInPageLinks(v.path("anchors"));
+            HeadlessChromium.assertChartsDrawn(v.path("charts"), 4);
             assertEquals("steptrace diff: nccl-simple vs custom-ar <&>", v.path("title").asText());
         }
-    }
-
-    private static List<String> strings(JsonNode array) {
-        List<String> l = new ArrayList<>();
-        array.forEach(n -> l.add(n.asText()));
-        return l;
     }
 }

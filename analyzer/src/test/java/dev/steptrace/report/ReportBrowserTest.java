@@ -9,7 +9,6 @@ import dev.steptrace.testing.HeadlessChromium;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
@@ -60,30 +59,20 @@ class ReportBrowserTest {
             assertFalse("none".equals(v.path("display").asText()), "displayed");
             assertFalse("hidden".equals(v.path("visibility").asText()), "visible");
             assertTrue(v.path("top").asDouble() < 900, "headline table is in the first screen: " + v.path("top"));
-            assertEquals(List.of("allreduce", "attention", "gemm", "moe_gemm", "routing", "other"), strings(v.path("rows")));
+            assertEquals(List.of("allreduce", "attention", "gemm", "moe_gemm", "routing", "other"), HeadlessChromium.strings(v.path("rows")));
             assertTrue(v.path("firstRow").asText().matches("AllReduce \\(NCCL \\+ custom\\)\\s+11\\.17\\s+51\\.5%\\s+127"), v.path("firstRow").asText());
 
-            List<String> names = strings(v.path("names"));
+            List<String> names = HeadlessChromium.strings(v.path("names"));
             assertTrue(names.contains(ReportFixtures.ESCAPE_NAME), "kernel name rendered as text: " + names);
             assertTrue(names.contains(ReportFixtures.PIPE_NAME), names.toString());
             assertTrue(names.contains(ReportFixtures.LONG_NAME), "full long name in its details");
-            assertEquals(List.of(), strings(v.path("oddTags")), "elements made from kernel names");
-            for (String href : strings(v.path("anchors"))) {
-                assertTrue(href.startsWith("#"), "only in-page links: " + href);
-            }
+            assertEquals(List.of(), HeadlessChromium.strings(v.path("oddTags")), "elements made from kernel names");
+            HeadlessChromium.assertOnlyInPageLinks(v.path("anchors"));
 
-            List<String> charts = strings(v.path("charts"));
-            assertEquals(6, charts.size());
-            charts.forEach(h -> assertTrue(Double.parseDouble(h) > 100, "chart drawn with a height: " + h));
+            HeadlessChromium.assertChartsDrawn(v.path("charts"), 6);
             assertEquals("steptrace report: decode-bs1", v.path("title").asText());
         }
         BufferedImage shot = ImageIO.read(screenshot.toFile());
         assertTrue(shot != null && shot.getWidth() >= 1000 && shot.getHeight() > 900, "screenshot of the whole page");
-    }
-
-    private static List<String> strings(JsonNode array) {
-        List<String> l = new ArrayList<>();
-        array.forEach(n -> l.add(n.asText()));
-        return l;
     }
 }

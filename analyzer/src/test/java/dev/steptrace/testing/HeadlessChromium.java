@@ -421,4 +421,27 @@ public final class HeadlessChromium implements AutoCloseable {
             }
         }
     }
+
+    // ---- checks every steptrace page passes ----
+
+    /** The text of each element of a JSON array evaluated in the page. */
+    public static List<String> strings(JsonNode array) {
+        List<String> l = new ArrayList<>();
+        array.forEach(n -> l.add(n.asText()));
+        return l;
+    }
+
+    /** Self-contained: every link stays in the page. */
+    public static void assertOnlyInPageLinks(JsonNode hrefs) {
+        for (String href : strings(hrefs)) {
+            Assertions.assertTrue(href.startsWith("#"), "only in-page links: " + href);
+        }
+    }
+
+    /** {@code expected} charts, each drawn with a height (in CSS px) above 100. */
+    public static void assertChartsDrawn(JsonNode heights, int expected) {
+        List<String> charts = strings(heights);
+        Assertions.assertEquals(expected, charts.size(), "charts on the page");
+        charts.forEach(h -> Assertions.assertTrue(Double.parseDouble(h) > 100, "chart drawn with a height: " + h));
+    }
 }

@@ -51,4 +51,12 @@ public final class TestData {
             throw new IllegalStateException(e);
         }
     }
+
+    /** Every Kineto trace of {@code ../shared}'s sample and compatibility collections (skips when it is absent). */
+    public static List<Path> sharedKinetoTraces() {
+        Path shared = sharedOrSkip();
+        List<Path> all = new java.util.ArrayList<>(kinetoTraces(shared.resolve("sample-traces")));
+        all.addAll(kinetoTraces(shared.resolve("compat-traces")));
+        return all;
+    }
 }
