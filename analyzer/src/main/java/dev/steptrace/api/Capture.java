@@ -194,15 +194,18 @@ public final class Capture implements AutoCloseable {
      */
     public List<Path> writeReport(Path dir, Path templates, String phase, boolean json, boolean html,
                                   boolean markdown) {
-        ReportContent c = reportContent();
-        if (phase != null) {
-            c = ReportWriters.onlyPhase(c, phase);
-        }
+        return writeReport(reportContent(), name(), dir, templates, phase, json, html, markdown);
+    }
+
+    /** Writes the chosen outputs of {@code content}, the report of capture {@code name}. */
+    static List<Path> writeReport(ReportContent content, String name, Path dir, Path templates, String phase,
+                                  boolean json, boolean html, boolean markdown) {
+        ReportContent c = phase == null ? content : ReportWriters.onlyPhase(content, phase);
         try {
             Files.createDirectories(dir);
             return ReportWriters.writeAll(c, dir, templates, json, html, markdown);
         } catch (IOException e) {
-            throw SteptraceException.internal("writing the report of " + name() + " into " + dir + " failed: "
+            throw SteptraceException.internal("writing the report of " + name + " into " + dir + " failed: "
                     + Messages.firstLine(e.getMessage()), e);
         }
     }

@@ -5,6 +5,7 @@ import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.DiffBuilder;
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.IngestOptions;
+import dev.steptrace.report.ReportContent;
 import dev.steptrace.ingest.TraceDiscovery;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.ingest.Ingestor;
@@ -145,6 +146,15 @@ public final class Steptrace implements AutoCloseable {
      * @return the version, or {@code unknown}
      */
     public static String version() {
+        return buildProperty("version");
+    }
+
+    /** This build of steptrace (its build time): what report contents kept in a store are keyed by. */
+    static String build() {
+        return buildProperty("build");
+    }
+
+    private static String buildProperty(String key) {
         Properties p = new Properties();
         try (InputStream in = Steptrace.class.getResourceAsStream("/steptrace-version.properties")) {
             if (in != null) {
@@ -153,7 +163,7 @@ public final class Steptrace implements AutoCloseable {
         } catch (IOException e) {
             return "unknown";
         }
-        return p.getProperty("version", "unknown");
+        return p.getProperty(key, "unknown");
     }
 
     // ---- ingest ----
@@ -333,6 +343,52 @@ public final class Steptrace implements AutoCloseable {
             open.add(c);
         }
         return c;
+    }
+
+    /**
+     * A capture's report content under these options: the one kept in the store when the capture's
+     * files and the options are those it was made from, else a new analysis's (then kept for the next
+     * call). What {@code steptrace report} writes.
+     *
+     * @param captureId {@code captures.capture_id}
+     * @param options   taxonomy and step regex
+     * @return the report and its per-step series
+     */
+    public ReportContent reportContent(int captureId, AnalysisOptions options) {
+        try {
+            ReportCache cache = ReportCache.entry(store.connection(), captureId, options, build());
+            ReportContent kept = cache.get();
+            if (kept != null) {
+                return kept;
+            }
+            try (Capture c = capture(captureId, options)) {
+                ReportContent content = c.reportContent();
+                cache.put(content);
+                return content;
+            }
+        } catch (SQLException e) {
+            throw SteptraceException.internal("the report of capture " + captureId + " failed: "
+                    + Messages.firstLine(e.getMessage()), e);
+        }
+    }
+
+    /**
+     * Writes a capture's report as {@code steptrace report} does, from {@link #reportContent}.
+     *
+     * @param capture   the capture
+     * @param options   taxonomy and step regex
+     * @param dir       the output directory (created when missing)
+     * @param templates a directory of Freemarker templates overriding the built-in ones, or null
+     * @param phase     only this phase, or null for all
+     * @param json      write report.json
+     * @param html      write report.html
+     * @param markdown  write report.md and its PNG charts
+     * @return the files written: report.json, report.html, report.md, PNGs
+     */
+    public List<Path> writeReport(CaptureInfo capture, AnalysisOptions options, Path dir, Path templates,
+                                  String phase, boolean json, boolean html, boolean markdown) {
+        return Capture.writeReport(reportContent(capture.id(), options), capture.name(), dir, templates, phase,
+                json, html, markdown);
     }
 
     /**

@@ -2,7 +2,6 @@ package dev.steptrace.cli;
 
 import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.api.AnalysisOptions;
-import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
 import dev.steptrace.ingest.IngestOptions;
@@ -53,13 +52,11 @@ public final class ReportCommand implements Callable<Integer> {
             List<CaptureInfo> captures = st.load(path, IngestOptions.defaults(),
                     IngestCommand.listener(common.quiet, err));
             for (CaptureInfo info : captures) {
-                try (Capture capture = st.capture(info.id(), options)) {
-                    List<Path> written = capture.writeReport(documents.dir(info.name(), captures.size()),
-                            documents.templates, phase, documents.wants(DocumentOptions.Format.json),
-                            documents.wants(DocumentOptions.Format.html), documents.wants(DocumentOptions.Format.md));
-                    for (Path p : written) {
-                        stdout.println(p);
-                    }
+                List<Path> written = st.writeReport(info, options, documents.dir(info.name(), captures.size()),
+                        documents.templates, phase, documents.wants(DocumentOptions.Format.json),
+                        documents.wants(DocumentOptions.Format.html), documents.wants(DocumentOptions.Format.md));
+                for (Path p : written) {
+                    stdout.println(p);
                 }
             }
         }

@@ -168,3 +168,15 @@ CREATE TABLE IF NOT EXISTS name_classes (
     rule_id         VARCHAR,
     taxonomy_digest VARCHAR
 );
+
+-- Report contents (report.json plus the per-step series the HTML and Markdown draw), as JSON, so a
+-- report over unchanged files is written without analysing the capture again. files_key digests the
+-- capture's files rows (path, size, content hash, ingested_at, rank...) and options_key the steptrace
+-- build, taxonomy digest and step regex: a re-ingested file or another option set never matches.
+CREATE TABLE IF NOT EXISTS report_cache (
+    capture_id  INTEGER NOT NULL,
+    files_key   VARCHAR NOT NULL,
+    options_key VARCHAR NOT NULL,
+    content     VARCHAR NOT NULL,
+    created_at  TIMESTAMP NOT NULL
+);
