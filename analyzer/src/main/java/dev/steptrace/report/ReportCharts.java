@@ -18,6 +18,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -324,12 +325,9 @@ public final class ReportCharts {
         }
     }
 
-    private static final Pattern DECIMAL = Pattern.compile("-?\\d+\\.\\d+");
     /** Geometry attributes, whose numbers are rounded (colors, opacities and styles are left alone). */
-    private static final Pattern GEOMETRY = Pattern.compile(
-            "\\b(d|transform|points|x|y|x1|y1|x2|y2|cx|cy|r|rx|ry|width|height)=\"([^\"]*)\"");
-    private static final Pattern ID_DEF = Pattern.compile("\\bid=\"([^\"]+)\"");
-    private static final Pattern ID_REF = Pattern.compile("(url\\(#|href=\"#)([^)\"]+)");
+    private static final Set<String> GEOMETRY = Set.of(
+            "d", "transform", "points", "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "width", "height");
 
     /**
      * The chart as SVG markup ready to sit inside an HTML page: no XML prolog or DOCTYPE, no namespace
@@ -351,41 +349,137 @@ public final class ReportCharts {
         String s = svg.substring(start);
         int tagEnd = s.indexOf('>');
         String open = s.substring(0, tagEnd + 1);
-        String body = s.substring(tagEnd + 1);
         Matcher vb = Pattern.compile("viewBox=\"([^\"]+)\"").matcher(open);
         String viewBox = vb.find() ? vb.group(1) : null;
         String safeId = idPrefix.replaceAll("[^A-Za-z0-9_-]", "_");
-        StringBuilder head = new StringBuilder("<svg class=\"chart\" role=\"img\"");
+        StringBuilder out = new StringBuilder(s.length());
+        out.append("<svg class=\"chart\" role=\"img\"");
         if (viewBox != null) {
-            head.append(" viewBox=\"").append(viewBox).append('"');
+            out.append(" viewBox=\"").append(viewBox).append('"');
         }
-        head.append(" aria-labelledby=\"").append(safeId).append("-title\">")
+        out.append(" aria-labelledby=\"").append(safeId).append("-title\">")
                 .append("<title id=\"").append(safeId).append("-title\">").append(escapeXml(title)).append("</title>");
-
-        body = ID_DEF.matcher(body).replaceAll(m -> Matcher.quoteReplacement("id=\"" + safeId + "-" + m.group(1) + "\""));
-        body = ID_REF.matcher(body).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + safeId + "-" + m.group(2)));
-        body = GEOMETRY.matcher(body).replaceAll(m -> Matcher.quoteReplacement(
-                m.group(1) + "=\"" + roundDecimals(m.group(2)) + "\""));
-        body = body.replaceAll("\n\\s*", "\n");
-        return head + body;
+        rewriteBody(s, tagEnd + 1, safeId, out);
+        return out.toString();
     }
 
-    /** Every decimal number in {@code s} to one decimal place ({@code -0.0} and {@code 3.0} become {@code 0} and {@code 3}). */
-    static String roundDecimals(String s) {
-        Matcher m = DECIMAL.matcher(s);
-        StringBuilder sb = new StringBuilder(s.length() / 2);
-        while (m.find()) {
-            long tenths = Math.round(Double.parseDouble(m.group()) * 10);
-            String r;
-            if (tenths % 10 == 0) {
-                r = Long.toString(tenths / 10);
+    /**
+     * One pass over the chart's markup after its {@code <svg>} tag (a chart's SVG is hundreds of KB):
+     * {@code id="x"} becomes {@code id="prefix-x"}, {@code url(#x} and {@code href="#x} follow, the
+     * numbers of geometry attributes are rounded, and a line break swallows the indentation after it.
+     */
+    private static void rewriteBody(String s, int from, String prefix, StringBuilder out) {
+        int n = s.length();
+        int i = from;
+        while (i < n) {
+            char ch = s.charAt(i);
+            if (ch == '\n') {
+                out.append('\n');
+                i++;
+                while (i < n && isSpace(s.charAt(i))) {
+                    i++;
+                }
+            } else if (ch == '=' && i + 1 < n && s.charAt(i + 1) == '"') {
+                int nameStart = i;
+                while (nameStart > from && isWordChar(s.charAt(nameStart - 1))) {
+                    nameStart--;
+                }
+                String name = s.substring(nameStart, i);
+                int valueStart = i + 2;
+                int valueEnd = s.indexOf('"', valueStart);
+                if (valueEnd < 0) {
+                    out.append(ch);
+                    i++;
+                } else if (name.equals("id") && valueEnd > valueStart) {
+                    out.append("=\"").append(prefix).append('-').append(s, valueStart, valueEnd).append('"');
+                    i = valueEnd + 1;
+                } else if (name.equals("href") && valueEnd > valueStart + 1 && s.charAt(valueStart) == '#') {
+                    out.append("=\"#").append(prefix).append('-').append(s, valueStart + 1, valueEnd).append('"');
+                    i = valueEnd + 1;
+                } else if (GEOMETRY.contains(name)) {
+                    out.append("=\"");
+                    appendRounded(s, valueStart, valueEnd, out);
+                    out.append('"');
+                    i = valueEnd + 1;
+                } else {
+                    out.append(ch);
+                    i++;
+                }
+            } else if (ch == 'u' && s.startsWith("url(#", i)) {
+                int refEnd = i + 5;
+                while (refEnd < n && s.charAt(refEnd) != ')' && s.charAt(refEnd) != '"') {
+                    refEnd++;
+                }
+                out.append("url(#");
+                if (refEnd > i + 5) {
+                    out.append(prefix).append('-');
+                }
+                i += 5;
             } else {
-                r = (tenths < 0 ? "-" : "") + Math.abs(tenths) / 10 + "." + Math.abs(tenths) % 10;
+                out.append(ch);
+                i++;
             }
-            m.appendReplacement(sb, r);
         }
-        m.appendTail(sb);
-        return sb.toString();
+    }
+
+    /**
+     * {@code s[from, to)} with every decimal number ({@code -?digits.digits}) to one decimal place
+     * ({@code -0.0} and {@code 3.0} become {@code 0} and {@code 3}), and line breaks swallowing the
+     * indentation after them.
+     */
+    private static void appendRounded(String s, int from, int to, StringBuilder out) {
+        int i = from;
+        while (i < to) {
+            char ch = s.charAt(i);
+            int digits = ch == '-' ? i + 1 : i;
+            int end = decimalEnd(s, digits, to);
+            if (end > 0) {
+                long tenths = Math.round(Double.parseDouble(s.substring(i, end)) * 10);
+                if (tenths % 10 == 0) {
+                    out.append(tenths / 10);
+                } else {
+                    out.append(tenths < 0 ? "-" : "").append(Math.abs(tenths) / 10).append('.').append(Math.abs(tenths) % 10);
+                }
+                i = end;
+            } else if (ch == '\n') {
+                out.append('\n');
+                i++;
+                while (i < to && isSpace(s.charAt(i))) {
+                    i++;
+                }
+            } else {
+                out.append(ch);
+                i++;
+            }
+        }
+    }
+
+    /** The end of {@code digits.digits} starting at {@code i}, or -1 when none starts there. */
+    private static int decimalEnd(String s, int i, int to) {
+        int j = i;
+        while (j < to && isDigit(s.charAt(j))) {
+            j++;
+        }
+        if (j == i || j + 1 >= to || s.charAt(j) != '.' || !isDigit(s.charAt(j + 1))) {
+            return -1;
+        }
+        j += 2;
+        while (j < to && isDigit(s.charAt(j))) {
+            j++;
+        }
+        return j;
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private static boolean isWordChar(char c) {
+        return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_';
+    }
+
+    private static boolean isSpace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\u000B' || c == '\f' || c == '\r';
     }
 
     private static String escapeXml(String s) {
