@@ -12,7 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Reads and writes the bookkeeping rows of the store: captures and files. */
+/** Reads and writes the bookkeeping rows of the store: captures, files, and files that are no traces. */
 public final class StoreFiles {
     /** Every table with a file_id column: what replacing or dropping a file must clear. */
     private static final List<String> FILE_TABLES =
@@ -86,6 +86,39 @@ public final class StoreFiles {
             ps.setInt(1, rank);
             ps.setString(2, source);
             ps.setInt(3, fileId);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Why the file at {@code path} with this size and content hash was found not to be a trace, or null. */
+    public static String nonTraceReason(Connection c, Path path, long size, String contentHash) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT reason FROM non_traces WHERE path = ? AND size_bytes = ? AND content_hash = ?")) {
+            ps.setString(1, path.toString());
+            ps.setLong(2, size);
+            ps.setString(3, contentHash);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    /** Remembers that the file at {@code path}, as fingerprinted, is not a trace. */
+    public static void putNonTrace(Connection c, Path path, long size, String contentHash, String reason)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT OR REPLACE INTO non_traces VALUES (?, ?, ?, ?)")) {
+            ps.setString(1, path.toString());
+            ps.setLong(2, size);
+            ps.setString(3, contentHash);
+            ps.setString(4, reason);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Forgets a non-trace verdict on {@code path} (its file is a trace now). */
+    public static void deleteNonTrace(Connection c, Path path) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM non_traces WHERE path = ?")) {
+            ps.setString(1, path.toString());
             ps.executeUpdate();
         }
     }

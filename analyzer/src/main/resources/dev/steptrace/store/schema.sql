@@ -180,3 +180,12 @@ CREATE TABLE IF NOT EXISTS report_cache (
     content     VARCHAR NOT NULL,
     created_at  TIMESTAMP NOT NULL
 );
+
+-- Files ingest found were not traces (JSON without "traceEvents", an SQLite file that is no Nsight
+-- Systems export...), by path and fingerprint: the next ingest skips them unread while they are unchanged.
+CREATE TABLE IF NOT EXISTS non_traces (
+    path         VARCHAR PRIMARY KEY,
+    size_bytes   BIGINT NOT NULL,
+    content_hash VARCHAR NOT NULL,
+    reason       VARCHAR NOT NULL
+);

@@ -177,6 +177,35 @@ class BadInputTest {
     }
 
     @Test
+    void aFileFoundNotToBeATraceIsSkippedUnreadWhileUnchangedAndLoadedOnceItIsOne() throws Exception {
+        fixture("base.json");
+        Path notTrace = fixture("no-trace-events.json");
+        Cli.Result first = Cli.ingestJson(db, traces);
+        Cli.assertExit(0, first);
+        assertEquals("JSON without \"traceEvents\"", first.file("no-trace-events.json").path("reason").asText());
+        try (StoreDb s = StoreDb.open(db)) {
+            assertEquals(1, s.count("SELECT count(*) FROM non_traces"));
+        }
+        // A reason no reader writes: if the next ingest reports it, it did not read the file.
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:" + db);
+             java.sql.Statement s = c.createStatement()) {
+            s.execute("UPDATE non_traces SET reason = 'planted'");
+        }
+        Cli.Result second = Cli.ingestJson(db, traces);
+        Cli.assertExit(0, second);
+        assertEquals("skipped", second.file("no-trace-events.json").path("status").asText());
+        assertEquals("planted", second.file("no-trace-events.json").path("reason").asText());
+
+        copyFixture("big-ids.json", notTrace);
+        Cli.Result third = Cli.ingestJson(db, traces);
+        Cli.assertExit(0, third);
+        assertEquals("ingested", third.file("no-trace-events.json").path("status").asText());
+        try (StoreDb s = StoreDb.open(db)) {
+            assertEquals(0, s.count("SELECT count(*) FROM non_traces"));
+        }
+    }
+
+    @Test
     void emptyDirectoryExitsOneSayingWhatWasLookedFor() throws Exception {
         Path empty = Files.createDirectories(tmp.resolve("empty-dir"));
         Cli.Result r = Cli.ingestJson(db, empty);
