@@ -18,7 +18,7 @@ import java.util.HexFormat;
  * Report contents kept in the store's {@code report_cache} table, so that a second report over the same
  * files (another format, another phase, other templates) skips the capture's analysis. An entry is found
  * only under the same files (path, size, content hash, ingest time, rank: re-ingesting a file changes the
- * key) and the same options (steptrace build, taxonomy digest, step regex).
+ * key) and the same options (taxonomy digest, step regex), made by this steptrace build.
  */
 final class ReportCache {
     /** The report model's own JSON mapping, reading back the NaN that a mean of no steps may hold. */
@@ -29,12 +29,14 @@ final class ReportCache {
     private final int captureId;
     private final String filesKey;
     private final String optionsKey;
+    private final String build;
 
-    private ReportCache(Connection connection, int captureId, String filesKey, String optionsKey) {
+    private ReportCache(Connection connection, int captureId, String filesKey, String optionsKey, String build) {
         this.connection = connection;
         this.captureId = captureId;
         this.filesKey = filesKey;
         this.optionsKey = optionsKey;
+        this.build = build;
     }
 
     /** The cache entry of a capture's report under these options (present or not). */
@@ -58,16 +60,17 @@ final class ReportCache {
         }
         String stepRegex = options.stepRegex() == null ? "" : options.stepRegex().pattern();
         return new ReportCache(c, captureId, sha256(files.toString()),
-                sha256(build + '\u0000' + options.taxonomy().digest() + '\u0000' + stepRegex));
+                sha256(options.taxonomy().digest() + '\u0000' + stepRegex), build);
     }
 
     /** The kept content, or null when there is none for these files and options. */
     ReportContent get() throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(
-                "SELECT content FROM report_cache WHERE capture_id = ? AND files_key = ? AND options_key = ?")) {
+                "SELECT content FROM report_cache WHERE capture_id = ? AND files_key = ? AND options_key = ? AND build = ?")) {
             ps.setInt(1, captureId);
             ps.setString(2, filesKey);
             ps.setString(3, optionsKey);
+            ps.setString(4, build);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return null;
@@ -84,7 +87,7 @@ final class ReportCache {
 
     /**
      * Keeps {@code content} for these files and options; drops the capture's entries for files that
-     * are gone or changed, and any earlier entry under the same key.
+     * are gone or changed, those another steptrace build made, and any earlier entry under the same key.
      */
     void put(ReportContent content) throws SQLException {
         String json;
@@ -97,18 +100,20 @@ final class ReportCache {
         connection.setAutoCommit(false);
         try {
             try (PreparedStatement ps = connection.prepareStatement(
-                    "DELETE FROM report_cache WHERE capture_id = ? AND (files_key <> ? OR options_key = ?)")) {
+                    "DELETE FROM report_cache WHERE capture_id = ? AND (files_key <> ? OR build <> ? OR options_key = ?)")) {
                 ps.setInt(1, captureId);
                 ps.setString(2, filesKey);
-                ps.setString(3, optionsKey);
+                ps.setString(3, build);
+                ps.setString(4, optionsKey);
                 ps.execute();
             }
             try (PreparedStatement ps = connection.prepareStatement(
-                    "INSERT INTO report_cache VALUES (?, ?, ?, ?, current_timestamp::TIMESTAMP)")) {
+                    "INSERT INTO report_cache VALUES (?, ?, ?, ?, ?, current_timestamp::TIMESTAMP)")) {
                 ps.setInt(1, captureId);
                 ps.setString(2, filesKey);
                 ps.setString(3, optionsKey);
-                ps.setString(4, json);
+                ps.setString(4, build);
+                ps.setString(5, json);
                 ps.execute();
             }
             connection.commit();

@@ -53,12 +53,20 @@ public final class QueryCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (Steptrace st = Steptrace.open(db); Statement s = st.connection().createStatement()) {
-            ResultSet rs;
+            boolean hasRows;
             try {
-                rs = s.executeQuery(sql);
+                hasRows = s.execute(sql);
             } catch (SQLException e) {
                 throw new UserError("query failed: " + Messages.firstLine(Messages.sqlError(e.getMessage())));
             }
+            if (!hasRows) {
+                // A statement without a result (DELETE, CREATE VIEW...): say what it changed.
+                long changed = s.getLargeUpdateCount();
+                out.println(changed < 0 ? "done" : "(" + changed + (changed == 1 ? " row" : " rows") + " changed)");
+                out.flush();
+                return Main.OK;
+            }
+            ResultSet rs = s.getResultSet();
             ResultSetMetaData md = rs.getMetaData();
             int n = md.getColumnCount();
             List<String> columns = new ArrayList<>();

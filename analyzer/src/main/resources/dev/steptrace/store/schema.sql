@@ -171,12 +171,14 @@ CREATE TABLE IF NOT EXISTS name_classes (
 
 -- Report contents (report.json plus the per-step series the HTML and Markdown draw), as JSON, so a
 -- report over unchanged files is written without analysing the capture again. files_key digests the
--- capture's files rows (path, size, content hash, ingested_at, rank...) and options_key the steptrace
--- build, taxonomy digest and step regex: a re-ingested file or another option set never matches.
+-- capture's files rows (path, size, content hash, ingested_at, rank...), options_key the taxonomy
+-- digest and step regex, build the steptrace build that made it: a re-ingested file, another option
+-- set or another build never matches.
 CREATE TABLE IF NOT EXISTS report_cache (
     capture_id  INTEGER NOT NULL,
     files_key   VARCHAR NOT NULL,
     options_key VARCHAR NOT NULL,
+    build       VARCHAR NOT NULL,
     content     VARCHAR NOT NULL,
     created_at  TIMESTAMP NOT NULL
 );

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.steptrace.report.ReportContent;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import java.io.IOException;
@@ -92,16 +93,27 @@ class ReportCacheTest {
     }
 
     @Test
-    void anotherBuildHasAnotherKey() throws Exception {
+    void anotherBuildNeitherReadsNorKeepsThisBuildsEntries() throws Exception {
         Path capture = copyOfSampleCapture();
         Path db = tmp.resolve("st.duckdb");
         report(db, capture, tmp.resolve("first"), "--format", "json");
         try (Steptrace st = Steptrace.open(db)) {
             int id = st.captureList().get(0).id();
             AnalysisOptions options = AnalysisOptions.defaults();
-            assertEquals(null, ReportCache.entry(st.connection(), id, options, "another-build").get());
-            assertEquals(capture.getFileName().toString(),
-                    ReportCache.entry(st.connection(), id, options, Steptrace.build()).get().report().capture().name());
+            ReportCache other = ReportCache.entry(st.connection(), id, options, "another-build");
+            ReportCache ours = ReportCache.entry(st.connection(), id, options, Steptrace.build());
+            assertEquals(null, other.get());
+            ReportContent content = ours.get();
+            assertEquals(capture.getFileName().toString(), content.report().capture().name());
+            other.put(content);
+            assertEquals(null, ours.get());
+        }
+        assertEquals(1, keptEntries(db));
+        report(db, capture, tmp.resolve("second"), "--format", "json");
+        assertEquals(1, keptEntries(db));
+        try (Steptrace st = Steptrace.open(db)) {
+            int id = st.captureList().get(0).id();
+            assertEquals(null, ReportCache.entry(st.connection(), id, AnalysisOptions.defaults(), "another-build").get());
         }
     }
 

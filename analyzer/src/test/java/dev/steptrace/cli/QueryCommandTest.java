@@ -10,7 +10,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code steptrace query}: results in each format, and one useful line when DuckDB rejects the SQL. */
+/**
+ * {@code steptrace query}: results in each format, what a statement without rows changed, and one useful
+ * line when DuckDB rejects the SQL.
+ */
 class QueryCommandTest {
     @TempDir
     static Path tmp;
@@ -38,6 +41,14 @@ class QueryCommandTest {
         // Not the JDBC driver's "Attempting to execute an unsuccessful or closed pending query result".
         assertTrue(r.err().startsWith("steptrace: query failed: Binder Error: Referenced column \"nope\" not found"), r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
+    }
+
+    @Test
+    void aStatementWithoutRowsSaysHowManyItChanged() {
+        // The store holds one file: the slice ingested above.
+        Cli.Result r = Cli.run("query", "UPDATE files SET host_name = host_name", "--db", db.toString());
+        Cli.assertExit(0, r);
+        assertEquals("(1 row changed)\n", r.out());
     }
 
     @Test
