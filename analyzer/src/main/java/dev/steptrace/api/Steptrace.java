@@ -4,11 +4,12 @@ import dev.steptrace.analysis.CaptureAnalysis;
 import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.DiffBuilder;
 import dev.steptrace.common.Messages;
+import dev.steptrace.ingest.FileOutcome;
 import dev.steptrace.ingest.IngestOptions;
-import dev.steptrace.report.ReportContent;
-import dev.steptrace.ingest.TraceDiscovery;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.ingest.Ingestor;
+import dev.steptrace.ingest.TraceDiscovery;
+import dev.steptrace.report.ReportContent;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
 import java.io.IOException;
@@ -370,6 +371,38 @@ public final class Steptrace implements AutoCloseable {
             throw SteptraceException.internal("the report of capture " + captureId + " failed: "
                     + Messages.firstLine(e.getMessage()), e);
         }
+    }
+
+    /**
+     * Analyses each capture that an ingest loaded files into (under the default options) and keeps its
+     * report content, as {@code steptrace ingest} does: the next {@code steptrace report} of an
+     * unchanged capture is then written without analysing it.
+     *
+     * @param ingested what {@link #ingest} returned
+     * @return the captures analysed, by id
+     */
+    public List<Integer> prepareReports(IngestReport ingested) {
+        List<Integer> ids = new ArrayList<>();
+        try (PreparedStatement ps = store.connection().prepareStatement("SELECT capture_id FROM files WHERE path = ?")) {
+            for (FileOutcome f : ingested.files()) {
+                if (f.status() != FileOutcome.Status.INGESTED && f.status() != FileOutcome.Status.PARTIAL) {
+                    continue;
+                }
+                ps.setString(1, f.path().toString());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next() && !ids.contains(rs.getInt(1))) {
+                        ids.add(rs.getInt(1));
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw SteptraceException.internal("finding the captures ingested failed: " + Messages.firstLine(e.getMessage()), e);
+        }
+        AnalysisOptions defaults = AnalysisOptions.defaults();
+        for (int id : ids) {
+            reportContent(id, defaults);
+        }
+        return ids;
     }
 
     /**

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.steptrace.api.IngestListener;
 import dev.steptrace.api.IngestProgress;
 import dev.steptrace.api.Steptrace;
+import dev.steptrace.api.SteptraceException;
 import dev.steptrace.ingest.FileOutcome;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
@@ -24,7 +25,8 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "ingest", mixinStandardHelpOptions = true,
         description = {"Stream traces (files, or directories searched recursively) into the store.",
-                "Files already ingested and unchanged (same path, size and content hash) are skipped."})
+                "Files already ingested and unchanged (same path, size and content hash) are skipped.",
+                "Each capture that changed is then analysed and its report kept, for `report` to write at once."})
 public final class IngestCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "Trace files or directories.")
     List<Path> paths;
@@ -53,6 +55,7 @@ public final class IngestCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try (Store store = Store.open(Store.resolve(common.db))) {
             IngestReport report = run(store, options, paths, common.quiet);
+            List<String> unprepared = prepareReports(store, report, common.quiet, err);
             if (json) {
                 out.println(toJson(report));
             } else {
@@ -66,6 +69,7 @@ public final class IngestCommand implements Callable<Integer> {
             for (String w : report.warnings()) {
                 err.println("steptrace: warning: " + w);
             }
+            unprepared.forEach(w -> err.println("steptrace: warning: " + w));
             if (!report.anyUsable()) {
                 err.println("steptrace: no usable trace in " + paths
                         + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list,"
@@ -74,6 +78,30 @@ public final class IngestCommand implements Callable<Integer> {
             }
             out.flush();
             return Main.OK;
+        }
+    }
+
+    /**
+     * Analyses the captures the ingest changed and keeps their report content, so the next report of
+     * each is written at once (its analysis is most of a report's time). A capture that cannot be
+     * analysed is a warning, not a failed ingest: its report will say why.
+     */
+    private static List<String> prepareReports(Store store, IngestReport report, boolean quiet, PrintWriter err) {
+        boolean show = !quiet && Progress.stderrIsTerminal();
+        if (show) {
+            err.print("analysing the captures loaded, for their reports...");
+            err.flush();
+        }
+        try {
+            Steptrace.of(store).prepareReports(report);
+            return List.of();
+        } catch (SteptraceException e) {
+            return List.of("the report of a capture could not be prepared: " + e.getMessage());
+        } finally {
+            if (show) {
+                err.print("\r\u001b[K");
+                err.flush();
+            }
         }
     }
 

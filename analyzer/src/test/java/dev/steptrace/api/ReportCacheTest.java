@@ -57,6 +57,18 @@ class ReportCacheTest {
     }
 
     @Test
+    void ingestKeepsTheReportOfTheCapturesItChanged() throws Exception {
+        Path capture = copyOfSampleCapture();
+        Path db = tmp.resolve("st.duckdb");
+        Cli.assertExit(0, Cli.run("ingest", capture.toString(), "--db", db.toString(), "-q"));
+        assertEquals(1, keptEntries(db));
+        plantMarker(db);
+        Cli.assertExit(0, Cli.run("ingest", capture.toString(), "--db", db.toString(), "-q"));
+        report(db, capture, tmp.resolve("after-ingest"), "--format", "json");
+        assertEquals(MARKER, captureName(tmp.resolve("after-ingest")), "an unchanged ingest analyses nothing");
+    }
+
+    @Test
     void aChangedFileIsAnalysedAgain() throws Exception {
         Path capture = copyOfSampleCapture();
         Path db = tmp.resolve("st.duckdb");
