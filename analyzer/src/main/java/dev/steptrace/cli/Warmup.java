@@ -1,12 +1,14 @@
 package dev.steptrace.cli;
 
 import dev.steptrace.classify.Taxonomy;
+import dev.steptrace.report.ReportCharts;
 import java.util.Set;
 
 /**
- * Reads what a command over a capture needs first (the built-in kernel rules, about 0.15 s; DuckDB's
- * native library) on a daemon thread, while picocli builds and parses the command line on the main one.
- * The main thread takes them from the same class-initialization holders, waiting if they are not done.
+ * Reads what a command over a capture needs (the built-in kernel rules, about 0.15 s; DuckDB's native
+ * library; Java2D and its fonts, for the charts) on a daemon thread, while the main one parses the
+ * command line, opens the store and checks the files. The main thread finds them initialized, or waits
+ * for the class initialization under way.
  */
 final class Warmup {
     private static final Set<String> ANALYSIS_COMMANDS = Set.of("report", "diff", "decide");
@@ -21,6 +23,7 @@ final class Warmup {
             try {
                 Taxonomy.builtIn();
                 Class.forName("org.duckdb.DuckDBNative");
+                ReportCharts.unavailableReason();
             } catch (ClassNotFoundException | RuntimeException | LinkageError e) {
                 // the main thread meets the same failure where it has a message for it
             }
