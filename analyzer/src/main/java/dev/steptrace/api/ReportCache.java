@@ -67,10 +67,7 @@ final class ReportCache {
     ReportContent get() throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(
                 "SELECT content FROM report_cache WHERE capture_id = ? AND files_key = ? AND options_key = ? AND build = ?")) {
-            ps.setInt(1, captureId);
-            ps.setString(2, filesKey);
-            ps.setString(3, optionsKey);
-            ps.setString(4, build);
+            bindKey(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return null;
@@ -100,19 +97,13 @@ final class ReportCache {
         connection.setAutoCommit(false);
         try {
             try (PreparedStatement ps = connection.prepareStatement(
-                    "DELETE FROM report_cache WHERE capture_id = ? AND (files_key <> ? OR build <> ? OR options_key = ?)")) {
-                ps.setInt(1, captureId);
-                ps.setString(2, filesKey);
-                ps.setString(3, build);
-                ps.setString(4, optionsKey);
+                    "DELETE FROM report_cache WHERE capture_id = ? AND (files_key <> ? OR options_key = ? OR build <> ?)")) {
+                bindKey(ps);
                 ps.execute();
             }
             try (PreparedStatement ps = connection.prepareStatement(
                     "INSERT INTO report_cache VALUES (?, ?, ?, ?, ?, current_timestamp::TIMESTAMP)")) {
-                ps.setInt(1, captureId);
-                ps.setString(2, filesKey);
-                ps.setString(3, optionsKey);
-                ps.setString(4, build);
+                bindKey(ps);
                 ps.setString(5, json);
                 ps.execute();
             }
@@ -123,6 +114,14 @@ final class ReportCache {
         } finally {
             connection.setAutoCommit(autoCommit);
         }
+    }
+
+    /** Parameters 1-4: capture id, files key, options key, build (every statement here starts with them). */
+    private void bindKey(PreparedStatement ps) throws SQLException {
+        ps.setInt(1, captureId);
+        ps.setString(2, filesKey);
+        ps.setString(3, optionsKey);
+        ps.setString(4, build);
     }
 
     private static String sha256(String s) {
