@@ -105,7 +105,7 @@ final class CaptureQuality {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT count(*) FILTER (WHERE step IS NULL), coalesce(sum(dur_ns) FILTER (WHERE step IS NULL), 0),
                        coalesce(sum(dur_ns), 0)
-                FROM t_ops
+                FROM t_ops_core
                 """)) {
             rs.next();
             long n = rs.getLong(1);
@@ -171,10 +171,10 @@ final class CaptureQuality {
 
     private static void unclassified(Connection c, List<Warning> out) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT coalesce(sum(dur_ns) FILTER (WHERE rule_id = 'other.unclassified'), 0), coalesce(sum(dur_ns), 0),
+                SELECT coalesce(sum(ns) FILTER (WHERE rule_id = 'other.unclassified'), 0), coalesce(sum(ns), 0),
                        (SELECT count(DISTINCT n.name) FROM t_classes k JOIN names n USING (file_id, name_id)
                         WHERE k.rule_id = 'other.unclassified')
-                FROM t_ops WHERE step IS NOT NULL
+                FROM t_step_names
                 """)) {
             rs.next();
             double pct = rs.getLong(2) == 0 ? 0 : 100.0 * rs.getLong(1) / rs.getLong(2);

@@ -30,19 +30,20 @@ final class CollectiveMetrics {
                 CREATE OR REPLACE TEMP TABLE t_collectives AS
                 WITH inst AS (
                     SELECT o.file_id, m.rank, m.phase, m.phase_index, o.step,
-                           CASE WHEN o.category = 'allreduce' THEN 'allreduce' ELSE o.subcategory END AS type,
-                           o.ts_ns, o.end_ns, o.dur_ns,
+                           CASE WHEN k.category = 'allreduce' THEN 'allreduce' ELSE k.subcategory END AS type,
+                           o.ts_ns, o.ts_ns + o.dur_ns AS end_ns, o.dur_ns,
                            coalesce(ck.dtype, cc.dtype) AS dtype,
                            coalesce(ck.in_nelems, cc.in_nelems) AS in_nelems,
                            coalesce(ck.out_nelems, cc.out_nelems) AS out_nelems,
                            coalesce(ck.group_size, cc.group_size) AS group_size
-                    FROM t_ops o
+                    FROM t_ops_core o
+                    JOIN t_classes k USING (file_id, name_id, kind)
                     JOIN t_step_metrics m USING (file_id, step)
                     LEFT JOIN t_comm_sizes ck ON ck.source = 'kernel' AND ck.file_id = o.file_id
                          AND ck.correlation = o.correlation
                     LEFT JOIN t_comm_sizes cc ON cc.source = 'cpu_op' AND cc.file_id = o.file_id
                          AND cc.external_id = o.external_id
-                    WHERE o.category IN ('allreduce', 'comm_other')
+                    WHERE k.category IN ('allreduce', 'comm_other')
                 ), numbered AS (
                     SELECT *, (row_number() OVER (PARTITION BY file_id, step, type ORDER BY ts_ns) - 1)::INTEGER AS k,
                            CASE lower(dtype)
