@@ -37,11 +37,26 @@ final class StepMetrics {
                 """);
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_step_metrics AS
-                WITH ordered AS (
-                    SELECT file_id, step, ts_ns, ts_ns + dur_ns AS end_ns,
-                           max(ts_ns + dur_ns) OVER (PARTITION BY file_id, step ORDER BY ts_ns, ts_ns + dur_ns
-                                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-                    FROM t_ops_core WHERE step IS NOT NULL
+                WITH shift AS (
+                    -- Each step moved later by the overlaps of the steps before it: then no earlier step's
+                    -- operation ends after a later step's first one starts.
+                    SELECT file_id, step,
+                           sum(greatest(0, earlier_end - gpu_start)) OVER (PARTITION BY file_id ORDER BY step
+                                                                         ROWS UNBOUNDED PRECEDING)::BIGINT AS shift_ns
+                    FROM (SELECT file_id, step, gpu_start,
+                                 max(gpu_end) OVER (PARTITION BY file_id ORDER BY step
+                                                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_end
+                          FROM t_windows)
+                ), shifted AS (
+                    SELECT o.file_id, o.step, o.ts_ns + s.shift_ns AS ts_ns, o.ts_ns + o.dur_ns + s.shift_ns AS end_ns
+                    FROM t_ops_core o JOIN shift s USING (file_id, step)
+                ), ordered AS (
+                    -- The latest end before each operation of its step. One window per file, not per step
+                    -- (many small partitions cost twice as much): shifted, the ends of earlier steps are
+                    -- never after the operation's start, so they change nothing below.
+                    SELECT *, max(end_ns) OVER (PARTITION BY file_id ORDER BY step, ts_ns
+                                                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+                    FROM shifted
                 ), busy AS (
                     -- union of intervals: each operation adds what extends past everything before it
                     SELECT file_id, step,
