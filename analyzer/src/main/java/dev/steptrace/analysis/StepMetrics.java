@@ -52,9 +52,10 @@ final class StepMetrics {
                     FROM t_ops_core o JOIN shift s USING (file_id, step)
                 ), ordered AS (
                     -- The latest end before each operation of its step. One window per file, not per step
-                    -- (many small partitions cost twice as much): shifted, the ends of earlier steps are
-                    -- never after the operation's start, so they change nothing below.
-                    SELECT *, max(end_ns) OVER (PARTITION BY file_id ORDER BY step, ts_ns
+                    -- (many small partitions cost twice as much): shifted, and durations never negative,
+                    -- the steps follow one another in time, and the ends of earlier steps are never after
+                    -- the operation's start, so they change nothing below.
+                    SELECT *, max(end_ns) OVER (PARTITION BY file_id ORDER BY ts_ns
                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
                     FROM shifted
                 ), busy AS (
