@@ -10,8 +10,8 @@ import java.sql.SQLException;
  * name_id, stream, ts_ns, dur_ns, correlation, external_id, step, by_launch)}, and over it the temp view
  * {@code t_ops(file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, category,
  * subcategory, rule_id, step, how)}, classes from {@code t_classes}. The analysis reads the slim table
- * (no strings: written and scanned several times faster) and joins classes onto its aggregates; the view
- * is for queries by hand.
+ * (no strings: half the time to write, less to scan) and joins classes onto its aggregates; the view is
+ * for queries by hand.
  *
  * <p>SPEC: a kernel belongs to the step whose CPU range contains the runtime call that launched it
  * (same correlation id; under CUDA graphs every kernel of a replay shares the {@code cudaGraphLaunch}'s
