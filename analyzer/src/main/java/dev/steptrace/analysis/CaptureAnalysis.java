@@ -22,7 +22,8 @@ import tech.tablesaw.api.Table;
  *   <caption>Tables</caption>
  *   <tr><td>{@code t_steps}</td><td>steps per file: name, phase, CPU range</td></tr>
  *   <tr><td>{@code t_classes}</td><td>category, subcategory and rule id of each (file, name, kind)</td></tr>
- *   <tr><td>{@code t_ops}</td><td>GPU operations with step, category, subcategory, rule id</td></tr>
+ *   <tr><td>{@code t_ops_core}</td><td>GPU operations with their step (ids and numbers only)</td></tr>
+ *   <tr><td>{@code t_ops}</td><td>view: {@code t_ops_core} with category, subcategory, rule id</td></tr>
  *   <tr><td>{@code t_step_metrics}</td><td>per step: kernel, span, busy, idle, host gap (ns)</td></tr>
  *   <tr><td>{@code t_step_categories}</td><td>per step and (sub)category: ns and calls</td></tr>
  *   <tr><td>{@code t_kernel_stats}</td><td>per rank, phase and kernel name: ns and calls</td></tr>

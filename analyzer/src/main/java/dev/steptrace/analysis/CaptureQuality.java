@@ -105,7 +105,7 @@ final class CaptureQuality {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT count(*) FILTER (WHERE step IS NULL), coalesce(sum(dur_ns) FILTER (WHERE step IS NULL), 0),
                        coalesce(sum(dur_ns), 0)
-                FROM t_ops
+                FROM t_ops_core
                 """)) {
             rs.next();
             long n = rs.getLong(1);
@@ -126,14 +126,20 @@ final class CaptureQuality {
      * and no graph node id).
      */
     private static void graphsWithoutKernels(Connection c, List<Warning> out) throws SQLException {
+        // The operations are matched to the graph launches first: a NOT EXISTS per launch would hash
+        // every operation of the capture to probe it.
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (
-                    SELECT 1 FROM gpu_ops g JOIN files f USING (file_id)
-                    WHERE g.file_id = l.file_id AND g.correlation = l.correlation
-                      AND NOT (f.format LIKE 'nsys-%' AND g.graph_id IS NOT NULL AND g.graph_node_id IS NULL)))
-                FROM launches l JOIN t_files USING (file_id)
-                JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-                WHERE n.name IN ('cudaGraphLaunch', 'hipGraphLaunch')
+                WITH graph AS (
+                    SELECT l.file_id, l.correlation FROM launches l JOIN t_files USING (file_id)
+                    JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
+                    WHERE n.name IN ('cudaGraphLaunch', 'hipGraphLaunch')
+                ), replayed AS (
+                    SELECT DISTINCT g.file_id, g.correlation FROM gpu_ops g JOIN files f USING (file_id)
+                    SEMI JOIN graph l ON l.file_id = g.file_id AND l.correlation = g.correlation
+                    WHERE NOT (f.format LIKE 'nsys-%' AND g.graph_id IS NOT NULL AND g.graph_node_id IS NULL)
+                )
+                SELECT count(*), count(*) FILTER (WHERE r.file_id IS NULL)
+                FROM graph l LEFT JOIN replayed r ON r.file_id = l.file_id AND r.correlation = l.correlation
                 """)) {
             rs.next();
             long launches = rs.getLong(1);
@@ -171,10 +177,10 @@ final class CaptureQuality {
 
     private static void unclassified(Connection c, List<Warning> out) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT coalesce(sum(dur_ns) FILTER (WHERE rule_id = 'other.unclassified'), 0), coalesce(sum(dur_ns), 0),
+                SELECT coalesce(sum(ns) FILTER (WHERE rule_id = 'other.unclassified'), 0), coalesce(sum(ns), 0),
                        (SELECT count(DISTINCT n.name) FROM t_classes k JOIN names n USING (file_id, name_id)
                         WHERE k.rule_id = 'other.unclassified')
-                FROM t_ops WHERE step IS NOT NULL
+                FROM t_step_names
                 """)) {
             rs.next();
             double pct = rs.getLong(2) == 0 ? 0 : 100.0 * rs.getLong(1) / rs.getLong(2);

@@ -29,22 +29,30 @@ final class CollectiveMetrics {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_collectives AS
                 WITH inst AS (
-                    SELECT o.file_id, m.rank, m.phase, m.phase_index, o.step,
-                           CASE WHEN o.category = 'allreduce' THEN 'allreduce' ELSE o.subcategory END AS type,
-                           o.ts_ns, o.end_ns, o.dur_ns,
+                    SELECT *, (row_number() OVER (PARTITION BY file_id, step, type ORDER BY ts_ns) - 1)::INTEGER AS k
+                    FROM (SELECT o.file_id, o.step,
+                                 CASE WHEN k.category = 'allreduce' THEN 'allreduce' ELSE k.subcategory END AS type,
+                                 o.ts_ns, o.dur_ns, o.correlation, o.external_id
+                          FROM t_ops_core o
+                          JOIN t_classes k USING (file_id, name_id, kind)
+                          WHERE k.category IN ('allreduce', 'comm_other'))
+                ), located AS (
+                    -- Joined after numbering: the window then carries a few numbers per instance, not strings.
+                    SELECT i.file_id, m.rank, m.phase, m.phase_index, i.step, i.type, i.ts_ns, i.ts_ns + i.dur_ns AS end_ns,
+                           i.dur_ns,
                            coalesce(ck.dtype, cc.dtype) AS dtype,
                            coalesce(ck.in_nelems, cc.in_nelems) AS in_nelems,
                            coalesce(ck.out_nelems, cc.out_nelems) AS out_nelems,
-                           coalesce(ck.group_size, cc.group_size) AS group_size
-                    FROM t_ops o
+                           coalesce(ck.group_size, cc.group_size) AS group_size,
+                           i.k
+                    FROM inst i
                     JOIN t_step_metrics m USING (file_id, step)
-                    LEFT JOIN t_comm_sizes ck ON ck.source = 'kernel' AND ck.file_id = o.file_id
-                         AND ck.correlation = o.correlation
-                    LEFT JOIN t_comm_sizes cc ON cc.source = 'cpu_op' AND cc.file_id = o.file_id
-                         AND cc.external_id = o.external_id
-                    WHERE o.category IN ('allreduce', 'comm_other')
-                ), numbered AS (
-                    SELECT *, (row_number() OVER (PARTITION BY file_id, step, type ORDER BY ts_ns) - 1)::INTEGER AS k,
+                    LEFT JOIN t_comm_sizes ck ON ck.source = 'kernel' AND ck.file_id = i.file_id
+                         AND ck.correlation = i.correlation
+                    LEFT JOIN t_comm_sizes cc ON cc.source = 'cpu_op' AND cc.file_id = i.file_id
+                         AND cc.external_id = i.external_id
+                ), typed AS (
+                    SELECT *,
                            CASE lower(dtype)
                                WHEN 'float' THEN 4 WHEN 'float32' THEN 4 WHEN 'int' THEN 4 WHEN 'int32' THEN 4
                                WHEN 'bfloat16' THEN 2 WHEN 'half' THEN 2 WHEN 'float16' THEN 2 WHEN 'short' THEN 2
@@ -53,12 +61,12 @@ final class CollectiveMetrics {
                                WHEN 'uint8' THEN 1
                                ELSE CASE WHEN lower(dtype) LIKE 'float8%' THEN 1 END
                            END AS dtype_bytes
-                    FROM inst
+                    FROM located
                 ), sized AS (
                     SELECT *,
                            dtype_bytes * CASE WHEN type = 'all_gather' THEN out_nelems ELSE coalesce(in_nelems, out_nelems) END
                                AS msg_bytes
-                    FROM numbered
+                    FROM typed
                 ), matched AS (
                     SELECT phase, phase_index, type, k, min(dur_ns) AS transfer_ns, count(DISTINCT rank) AS ranks
                     FROM sized GROUP BY phase, phase_index, type, k

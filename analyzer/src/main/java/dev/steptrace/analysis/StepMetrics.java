@@ -6,7 +6,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * Per-step measurements into temp tables, from {@code t_steps} and {@code t_ops}:
+ * Per-step measurements into temp tables, from {@code t_steps}, {@code t_ops_core} and {@code t_classes}:
  * <ul>
  *   <li>{@code t_step_names}: per file, step and operation name, time and calls (the one pass over
  *       every operation the sums below are made from);</li>
@@ -26,20 +26,38 @@ final class StepMetrics {
 
     static void build(Connection c) throws SQLException {
         // One pass over the operations for every sum the tables below need: the rest reads this.
+        // Classes are joined after aggregating: grouping by their strings costs more than the sums.
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_step_names AS
-                SELECT file_id, step, name_id, kind, category, subcategory, rule_id,
-                       sum(dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
-                FROM t_ops WHERE step IS NOT NULL
-                GROUP BY ALL
+                SELECT o.file_id, o.step, o.name_id, o.kind, k.category, k.subcategory, k.rule_id, o.ns, o.calls
+                FROM (SELECT file_id, step, name_id, kind, sum(dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
+                      FROM t_ops_core WHERE step IS NOT NULL
+                      GROUP BY file_id, step, name_id, kind) o
+                JOIN t_classes k USING (file_id, name_id, kind)
                 """);
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_step_metrics AS
-                WITH ordered AS (
-                    SELECT file_id, step, ts_ns, end_ns,
-                           max(end_ns) OVER (PARTITION BY file_id, step ORDER BY ts_ns, end_ns
-                                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-                    FROM t_ops WHERE step IS NOT NULL
+                WITH shift AS (
+                    -- Each step moved later by the overlaps of the steps before it: then no earlier step's
+                    -- operation ends after a later step's first one starts.
+                    SELECT file_id, step,
+                           sum(greatest(0, earlier_end - gpu_start)) OVER (PARTITION BY file_id ORDER BY step
+                                                                         ROWS UNBOUNDED PRECEDING)::BIGINT AS shift_ns
+                    FROM (SELECT file_id, step, gpu_start,
+                                 max(gpu_end) OVER (PARTITION BY file_id ORDER BY step
+                                                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_end
+                          FROM t_windows)
+                ), shifted AS (
+                    SELECT o.file_id, o.step, o.ts_ns + s.shift_ns AS ts_ns, o.ts_ns + o.dur_ns + s.shift_ns AS end_ns
+                    FROM t_ops_core o JOIN shift s USING (file_id, step)
+                ), ordered AS (
+                    -- The latest end before each operation of its step. One window per file, not per step
+                    -- (many small partitions cost twice as much): shifted, and durations never negative,
+                    -- the steps follow one another in time, and the ends of earlier steps are never after
+                    -- the operation's start, so they change nothing below.
+                    SELECT *, max(end_ns) OVER (PARTITION BY file_id ORDER BY ts_ns
+                                                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+                    FROM shifted
                 ), busy AS (
                     -- union of intervals: each operation adds what extends past everything before it
                     SELECT file_id, step,

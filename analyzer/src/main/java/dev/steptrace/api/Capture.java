@@ -44,7 +44,7 @@ import tech.tablesaw.api.Table;
  *       <td>file_id, step, name, phase, cpu_start, cpu_end, step_number</td></tr>
  *   <tr><td>{@code t_ops}</td><td>GPU operation (kernel, memcpy, memset)</td>
  *       <td>file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, category,
- *       subcategory, rule_id, step, how ({@code launch} or {@code window}), has_launch</td></tr>
+ *       subcategory, rule_id, step, how ({@code launch} or {@code window})</td></tr>
  *   <tr><td>{@code t_step_metrics}</td><td>step of a file</td>
  *       <td>file_id, rank, step, phase, name, phase_index, gpu_start, gpu_end, kernel_ns, calls, span_ns,
  *       busy_ns, idle_ns, host_gap_ns</td></tr>
