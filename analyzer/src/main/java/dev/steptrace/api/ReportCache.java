@@ -3,6 +3,7 @@ package dev.steptrace.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.ReportJson;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +22,12 @@ import java.util.HexFormat;
  * key) and the same options (taxonomy digest, step regex), made by this steptrace build.
  */
 final class ReportCache {
-    /** The report model's own JSON mapping, reading back the NaN that a mean of no steps may hold. */
+    /**
+     * The report model's own JSON mapping, unindented (the content of a big capture is ~0.4 MB), reading
+     * back the NaN that a mean of no steps may hold.
+     */
     private static final ObjectMapper MAPPER = ReportJson.MAPPER.copy()
+            .disable(SerializationFeature.INDENT_OUTPUT)
             .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS.mappedFeature());
 
     private final Connection connection;

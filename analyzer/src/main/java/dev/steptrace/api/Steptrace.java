@@ -27,6 +27,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.stream.Collectors;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.LongColumn;
@@ -356,17 +358,37 @@ public final class Steptrace implements AutoCloseable {
      * @return the report and its per-step series
      */
     public ReportContent reportContent(int captureId, AnalysisOptions options) {
+        Made made = make(captureId, options);
+        made.finish().run();
+        return made.content();
+    }
+
+    /** Report content, and what is left to do once it is in hand: keep it, close the analysis. */
+    private record Made(ReportContent content, Runnable finish) {}
+
+    private Made make(int captureId, AnalysisOptions options) {
         try {
             ReportCache cache = ReportCache.entry(store.connection(), captureId, options, build());
             ReportContent kept = cache.get();
             if (kept != null) {
-                return kept;
+                return new Made(kept, () -> { });
             }
-            try (Capture c = capture(captureId, options)) {
-                ReportContent content = c.reportContent();
-                cache.put(content);
-                return content;
+            Capture c = capture(captureId, options);
+            ReportContent content;
+            try {
+                content = c.reportContent();
+            } catch (RuntimeException e) {
+                c.close();
+                throw e;
             }
+            return new Made(content, () -> {
+                try (c) {
+                    cache.put(content);
+                } catch (SQLException e) {
+                    throw SteptraceException.internal("keeping the report of capture " + captureId + " failed: "
+                            + Messages.firstLine(e.getMessage()), e);
+                }
+            });
         } catch (SQLException e) {
             throw SteptraceException.internal("the report of capture " + captureId + " failed: "
                     + Messages.firstLine(e.getMessage()), e);
@@ -420,8 +442,25 @@ public final class Steptrace implements AutoCloseable {
      */
     public List<Path> writeReport(CaptureInfo capture, AnalysisOptions options, Path dir, Path templates,
                                   String phase, boolean json, boolean html, boolean markdown) {
-        return Capture.writeReport(reportContent(capture.id(), options), capture.name(), dir, templates, phase,
-                json, html, markdown);
+        Made made = make(capture.id(), options);
+        // Keeping the content in the store and dropping the analysis tables (0.1 s) need not hold up the
+        // documents: they run beside the writing.
+        FutureTask<Void> finishing = new FutureTask<>(made.finish(), null);
+        Thread t = new Thread(finishing, "steptrace-keep-report");
+        t.setDaemon(true);
+        t.start();
+        List<Path> written = Capture.writeReport(made.content(), capture.name(), dir, templates, phase, json, html,
+                markdown);
+        try {
+            finishing.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r
+                    : SteptraceException.internal("keeping the report of " + capture.name() + " failed", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw SteptraceException.internal("interrupted while keeping the report of " + capture.name(), e);
+        }
+        return written;
     }
 
     /**
