@@ -7,6 +7,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.knowm.xchart.internal.chartpart.Chart;
 
 /**
@@ -15,6 +19,18 @@ import org.knowm.xchart.internal.chartpart.Chart;
  * error) becomes a note in the document instead of a failure of the whole document.
  */
 public final class ChartDrawing {
+    /**
+     * Draws the charts of every document being written, one chart a task on every core: the HTML and
+     * Markdown writers run at the same time and their charts differ in cost, so sharing the cores chart
+     * by chart keeps both busy until the last one.
+     */
+    private static final ExecutorService DRAWERS = Executors.newFixedThreadPool(
+            Runtime.getRuntime().availableProcessors(), r -> {
+                Thread t = new Thread(r, "steptrace-charts");
+                t.setDaemon(true);
+                return t;
+            });
+
     private ChartDrawing() {}
 
     /** A chart with the id that names it in the page (and its PNG file) and its title. */
@@ -60,16 +76,23 @@ public final class ChartDrawing {
         Map<String, ReportView.ChartRef> refs = new LinkedHashMap<>();
         List<Path> files = new ArrayList<>();
         try {
+            List<Future<ReportView.ChartRef>> drawing = new ArrayList<>();
             for (Named c : charts.build()) {
                 if (dir == null) {
-                    refs.put(c.id(), new ReportView.ChartRef(c.id(), c.title(), ReportCharts.svg(c), ""));
+                    drawing.add(DRAWERS.submit(() -> new ReportView.ChartRef(c.id(), c.title(), ReportCharts.svg(c), "")));
                 } else {
                     String file = "chart-" + c.id().replaceAll("[^A-Za-z0-9_-]", "_") + ".png";
                     Path png = dir.resolve(file);
-                    ReportCharts.png(c, png);
                     files.add(png);
-                    refs.put(c.id(), new ReportView.ChartRef(c.id(), c.title(), "", file));
+                    drawing.add(DRAWERS.submit(() -> {
+                        ReportCharts.png(c, png);
+                        return new ReportView.ChartRef(c.id(), c.title(), "", file);
+                    }));
                 }
+            }
+            for (Future<ReportView.ChartRef> f : drawing) {
+                ReportView.ChartRef ref = done(f);
+                refs.put(ref.id(), ref);
             }
         } catch (VirtualMachineError e) {
             throw e;
@@ -84,5 +107,27 @@ public final class ChartDrawing {
             return Drawn.none("charts could not be drawn: " + e);
         }
         return new Drawn(refs, files, null);
+    }
+
+    /** A drawn chart, or what its drawing threw. */
+    private static ReportView.ChartRef done(Future<ReportView.ChartRef> f) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while drawing charts", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(cause);
+        }
     }
 }
