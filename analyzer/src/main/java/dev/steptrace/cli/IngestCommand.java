@@ -40,6 +40,10 @@ public final class IngestCommand implements Callable<Integer> {
     @Option(names = "--threads", paramLabel = "N", description = "Files loaded at once (default: all cores).")
     Integer threads;
 
+    @Option(names = "--no-analysis",
+            description = "Do not analyse the captures loaded (their first report then does, about 0.8 s per 2.7 M GPU operations).")
+    boolean noAnalysis;
+
     @Option(names = "--keep-python-functions",
             description = "Keep python_function events (dropped by default: no analysis reads them).")
     boolean keepPython;
@@ -55,7 +59,7 @@ public final class IngestCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try (Store store = Store.open(Store.resolve(common.db))) {
             IngestReport report = run(store, options, paths, common.quiet);
-            List<String> unprepared = prepareReports(store, report, common.quiet, err);
+            List<String> unprepared = noAnalysis ? List.of() : prepareReports(store, report, common.quiet, err);
             if (json) {
                 out.println(toJson(report));
             } else {

@@ -69,6 +69,14 @@ class ReportCacheTest {
     }
 
     @Test
+    void ingestWithoutAnalysisKeepsNoReport() throws Exception {
+        Path capture = copyOfSampleCapture();
+        Path db = tmp.resolve("st.duckdb");
+        Cli.assertExit(0, Cli.run("ingest", capture.toString(), "--db", db.toString(), "-q", "--no-analysis"));
+        assertEquals(0, keptEntries(db));
+    }
+
+    @Test
     void aChangedFileIsAnalysedAgain() throws Exception {
         Path capture = copyOfSampleCapture();
         Path db = tmp.resolve("st.duckdb");
