@@ -125,8 +125,10 @@ public final class Ingestor {
         Connection c = store.connection();
         Map<Path, Integer> captureIds = new HashMap<>();
         List<Planned> candidates = new ArrayList<>();
-        for (TraceDiscovery.Found f : traces) {
-            Fingerprint fp = Fingerprint.of(f.path());
+        List<Fingerprint> fingerprints = fingerprints(traces);
+        for (int i = 0; i < traces.size(); i++) {
+            TraceDiscovery.Found f = traces.get(i);
+            Fingerprint fp = fingerprints.get(i);
             // A file found not to be a trace before, unchanged since: skipped unread (parsing it to the
             // end again, with a reader and its batches set up, costs every report ~0.1 s).
             String notTrace = StoreFiles.nonTraceReason(c, f.path(), fp.size(), fp.contentHash());
@@ -161,6 +163,48 @@ public final class Ingestor {
         return plan;
     }
 
+    /**
+     * Every trace's fingerprint, in order, read on the ingest's threads: checking an unchanged capture
+     * of several GB is all reading and CRCs.
+     */
+    private List<Fingerprint> fingerprints(List<TraceDiscovery.Found> traces) throws IOException {
+        if (traces.isEmpty()) {
+            return List.of();
+        }
+        ExecutorService pool = newPool(Math.max(1, Math.min(options.threads(), traces.size())));
+        try {
+            List<Future<Fingerprint>> futures = new ArrayList<>();
+            for (TraceDiscovery.Found f : traces) {
+                futures.add(pool.submit(() -> Fingerprint.of(f.path())));
+            }
+            List<Fingerprint> out = new ArrayList<>();
+            for (Future<Fingerprint> f : futures) {
+                try {
+                    out.add(f.get());
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof IOException io) {
+                        throw io;
+                    }
+                    throw new IllegalStateException("fingerprinting failed", e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted", e);
+                }
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static ExecutorService newPool(int threads) {
+        return Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "steptrace-ingest");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
     private List<FileOutcome> load(List<Planned> work, long totalBytes) throws SQLException {
         if (work.isEmpty()) {
             return List.of();
@@ -171,11 +215,7 @@ public final class Ingestor {
         bySize.sort(Comparator.comparingLong((Planned p) -> p.fingerprint.size()).reversed());
         int threads = Math.max(1, Math.min(options.threads(), bySize.size()));
         boolean inflateAhead = options.inflateAhead() && threads < Runtime.getRuntime().availableProcessors();
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "steptrace-ingest");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService pool = newPool(threads);
         try {
             List<Future<FileOutcome>> futures = new ArrayList<>();
             for (Planned p : bySize) {
