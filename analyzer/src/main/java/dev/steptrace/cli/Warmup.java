@@ -5,10 +5,11 @@ import dev.steptrace.report.ReportCharts;
 import java.util.Set;
 
 /**
- * Reads what a command over a capture needs (the built-in kernel rules, about 0.15 s; DuckDB's native
- * library; Java2D and its fonts, for the charts) on a daemon thread, while the main one parses the
- * command line, opens the store and checks the files. The main thread finds them initialized, or waits
- * for the class initialization under way.
+ * Reads what a command over a capture needs (the built-in kernel rules, about 0.15 s; Java2D and its
+ * fonts, for the charts) on a daemon thread, while the main one parses the command line, opens the
+ * store and checks the files. The main thread finds them initialized, or waits for the class
+ * initialization under way. DuckDB's native library is left to the main thread: when it is missing,
+ * its own error names the path it looked in.
  */
 final class Warmup {
     private static final Set<String> ANALYSIS_COMMANDS = Set.of("report", "diff", "decide");
@@ -22,10 +23,9 @@ final class Warmup {
         Thread t = new Thread(() -> {
             try {
                 Taxonomy.builtIn();
-                Class.forName("org.duckdb.DuckDBNative");
                 ReportCharts.unavailableReason();
-            } catch (ClassNotFoundException | RuntimeException | LinkageError e) {
-                // the main thread meets the same failure where it has a message for it
+            } catch (RuntimeException | LinkageError e) {
+                // the main thread meets the same failure (the rules are built in; charts say why not)
             }
         }, "steptrace-warmup");
         t.setDaemon(true);

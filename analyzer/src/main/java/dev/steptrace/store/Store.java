@@ -2,6 +2,8 @@ package dev.steptrace.store;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,14 +57,37 @@ public final class Store implements AutoCloseable {
             // DuckDB's default (80% of RAM) would let a large ingest grow far past steptrace's 1 GB budget.
             props.setProperty("memory_limit", System.getenv().getOrDefault("STEPTRACE_MEMORY_LIMIT", "512MB"));
             props.setProperty("preserve_insertion_order", "false");
+            loadDuckDb();
             DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + abs, props);
             Store store = new Store(abs, c);
             store.migrate();
             return store;
+        } catch (ClassNotFoundException | ExceptionInInitializerError | NoClassDefFoundError | UnsatisfiedLinkError e) {
+            // DuckDB's JNI library sits beside steptrace.jar (analyzer/pom.xml says why): a jar copied alone lacks it.
+            Throwable root = e;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            throw new StoreException("cannot load DuckDB's native library: " + Messages.firstLine(String.valueOf(root.getMessage()))
+                    + " (it belongs beside steptrace.jar, as `mvn package` leaves it in analyzer/target/)", e);
         } catch (SQLException e) {
             throw new StoreException("cannot open the store " + abs + ": " + Messages.firstLine(e.getMessage()), e);
         } catch (IOException e) {
             throw new StoreException("cannot create the directory of the store " + abs + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Loads DuckDB's JNI library (once per JVM). When it is missing, DuckDB prints a stack trace of its
+     * first attempt before it throws; that goes nowhere here, the exception becomes our one-line message.
+     */
+    private static synchronized void loadDuckDb() throws ClassNotFoundException {
+        PrintStream stderr = System.err;
+        System.setErr(new PrintStream(OutputStream.nullOutputStream()));
+        try {
+            Class.forName("org.duckdb.DuckDBNative");
+        } finally {
+            System.setErr(stderr);
         }
     }
 
