@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -168,64 +169,36 @@ public final class Ingestor {
      * of several GB is all reading and CRCs.
      */
     private List<Fingerprint> fingerprints(List<TraceDiscovery.Found> traces) throws IOException {
-        if (traces.isEmpty()) {
+        List<Callable<Fingerprint>> tasks = new ArrayList<>();
+        for (TraceDiscovery.Found f : traces) {
+            tasks.add(() -> Fingerprint.of(f.path()));
+        }
+        return onThreads(Math.min(options.threads(), traces.size()), tasks);
+    }
+
+    /** Runs the tasks on up to {@code threads} daemon threads; their results in task order. */
+    private static <T> List<T> onThreads(int threads, List<Callable<T>> tasks) throws IOException {
+        if (tasks.isEmpty()) {
             return List.of();
         }
-        ExecutorService pool = newPool(Math.max(1, Math.min(options.threads(), traces.size())));
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
+            Thread t = new Thread(r, "steptrace-ingest");
+            t.setDaemon(true);
+            return t;
+        });
         try {
-            List<Future<Fingerprint>> futures = new ArrayList<>();
-            for (TraceDiscovery.Found f : traces) {
-                futures.add(pool.submit(() -> Fingerprint.of(f.path())));
+            List<Future<T>> futures = new ArrayList<>();
+            for (Callable<T> task : tasks) {
+                futures.add(pool.submit(task));
             }
-            List<Fingerprint> out = new ArrayList<>();
-            for (Future<Fingerprint> f : futures) {
+            List<T> out = new ArrayList<>();
+            for (Future<T> f : futures) {
                 try {
                     out.add(f.get());
                 } catch (ExecutionException e) {
                     if (e.getCause() instanceof IOException io) {
                         throw io;
                     }
-                    throw new IllegalStateException("fingerprinting failed", e.getCause());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted", e);
-                }
-            }
-            return out;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
-    private static ExecutorService newPool(int threads) {
-        return Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "steptrace-ingest");
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    private List<FileOutcome> load(List<Planned> work, long totalBytes) throws SQLException {
-        if (work.isEmpty()) {
-            return List.of();
-        }
-        AtomicInteger nextFileId = new AtomicInteger(StoreFiles.maxFileId(store.connection()));
-        List<Planned> bySize = new ArrayList<>(work);
-        // Largest first, so the last file to finish is a small one.
-        bySize.sort(Comparator.comparingLong((Planned p) -> p.fingerprint.size()).reversed());
-        int threads = Math.max(1, Math.min(options.threads(), bySize.size()));
-        boolean inflateAhead = options.inflateAhead() && threads < Runtime.getRuntime().availableProcessors();
-        ExecutorService pool = newPool(threads);
-        try {
-            List<Future<FileOutcome>> futures = new ArrayList<>();
-            for (Planned p : bySize) {
-                futures.add(pool.submit(() -> loadOne(p, nextFileId.incrementAndGet(), inflateAhead)));
-            }
-            List<FileOutcome> out = new ArrayList<>();
-            for (Future<FileOutcome> f : futures) {
-                try {
-                    out.add(f.get());
-                } catch (ExecutionException e) {
                     throw new IllegalStateException("ingest worker failed", e.getCause());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -236,6 +209,23 @@ public final class Ingestor {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    private List<FileOutcome> load(List<Planned> work, long totalBytes) throws IOException, SQLException {
+        if (work.isEmpty()) {
+            return List.of();
+        }
+        AtomicInteger nextFileId = new AtomicInteger(StoreFiles.maxFileId(store.connection()));
+        List<Planned> bySize = new ArrayList<>(work);
+        // Largest first, so the last file to finish is a small one.
+        bySize.sort(Comparator.comparingLong((Planned p) -> p.fingerprint.size()).reversed());
+        int threads = Math.max(1, Math.min(options.threads(), bySize.size()));
+        boolean inflateAhead = options.inflateAhead() && threads < Runtime.getRuntime().availableProcessors();
+        List<Callable<FileOutcome>> tasks = new ArrayList<>();
+        for (Planned p : bySize) {
+            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), inflateAhead));
+        }
+        return onThreads(threads, tasks);
     }
 
     /**
