@@ -9,16 +9,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.testing.JsonSchemas;
 import dev.steptrace.testing.TestData;
+import dev.steptrace.testsupport.ProfilerStepOracle;
 import dev.steptrace.testsupport.Cli;
-import java.io.InputStream;
-import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -190,35 +186,10 @@ class DiffOnRealTracesTest {
         List<Double> perRank = new ArrayList<>();
         try (var files = Files.list(capture)) {
             for (Path f : files.sorted().toList()) {
-                JsonNode root;
-                try (InputStream in = new GZIPInputStream(Files.newInputStream(f))) {
-                    root = JSON.readTree(in);
-                }
-                List<double[]> steps = new ArrayList<>();
-                Map<Long, Double> launchTs = new HashMap<>();
-                for (JsonNode e : root.get("traceEvents")) {
-                    String cat = e.path("cat").asText();
-                    if (cat.equals("user_annotation") && e.path("name").asText().startsWith("ProfilerStep#")) {
-                        double ts = new BigDecimal(e.get("ts").asText()).doubleValue();
-                        steps.add(new double[] {ts, ts + new BigDecimal(e.get("dur").asText()).doubleValue(), 0});
-                    } else if (cat.equals("cuda_runtime") && e.path("args").has("correlation")) {
-                        launchTs.put(e.get("args").get("correlation").asLong(), e.get("ts").asDouble());
-                    }
-                }
-                for (JsonNode e : root.get("traceEvents")) {
-                    if (!e.path("cat").asText().equals("kernel")
-                            || !e.path("name").asText().startsWith("ncclDevKernel_AllReduce")) {
-                        continue;
-                    }
-                    Double launch = launchTs.get(e.path("args").path("correlation").asLong(-1));
-                    for (double[] s : steps) {
-                        if (launch != null && launch >= s[0] && launch < s[1]) {
-                            s[2] += new BigDecimal(e.get("dur").asText()).doubleValue() / 1000;
-                        }
-                    }
-                }
+                List<Double> steps = ProfilerStepOracle.msPerStep(f, e -> e.path("cat").asText().equals("kernel")
+                        && e.path("name").asText().startsWith("ncclDevKernel_AllReduce"));
                 assertEquals(10, steps.size(), "ProfilerStep#2..#11 in " + f);
-                perRank.add(steps.stream().mapToDouble(s -> s[2]).average().orElseThrow());
+                perRank.add(steps.stream().mapToDouble(Double::doubleValue).average().orElseThrow());
             }
         }
         return perRank.stream().mapToDouble(Double::doubleValue).average().orElseThrow();

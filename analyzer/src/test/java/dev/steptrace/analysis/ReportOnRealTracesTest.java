@@ -8,8 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.cli.Main;
 import dev.steptrace.testing.JsonSchemas;
 import dev.steptrace.testing.TestData;
-import java.io.InputStream;
-import java.math.BigDecimal;
+import dev.steptrace.testsupport.ProfilerStepOracle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +17,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -136,33 +134,7 @@ class ReportOnRealTracesTest {
 
     /** Mean over ProfilerStep ranges of the summed duration of GPU ops launched inside the range. */
     private static double meanStepGpuMs(Path trace) throws Exception {
-        JsonNode root;
-        try (InputStream in = new GZIPInputStream(Files.newInputStream(trace))) {
-            root = JSON.readTree(in);
-        }
-        List<double[]> steps = new ArrayList<>();
-        Map<Long, Double> launchTs = new HashMap<>();
-        for (JsonNode e : root.get("traceEvents")) {
-            String cat = e.path("cat").asText();
-            if (cat.equals("user_annotation") && e.path("name").asText().startsWith("ProfilerStep#")) {
-                double ts = new BigDecimal(e.get("ts").asText()).doubleValue();
-                steps.add(new double[] {ts, ts + new BigDecimal(e.get("dur").asText()).doubleValue(), 0});
-            } else if (cat.equals("cuda_runtime") && e.path("args").has("correlation")) {
-                launchTs.put(e.get("args").get("correlation").asLong(), e.get("ts").asDouble());
-            }
-        }
-        for (JsonNode e : root.get("traceEvents")) {
-            String cat = e.path("cat").asText();
-            if (!cat.equals("kernel") && !cat.equals("gpu_memcpy") && !cat.equals("gpu_memset")) {
-                continue;
-            }
-            Double launch = launchTs.get(e.path("args").path("correlation").asLong(-1));
-            for (double[] s : steps) {
-                if (launch != null && launch >= s[0] && launch < s[1]) {
-                    s[2] += new BigDecimal(e.get("dur").asText()).doubleValue() / 1000;
-                }
-            }
-        }
-        return steps.stream().mapToDouble(s -> s[2]).average().orElseThrow();
+        return ProfilerStepOracle.msPerStep(trace, e -> Set.of("kernel", "gpu_memcpy", "gpu_memset")
+                .contains(e.path("cat").asText())).stream().mapToDouble(Double::doubleValue).average().orElseThrow();
     }
 }
