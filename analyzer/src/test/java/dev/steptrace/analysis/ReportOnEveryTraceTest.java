@@ -6,14 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.cli.Main;
 import dev.steptrace.testing.JsonSchemas;
-import dev.steptrace.testing.TestData;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -24,22 +21,14 @@ class ReportOnEveryTraceTest {
     @TempDir
     Path tmp;
 
-    static Stream<Arguments> projectTraces() {
-        return TestData.kinetoTraces(TestData.sampleTraces()).stream().map(Arguments::of);
-    }
-
-    static Stream<Arguments> sharedTraces() {
-        return TestData.sharedKinetoTraces().stream().map(Arguments::of);
-    }
-
     @ParameterizedTest
-    @MethodSource("projectTraces")
+    @MethodSource("dev.steptrace.testing.TestData#projectKinetoTraces")
     void projectTrace(Path trace) throws Exception {
         reportAllThree(trace);
     }
 
     @ParameterizedTest
-    @MethodSource("sharedTraces")
+    @MethodSource("dev.steptrace.testing.TestData#sharedKinetoTraces")
     void sharedTrace(Path trace) throws Exception {
         reportAllThree(trace);
     }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.steptrace.store.Store;
-import dev.steptrace.testing.TestData;
 import java.io.InputStream;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -19,11 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -41,22 +38,14 @@ class KinetoEraCompatibilityTest {
     @TempDir
     Path tmp;
 
-    static Stream<Arguments> projectTraces() {
-        return TestData.kinetoTraces(TestData.sampleTraces()).stream().map(Arguments::of);
-    }
-
-    static Stream<Arguments> sharedTraces() {
-        return TestData.sharedKinetoTraces().stream().map(Arguments::of);
-    }
-
     @ParameterizedTest
-    @MethodSource("projectTraces")
+    @MethodSource("dev.steptrace.testing.TestData#projectKinetoTraces")
     void projectSampleMatchesTreeParse(Path trace) throws Exception {
         checkAgainstTreeParse(trace);
     }
 
     @ParameterizedTest
-    @MethodSource("sharedTraces")
+    @MethodSource("dev.steptrace.testing.TestData#sharedKinetoTraces")
     void sharedTraceMatchesTreeParse(Path trace) throws Exception {
         checkAgainstTreeParse(trace);
     }

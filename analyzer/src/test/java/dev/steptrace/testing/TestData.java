@@ -52,6 +52,11 @@ public final class TestData {
         }
     }
 
+    /** The project's own sample traces (sample-traces/), a source for parameterized tests. */
+    public static List<Path> projectKinetoTraces() {
+        return kinetoTraces(sampleTraces());
+    }
+
     /** Every Kineto trace of {@code ../shared}'s sample and compatibility collections (skips when it is absent). */
     public static List<Path> sharedKinetoTraces() {
         Path shared = sharedOrSkip();
