@@ -23,7 +23,7 @@ class QueryCommandTest {
     @BeforeAll
     static void ingestASlice() {
         db = tmp.resolve("store.duckdb");
-        Cli.assertExit(0, Cli.run("ingest", TestData.sampleTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz")
+        Cli.assertExit(0, Cli.run("ingest", TestData.smallTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz")
                 .toString(), "--db", db.toString(), "--quiet"));
     }
 

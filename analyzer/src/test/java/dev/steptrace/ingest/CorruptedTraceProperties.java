@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.StoreDb;
 import dev.steptrace.testsupport.TraceOracle;
@@ -45,7 +46,7 @@ import org.junit.jupiter.api.Test;
  * store (worked out by {@link TraceOracle} from the pristine bytes, not by the reader), no event is
  * invented, and every table still answers a query.
  *
- * <p>Traces: the repository's {@code sample-traces/} (always), plus slices of the real traces in
+ * <p>Traces: the small real traces kept with the tests ({@code small-traces/}, always), plus slices of the real traces in
  * {@code ../shared} when that checkout is beside the repository.
  */
 class CorruptedTraceProperties {
@@ -59,17 +60,13 @@ class CorruptedTraceProperties {
 
     static {
         try {
-            Path repoTraces = firstExisting(Path.of("..", "sample-traces"), Path.of("sample-traces"));
-            if (repoTraces == null) {
-                throw new IllegalStateException("no sample-traces/ directory beside " + Path.of("").toAbsolutePath());
-            }
-            try (Stream<Path> files = Files.list(repoTraces)) {
+            try (Stream<Path> files = Files.list(TestData.smallTraces())) {
                 for (Path p : files.filter(f -> f.toString().endsWith(".json.gz")).sorted().toList()) {
                     byte[] json;
                     try (InputStream in = new GZIPInputStream(Files.newInputStream(p))) {
                         json = in.readAllBytes();
                     }
-                    TRACES.add(TraceOracle.of("sample-traces/" + p.getFileName(), json));
+                    TRACES.add(TraceOracle.of("small-traces/" + p.getFileName(), json));
                 }
             }
             String env = System.getenv("STEPTRACE_SHARED");
@@ -98,7 +95,7 @@ class CorruptedTraceProperties {
     @Test
     void tracesFromSharedArePartOfThePool() {
         Assumptions.assumeTrue(sharedDir != null, "../../shared (the steering checkout) is not beside the"
-                + " repository: the properties ran on sample-traces/ only, not on slices of shared/compat-traces"
+                + " repository: the properties ran on small-traces/ only, not on slices of shared/compat-traces"
                 + " and shared/sample-traces");
         assertTrue(TRACES.size() > 2, () -> "only " + TRACES + " from " + sharedDir);
     }

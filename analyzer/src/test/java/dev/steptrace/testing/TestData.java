@@ -8,9 +8,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Where tests find real traces: the project's own {@code sample-traces/} (always present) and the
- * shared {@code ../shared} of the developer and CI machines (absent in a user's clone: tests that need
- * it skip with a visible message).
+ * Where tests find real traces: the project's own captures ({@code sample-traces/}) and small traces kept
+ * with the tests (both always present), and the shared {@code ../shared} of the developer and CI machines
+ * (absent in a user's clone: tests that need it skip with a visible message).
  */
 public final class TestData {
     private TestData() {}
@@ -28,8 +28,17 @@ public final class TestData {
         return dir;
     }
 
+    /** The real captures in {@code sample-traces/}, one directory each. */
     public static Path sampleTraces() {
         return repoRoot().resolve("sample-traces");
+    }
+
+    /**
+     * Small real traces kept with the tests (tens of KB each: a slice of a sample capture's rank 0, an
+     * HTA AlexNet trace), in {@code analyzer/src/test/resources/small-traces/}.
+     */
+    public static Path smallTraces() {
+        return repoRoot().resolve("analyzer/src/test/resources/small-traces");
     }
 
     /** {@code ../shared} next to the repository, or skips the calling test when it is absent. */
@@ -52,9 +61,11 @@ public final class TestData {
         }
     }
 
-    /** The project's own sample traces (sample-traces/), a source for parameterized tests. */
+    /** The project's own traces (sample-traces/ and the small ones), a source for parameterized tests. */
     public static List<Path> projectKinetoTraces() {
-        return kinetoTraces(sampleTraces());
+        List<Path> all = new java.util.ArrayList<>(kinetoTraces(sampleTraces()));
+        all.addAll(kinetoTraces(smallTraces()));
+        return all;
     }
 
     /** Every Kineto trace of {@code ../shared}'s sample and compatibility collections (skips when it is absent). */
