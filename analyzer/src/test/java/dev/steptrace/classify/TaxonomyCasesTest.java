@@ -66,4 +66,14 @@ class TaxonomyCasesTest {
         }
         assertTrue(cases.stream().filter(c -> c.why().startsWith("TRAP")).count() >= 15, "the traps are covered");
     }
+
+    /** Issue #14: names of ROCm, TensorRT-LLM, SGLang and their libraries, each citing the repository it comes from. */
+    @Test
+    void otherEnginesAreCoveredWithTheirSources() throws IOException {
+        java.util.regex.Pattern source = java.util.regex.Pattern.compile(
+                "ROCm/|AMD-AGI/TraceLens|NVIDIA/TensorRT-LLM|sgl-project/sglang|deepseek-ai/DeepEP|flashinfer include/"
+                        + "|flashinfer csrc/|vllm-project/vllm csrc/rocm");
+        long n = cases().stream().filter(c -> source.matcher(c.why()).find()).count();
+        assertTrue(n >= 46, "at least the 6 names of issue #14 and 40 more, each with repository and path; found " + n);
+    }
 }
