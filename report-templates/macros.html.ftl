@@ -18,5 +18,5 @@
 </#macro>
 
 <#macro rankMark mark>
-<#if mark?contains("min")><span class="badge min">min</span></#if><#if mark?contains("max")><span class="badge max">max</span></#if><#t>
+<#if mark?contains("min")><span class="badge min" title="least compute time">min</span></#if><#if mark?contains("max")><span class="badge max" title="most compute time">max</span></#if><#t>
 </#macro>

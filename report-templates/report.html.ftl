@@ -39,7 +39,7 @@
   <p class="empty">No steps were found in this capture, so there is no time per step to report.</p>
 </#if>
 <#list view.phases as p>
-  <h3 id="${p.anchor}">${p.label} <span class="sub">${p.steps} steps per rank · steps from ${p.stepSource}</span></h3>
+  <h3 id="${p.anchor}">${p.label} <span class="sub">${p.stepsLabel} per rank · steps from ${p.stepSource}</span></h3>
   <div class="headline-grid">
     <table class="headline" id="headline-${p.id}" data-phase="${p.id}">
       <caption>Kernel time per step by category (mean over ranks); share of total kernel time.</caption>
@@ -55,6 +55,24 @@
     </table>
     <#if p.sharesChart??><@m.chart ref=p.sharesChart class="shares"/></#if>
   </div>
+<#assign anySubs = false><#list p.categories as c><#if c.subcategories?has_content><#assign anySubs = true></#if></#list>
+<#if anySubs>
+  <div class="inside" id="inside-${p.id}">
+    <p class="note">Inside each category (subcategories, share of total kernel time):</p>
+<#list p.categories as c><#if c.subcategories?has_content>
+    <details class="subcats" data-category="${c.id}"><summary><@m.swatch c.color/>${c.label} ${c.share}: ${c.subSummary}</summary>
+      <table class="subcategories">
+        <thead><tr><th>subcategory</th><th class="num">ms / step</th><th class="num">share</th><th class="num">calls / step</th></tr></thead>
+        <tbody>
+<#list c.subcategories as sc>
+          <tr><td><code>${sc.id}</code></td><td class="num">${sc.ms}</td><td class="num">${sc.share}</td><td class="num">${sc.calls}</td></tr>
+</#list>
+        </tbody>
+      </table>
+    </details>
+</#if></#list>
+  </div>
+</#if>
   <p>Kernel time per step: mean <b>${p.kernelMean}</b> ms, median ${p.kernelMedian} ms, p90 ${p.kernelP90} ms.</p>
 </#list>
 </section>
@@ -62,21 +80,49 @@
 <section id="ranks">
   <h2>Per rank</h2>
 <#list view.phases as p>
-  <h3>${p.label} <span class="sub">kernel ms per step per rank<#if p.minRank != "n/a">; fastest rank <b>${p.minRank}</b>, slowest <b>${p.maxRank}</b></#if></span></h3>
+  <h3>${p.label} <span class="sub">kernel ms per step per rank<#if p.minRank != "n/a">; by compute time, fastest rank <b>${p.minRank}</b>, slowest <b>${p.maxRank}</b></#if></span></h3>
+<#if p.stragglers??>
+  <p class="stragglers<#if p.stragglers.named> named</#if>" id="stragglers-${p.id}">${p.stragglers.sentence}</p>
+</#if>
   <#if p.ranksChart??><@m.chart ref=p.ranksChart/></#if>
   <div class="scroll">
   <table class="ranks" id="ranks-${p.id}">
-    <thead><tr><th>rank</th><th class="num">steps</th><th class="num">kernel ms / step</th><th class="num">median</th><th class="num">p90</th><th class="num">span ms / step</th>
+    <thead><tr><th>rank</th><th class="num">steps</th><th class="num">kernel ms / step</th><th class="num">median</th><th class="num">p90</th><th class="num" title="kernel time without the time collectives spent waiting for other ranks">compute ms / step</th><th class="num" title="time collectives spent waiting for other ranks">wait ms / step</th><th class="num">span ms / step</th>
 <#list p.rankColumns as c><th class="num" title="${c.label}"><@m.swatch c.color/>${c.shortLabel}</th></#list></tr></thead>
     <tbody>
 <#list p.ranks as r>
-      <tr<#if r.mark?has_content> class="${r.mark}"</#if>><td class="rank">${r.rank}<@m.rankMark r.mark/></td><td class="num">${r.steps}</td><td class="num">${r.kernelMean}</td><td class="num">${r.kernelMedian}</td><td class="num">${r.kernelP90}</td><td class="num">${r.spanMean}</td><#list r.cells as cell><td class="num">${cell}</td></#list></tr>
+      <tr<#if r.mark?has_content> class="${r.mark}"</#if>><td class="rank">${r.rank}<@m.rankMark r.mark/></td><td class="num">${r.steps}</td><td class="num">${r.kernelMean}</td><td class="num">${r.kernelMedian}</td><td class="num">${r.kernelP90}</td><td class="num">${r.computeMean}</td><td class="num">${r.waitMean}</td><td class="num">${r.spanMean}</td><#list r.cells as cell><td class="num">${cell}</td></#list></tr>
 <#else>
-      <tr><td colspan="${6 + p.rankColumns?size}" class="empty">No per-rank data.</td></tr>
+      <tr><td colspan="${8 + p.rankColumns?size}" class="empty">No per-rank data.</td></tr>
 </#list>
     </tbody>
   </table>
   </div>
+<#if p.stragglers?? && p.stragglers.rows?has_content>
+  <details class="arrivals">
+    <summary>Who arrives last at the collectives</summary>
+    <table class="arrivals" id="arrivals-${p.id}">
+      <thead><tr><th>rank</th><th class="num">last at (instances)</th><th class="num">share of instances</th><th class="num">others wait, ms / step</th><th class="num">share of all wait</th></tr></thead>
+      <tbody>
+<#list p.stragglers.rows as s>
+        <tr<#if s.straggler> class="straggler"</#if>><td class="rank">${s.rank}<#if s.straggler><span class="badge straggler">straggler</span></#if></td><td class="num">${s.lateInstances}</td><td class="num">${s.lateShare}</td><td class="num">${s.causedMs}</td><td class="num">${s.causedShare}</td></tr>
+</#list>
+      </tbody>
+    </table>
+<#if p.stragglers.spots?has_content>
+    <table class="spots" id="spots-${p.id}">
+      <caption>Where the straggler holds the others up most: the collective (type, position in the step from 0) and what the straggler ran before it.</caption>
+      <thead><tr><th>collective</th><th class="num">position</th><th class="num">last at</th><th class="num">others wait, ms / step</th><th>after</th></tr></thead>
+      <tbody>
+<#list p.stragglers.spots as w>
+        <tr><td><code>${w.type}</code></td><td class="num">${w.index}</td><td class="num">${w.lateShare}</td><td class="num">${w.causedMs}</td><td>${w.after}</td></tr>
+</#list>
+      </tbody>
+    </table>
+</#if>
+    <p class="note">At each collective instance the rank with the shortest kernel arrived last; the others' time beyond it was spent waiting for it. Rule that names a straggler: docs/reports.md, "Stragglers".</p>
+  </details>
+</#if>
 <#else>
   <p class="empty">No phases.</p>
 </#list>
@@ -97,7 +143,7 @@
   <#if p.stepsChart??><@m.chart ref=p.stepsChart/></#if>
 <#if p.stepRows?has_content>
   <details>
-    <summary>Step by step (${p.stepRows?size} of ${p.stepCount} steps<#if p.stepRowsTruncated>, the first ones</#if>)</summary>
+    <summary>Step by step (${p.stepRows?size} of ${p.stepCount} step<#if p.stepCount != 1>s</#if><#if p.stepRowsTruncated>, the first ones</#if>)</summary>
     <div class="scroll">
     <table class="step-rows">
       <thead><tr><th class="num">step</th><th>name</th><th class="num">ranks</th><th class="num">kernel ms (mean)</th><th class="num">min</th><th class="num">max</th><th class="num">span ms</th><th class="num">busy ms</th><th class="num">idle ms</th><th class="num">host gap ms</th></tr></thead>

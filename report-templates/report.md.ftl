@@ -16,7 +16,7 @@ _No steps were found in this capture, so there is no time per step to report._
 </#if>
 <#list view.phases as p>
 
-### ${p.label}: ${p.steps} steps per rank, steps from ${p.stepSource}
+### ${p.label}: ${p.stepsLabel} per rank, steps from ${p.stepSource}
 
 | Category | ms / step | share | calls / step |
 |:---|---:|---:|---:|
@@ -26,6 +26,19 @@ _No steps were found in this capture, so there is no time per step to report._
 | **${p.total.label}** | **${p.total.ms}** | **${p.total.share}** | **${p.total.calls}** |
 
 Kernel time per step: mean **${p.kernelMean}** ms, median ${p.kernelMedian} ms, p90 ${p.kernelP90} ms.
+<#assign anySubs = false><#list p.categories as c><#if c.subcategories?has_content><#assign anySubs = true></#if></#list>
+<#if anySubs>
+
+<details><summary>Inside each category (subcategories, share of total kernel time)</summary>
+
+| category | subcategory | ms / step | share | calls / step |
+|:---|:---|---:|---:|---:|
+<#list p.categories as c><#list c.subcategories as sc>
+| ${c.label} | ${md.codeCell(sc.id)} | ${sc.ms} | ${sc.share} | ${sc.calls} |
+</#list></#list>
+
+</details>
+</#if>
 <#if p.sharesChart??>
 
 ![${p.sharesChart.title}](${p.sharesChart.file?no_esc})
@@ -35,21 +48,49 @@ Kernel time per step: mean **${p.kernelMean}** ms, median ${p.kernelMedian} ms, 
 ## Per rank
 <#list view.phases as p>
 
-### ${p.label}: kernel ms per step per rank<#if p.minRank != "n/a"> (fastest rank ${p.minRank}, slowest ${p.maxRank})</#if>
+### ${p.label}: kernel ms per step per rank<#if p.minRank != "n/a"> (by compute time, fastest rank ${p.minRank}, slowest ${p.maxRank})</#if>
+<#if p.stragglers??>
+
+<#if p.stragglers.named>**${p.stragglers.sentence}**<#else>${p.stragglers.sentence}</#if>
+</#if>
 <#if p.ranksChart??>
 
 ![${p.ranksChart.title}](${p.ranksChart.file?no_esc})
 </#if>
 <#if p.ranks?has_content>
 
-| rank | steps | kernel ms / step | median | p90 | span ms / step |<#list p.rankColumns as c> ${c.shortLabel} |</#list>
-|:---|---:|---:|---:|---:|---:|<#list p.rankColumns as c>---:|</#list>
+| rank | steps | kernel ms / step | median | p90 | compute ms / step | wait ms / step | span ms / step |<#list p.rankColumns as c> ${c.shortLabel} |</#list>
+|:---|---:|---:|---:|---:|---:|---:|---:|<#list p.rankColumns as c>---:|</#list>
 <#list p.ranks as r>
-| ${r.rank}<#if r.mark?contains("min")> **min**</#if><#if r.mark?contains("max")> **max**</#if> | ${r.steps} | ${r.kernelMean} | ${r.kernelMedian} | ${r.kernelP90} | ${r.spanMean} |<#list r.cells as cell> ${cell} |</#list>
+| ${r.rank}<#if r.mark?contains("min")> **min**</#if><#if r.mark?contains("max")> **max**</#if> | ${r.steps} | ${r.kernelMean} | ${r.kernelMedian} | ${r.kernelP90} | ${r.computeMean} | ${r.waitMean} | ${r.spanMean} |<#list r.cells as cell> ${cell} |</#list>
 </#list>
+
+Compute: kernel time without the time collectives spent waiting for other ranks (wait); the min/max marks are by compute time.
 <#else>
 
 _No per-rank data._
+</#if>
+<#if p.stragglers?? && p.stragglers.rows?has_content>
+
+<details><summary>Who arrives last at the collectives</summary>
+
+| rank | last at (instances) | share of instances | others wait, ms / step | share of all wait |
+|:---|---:|---:|---:|---:|
+<#list p.stragglers.rows as s>
+| ${s.rank}<#if s.straggler> **straggler**</#if> | ${s.lateInstances} | ${s.lateShare} | ${s.causedMs} | ${s.causedShare} |
+</#list>
+<#if p.stragglers.spots?has_content>
+
+Where the straggler holds the others up most (collective type, position in the step from 0, what the straggler ran before it):
+
+| collective | position | last at | others wait, ms / step | after |
+|:---|---:|---:|---:|:---|
+<#list p.stragglers.spots as w>
+| ${md.codeCell(w.type)} | ${w.index} | ${w.lateShare} | ${w.causedMs} | ${w.after} |
+</#list>
+</#if>
+
+</details>
 </#if>
 </#list>
 
@@ -69,7 +110,7 @@ _No per-rank data._
 </#if>
 <#if p.stepRows?has_content>
 
-<details><summary>Step by step (${p.stepRows?size} of ${p.stepCount} steps<#if p.stepRowsTruncated>, the first ones</#if>)</summary>
+<details><summary>Step by step (${p.stepRows?size} of ${p.stepCount} step<#if p.stepCount != 1>s</#if><#if p.stepRowsTruncated>, the first ones</#if>)</summary>
 
 | step | name | ranks | kernel ms (mean) | min (rank) | max (rank) | span ms | busy ms | idle ms | host gap ms |
 |---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|

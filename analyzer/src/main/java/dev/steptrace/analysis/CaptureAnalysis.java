@@ -28,6 +28,8 @@ import tech.tablesaw.api.Table;
  *   <tr><td>{@code t_step_categories}</td><td>per step and (sub)category: ns and calls</td></tr>
  *   <tr><td>{@code t_kernel_stats}</td><td>per rank, phase and kernel name: ns and calls</td></tr>
  *   <tr><td>{@code t_collectives}</td><td>collective instances with message bytes, wait and transfer</td></tr>
+ *   <tr><td>{@code t_step_waits}</td><td>per step: collective wait and compute time (ns)</td></tr>
+ *   <tr><td>{@code t_collective_arrivals}</td><td>per matched instance: the rank that arrived last, the others' wait</td></tr>
  *   <tr><td>{@code t_step_kernels}</td><td>per step and kernel name: ns and calls (after {@link #buildStepKernels})</td></tr>
  * </table>
  */
@@ -79,6 +81,8 @@ public final class CaptureAnalysis implements AutoCloseable {
             StepAttribution.attribute(c, source);
             StepMetrics.build(c);
             CollectiveMetrics.build(c);
+            CollectiveWaits.build(c);
+            Stragglers.build(c);
             List<Warning> warnings = CaptureQuality.check(c, scope, source);
             return new CaptureAnalysis(c, scope, source, warnings);
         } catch (SQLException | RuntimeException e) {

@@ -52,6 +52,7 @@ public final class ReportBuilder {
     public ReportContent build(String toolVersion) throws SQLException {
         Map<String, Map<Integer, RankPhaseStats>> stats = rankPhaseStats();
         Map<String, Map<Integer, Map<String, double[]>>> subcats = rankSubcategories(stats);
+        Map<String, List<BottleneckReport.Straggler>> stragglers = Stragglers.summarize(c);
         Map<String, BottleneckReport.Phase> phases = new LinkedHashMap<>();
         for (String phase : PHASES) {
             Map<Integer, RankPhaseStats> perRank = stats.get(phase);
@@ -62,7 +63,9 @@ public final class ReportBuilder {
                     analysis.stepSource().id(),
                     acrossRanks(perRank, s -> s.kernel), acrossRanks(perRank, s -> s.span),
                     acrossRanks(perRank, s -> s.busy), acrossRanks(perRank, s -> s.hostGap),
-                    categories(subcats.get(phase), perRank.keySet().size()), topKernels(phase, perRank)));
+                    acrossRanks(perRank, s -> s.compute),
+                    categories(subcats.get(phase), perRank.keySet().size()), topKernels(phase, perRank),
+                    multiRank() ? stragglers.getOrDefault(phase, List.of()) : null));
         }
         List<RankSummary> ranks = new ArrayList<>();
         for (int rank : analysis.scope().ranks()) {
@@ -71,7 +74,7 @@ public final class ReportBuilder {
                 RankPhaseStats s = stats.getOrDefault(phase, Map.of()).get(rank);
                 if (s != null) {
                     Map<Integer, Map<String, double[]>> one = Map.of(rank, subcats.get(phase).getOrDefault(rank, Map.of()));
-                    rp.put(phase, new RankPhase(s.steps, s.kernel, s.span, categories(one, 1)));
+                    rp.put(phase, new RankPhase(s.steps, s.kernel, s.span, s.compute, s.wait, categories(one, 1)));
                 }
             }
             ranks.add(new RankSummary(rank, rp));
@@ -111,6 +114,8 @@ public final class ReportBuilder {
         PerStep span;
         PerStep busy;
         PerStep hostGap;
+        PerStep compute;
+        PerStep wait;
     }
 
     private Map<String, Map<Integer, RankPhaseStats>> rankPhaseStats() throws SQLException {
@@ -134,6 +139,11 @@ public final class ReportBuilder {
                 out.computeIfAbsent(rs.getString(1), k -> new TreeMap<>()).put(rs.getInt(2), st);
             }
         }
+        CollectiveWaits.perRank(c).forEach((phase, ranks) -> ranks.forEach((rank, cw) -> {
+            RankPhaseStats st = out.get(phase).get(rank);
+            st.compute = cw[0];
+            st.wait = cw[1];
+        }));
         return out;
     }
 
@@ -286,8 +296,13 @@ public final class ReportBuilder {
         return out;
     }
 
+    /** Whether there is more than one rank: waits, transfers and stragglers need several. */
+    private boolean multiRank() {
+        return analysis.scope().ranks().size() > 1;
+    }
+
     private List<Collective> collectives(Map<String, Map<Integer, RankPhaseStats>> stats) throws SQLException {
-        boolean multiRank = analysis.scope().ranks().size() > 1;
+        boolean multiRank = multiRank();
         List<Collective> out = new ArrayList<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                 WITH per_rank AS (

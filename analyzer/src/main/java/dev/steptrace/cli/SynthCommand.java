@@ -64,6 +64,10 @@ public final class SynthCommand implements Callable<Integer> {
                     + " memcpy, other); repeatable.")
     Map<String, Double> scales = new LinkedHashMap<>();
 
+    @Option(names = "--slow-rank", paramLabel = "RANK=FACTOR",
+            description = "Multiply the compute kernel durations of a rank (a straggler the others wait for); repeatable.")
+    Map<Integer, Double> slowRanks = new LinkedHashMap<>();
+
     @Option(names = {"-q", "--quiet"}, description = "No progress and no summary on stderr.")
     boolean quiet;
 
@@ -145,7 +149,7 @@ public final class SynthCommand implements Callable<Integer> {
             }
         }
         try {
-            WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors);
+            WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors, slowRanks);
             return new SynthConfig(workload, steps, prefillSteps, target, !noGzip, out, fmt);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());

@@ -31,8 +31,35 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
      * @param steps steps per rank (mean over ranks)
      */
     public record Phase(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep,
-                        Stat busyMsPerStep, Stat hostGapMsPerStep, List<CategoryShare> categories,
-                        List<TopKernel> topKernels) {}
+                        Stat busyMsPerStep, Stat hostGapMsPerStep, Stat computeMsPerStep, List<CategoryShare> categories,
+                        List<TopKernel> topKernels, List<Straggler> stragglers) {}
+
+    /**
+     * A rank that arrived last at some of a phase's collective instances (docs/reports.md, "Stragglers").
+     *
+     * @param straggler           whether the rank passes the rule that names a phase's straggler
+     * @param lateSharePct        share of the phase's matched collective instances at which it arrived last
+     * @param causedWaitMsPerStep the other ranks' wait at those instances, per step and per waiting rank
+     * @param causedWaitSharePct  share of all the phase's collective wait
+     * @param where               for the straggler: the call sites where it causes the most wait; else empty
+     * @param afterCategories     for the straggler: the wait it causes by the category it was busy with
+     *                            before arriving (most time since its previous collective); else empty
+     */
+    public record Straggler(int rank, boolean straggler, long lateInstances, double lateSharePct,
+                            double causedWaitMsPerStep, double causedWaitSharePct, List<StragglerSpot> where,
+                            List<CategoryWait> afterCategories) {}
+
+    /**
+     * A collective call site: the {@code index}-th collective of {@code type} in the step (from 0).
+     *
+     * @param lateSharePct  share of the site's instances at which the rank arrived last
+     * @param afterCategory the category the rank was busy with before arriving (most caused wait)
+     */
+    public record StragglerSpot(String type, int index, double lateSharePct, double causedWaitMsPerStep,
+                                String afterCategory) {}
+
+    /** Caused wait attributed to the category that preceded the late arrivals. */
+    public record CategoryWait(String category, double causedWaitMsPerStep, double sharePct) {}
 
     /**
      * A per-step quantity: mean, median and p90 over a rank's steps, averaged over ranks; min and max
@@ -62,7 +89,12 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
 
     public record RankSummary(int rank, Map<String, RankPhase> phases) {}
 
-    public record RankPhase(double steps, PerStep kernelMsPerStep, PerStep spanMsPerStep, List<CategoryShare> categories) {}
+    /**
+     * @param computeMsPerStep kernel time minus the time its collectives spent waiting for other ranks
+     * @param waitMsPerStep    that waiting time
+     */
+    public record RankPhase(double steps, PerStep kernelMsPerStep, PerStep spanMsPerStep, PerStep computeMsPerStep,
+                            PerStep waitMsPerStep, List<CategoryShare> categories) {}
 
     /** One rank's per-step distribution. */
     public record PerStep(Double mean, Double median, Double p90) {}

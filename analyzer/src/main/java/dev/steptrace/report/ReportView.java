@@ -39,20 +39,29 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
     public static final int STEP_ROWS_LIMIT = 200;
     /** The idle section lists this many of the largest host gaps per phase. */
     public static final int LARGEST_GAPS = 5;
+    /** A category's one-line summary names this many of its subcategories. */
+    public static final int SUB_SUMMARY = 3;
 
     private static final List<String> PHASE_ORDER = List.of("decode", "prefill", "mixed", "unknown");
 
     /** One phase's sections. Charts are null when not drawn. */
-    public record PhaseView(String id, String label, String anchor, String steps, String stepSource,
+    public record PhaseView(String id, String label, String anchor, String steps, String stepsLabel, String stepSource,
                             String stepSourceId, List<CategoryRow> categories, CategoryRow total,
                             String kernelMean, String kernelMedian, String kernelP90,
                             List<StatRow> stats, List<Column> rankColumns, List<RankRow> ranks,
                             String minRank, String maxRank, List<StepRow> stepRows, int stepCount,
                             boolean stepRowsTruncated, List<KernelRow> topKernels, IdleView idle,
-                            ChartRef sharesChart, ChartRef ranksChart, ChartRef stepsChart) {}
+                            StragglerView stragglers, ChartRef sharesChart, ChartRef ranksChart, ChartRef stepsChart) {}
 
-    /** A headline row. {@code color} is the category's fixed chart color. */
-    public record CategoryRow(String id, String label, String color, String ms, String share, String calls) {}
+    /**
+     * A headline row. {@code color} is the category's fixed chart color; {@code subcategories} what is
+     * inside it (largest first), {@code subSummary} their names and shares of kernel time in one line.
+     */
+    public record CategoryRow(String id, String label, String color, String ms, String share, String calls,
+                              List<SubcategoryRow> subcategories, String subSummary) {}
+
+    /** A subcategory of a headline category; {@code share} is of the phase's total kernel time. */
+    public record SubcategoryRow(String id, String ms, String share, String calls) {}
 
     /** A per-step quantity: mean, median, p90 over steps (mean over ranks), and the extreme ranks. */
     public record StatRow(String label, String mean, String median, String p90, String minRank, String maxRank) {}
@@ -62,10 +71,11 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
 
     /**
      * One rank in one phase. {@code mark} is "min", "max", "min max" or "" (the ranks with the lowest and
-     * highest mean kernel ms per step); {@code cells} are ms per step per {@link PhaseView#rankColumns}.
+     * highest mean compute ms per step: kernel time without collective waits; kernel time when the
+     * model has no compute time); {@code cells} are ms per step per {@link PhaseView#rankColumns}.
      */
     public record RankRow(String rank, String steps, String kernelMean, String kernelMedian, String kernelP90,
-                          String spanMean, String mark, List<String> cells) {}
+                          String computeMean, String waitMean, String spanMean, String mark, List<String> cells) {}
 
     /** One step index across ranks: kernel ms mean, min and max over ranks; span, busy, idle, host gap means. */
     public record StepRow(String index, String name, String ranks, String kernelMean, String kernelMin,
@@ -204,20 +214,23 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         double totalCalls = 0;
         double totalShare = 0;
         for (CategoryShare c : cats) {
+            List<SubcategoryRow> subs = subcategories(c);
             rows.add(new CategoryRow(c.id(), ReportCategories.label(c.id(), c.label()), ReportCategories.color(c.id()),
-                    Fmt.ms(c.msPerStep()), Fmt.pct(c.sharePct()), Fmt.count(c.callsPerStep())));
+                    Fmt.ms(c.msPerStep()), Fmt.pct(c.sharePct()), Fmt.count(c.callsPerStep()), subs,
+                    subSummary(subs)));
             totalMs += c.msPerStep();
             totalCalls += c.callsPerStep();
             totalShare += c.sharePct();
         }
         CategoryRow total = new CategoryRow("total", "Total", "", Fmt.ms(rows.isEmpty() ? null : totalMs),
-                Fmt.pct(rows.isEmpty() ? null : totalShare), Fmt.count(rows.isEmpty() ? null : totalCalls));
+                Fmt.pct(rows.isEmpty() ? null : totalShare), Fmt.count(rows.isEmpty() ? null : totalCalls), List.of(), "");
         Stat kernel = p.kernelMsPerStep();
 
         // Per-step statistics.
         List<StepPoint> steps = allSteps.stream().filter(s -> id.equals(s.phase())).toList();
         List<StatRow> stats = new ArrayList<>();
         stats.add(statRow("Kernel time", kernel));
+        stats.add(statRow("Compute (kernel time without collective waits)", p.computeMsPerStep()));
         stats.add(statRow("Span (first kernel start to last kernel end)", p.spanMsPerStep()));
         stats.add(statRow("Busy (union of kernel intervals)", p.busyMsPerStep()));
         stats.add(idleRow(p, steps));
@@ -239,8 +252,11 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         }
         List<Column> columns = new ArrayList<>();
         colIds.forEach((cid, clabel) -> columns.add(new Column(cid, clabel, ReportCategories.chartLabel(clabel), ReportCategories.color(cid))));
-        Integer minRank = kernel != null && kernel.min() != null ? kernel.min().rank() : null;
-        Integer maxRank = kernel != null && kernel.max() != null ? kernel.max().rank() : null;
+        // Badges by compute time: a rank's spinning in collectives while it waits for a late peer is kernel
+        // time, so by kernel time the rank everyone waits for would look the fastest.
+        Stat badge = p.computeMsPerStep() != null && p.computeMsPerStep().min() != null ? p.computeMsPerStep() : kernel;
+        Integer minRank = badge != null && badge.min() != null ? badge.min().rank() : null;
+        Integer maxRank = badge != null && badge.max() != null ? badge.max().rank() : null;
         if (minRank == null || maxRank == null) {
             // The model did not say: the extremes of the ranks' own means, when there are any.
             RankSummary lo = null;
@@ -276,7 +292,8 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
             List<String> cells = new ArrayList<>();
             if (rp == null) {
                 columns.forEach(c -> cells.add(Fmt.NA));
-                rankRows.add(new RankRow(Integer.toString(rs.rank()), Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA, mark, cells));
+                rankRows.add(new RankRow(Integer.toString(rs.rank()), Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA, Fmt.NA,
+                        Fmt.NA, mark, cells));
                 continue;
             }
             Map<String, Double> byCat = new HashMap<>();
@@ -287,9 +304,12 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
             columns.forEach(c -> cells.add(Fmt.ms(byCat.getOrDefault(c.id(), 0.0))));
             BottleneckReport.PerStep k = rp.kernelMsPerStep();
             BottleneckReport.PerStep sp = rp.spanMsPerStep();
+            BottleneckReport.PerStep cp = rp.computeMsPerStep();
+            BottleneckReport.PerStep wt = rp.waitMsPerStep();
             rankRows.add(new RankRow(Integer.toString(rs.rank()), Fmt.count(rp.steps()),
                     Fmt.ms(k == null ? null : k.mean()), Fmt.ms(k == null ? null : k.median()),
-                    Fmt.ms(k == null ? null : k.p90()), Fmt.ms(sp == null ? null : sp.mean()), mark, cells));
+                    Fmt.ms(k == null ? null : k.p90()), Fmt.ms(cp == null ? null : cp.mean()),
+                    Fmt.ms(wt == null ? null : wt.mean()), Fmt.ms(sp == null ? null : sp.mean()), mark, cells));
         }
 
         // Per step, across ranks.
@@ -346,13 +366,38 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                 Fmt.ms(gap == null ? null : gap.mean()), Fmt.ms(gap == null ? null : gap.median()),
                 Fmt.ms(gap == null ? null : gap.p90()), gapRows);
 
-        return new PhaseView(id, label, "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), Fmt.count(p.steps()),
+        String stepCount = Fmt.count(p.steps());
+        return new PhaseView(id, label, "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), stepCount,
+                stepCount + ("1".equals(stepCount) ? " step" : " steps"),
                 stepSourceLabel(p.stepSource()), Fmt.text(p.stepSource()), rows, total,
                 Fmt.ms(kernel == null ? null : kernel.mean()), Fmt.ms(kernel == null ? null : kernel.median()),
                 Fmt.ms(kernel == null ? null : kernel.p90()), stats, columns, rankRows,
                 minRank == null ? Fmt.NA : minRank.toString(), maxRank == null ? Fmt.NA : maxRank.toString(),
                 stepRows, byIndex.size(), byIndex.size() > stepRows.size(), top, idle,
+                StragglerView.of(p.stragglers()),
                 charts.get(id + "-shares"), charts.get(id + "-ranks"), charts.get(id + "-steps"));
+    }
+
+    /** The largest subcategories with their shares, in one line ("norm 2.1%, rotary 0.4%, …"). */
+    private static String subSummary(List<SubcategoryRow> subs) {
+        List<String> parts = subs.stream().limit(SUB_SUMMARY).map(r -> r.id() + " " + r.share()).toList();
+        return String.join(", ", parts) + (subs.size() > SUB_SUMMARY ? ", …" : "");
+    }
+
+    /** A category's subcategories, largest first; shares of the phase's kernel time, as the category's. */
+    private static List<SubcategoryRow> subcategories(CategoryShare c) {
+        List<SubcategoryRow> out = new ArrayList<>();
+        if (c.subcategories() == null || c.msPerStep() <= 0) {
+            return out;
+        }
+        List<BottleneckReport.SubcategoryShare> subs = new ArrayList<>(c.subcategories());
+        subs.sort(Comparator.comparingDouble(BottleneckReport.SubcategoryShare::msPerStep).reversed()
+                .thenComparing(BottleneckReport.SubcategoryShare::id));
+        for (BottleneckReport.SubcategoryShare sub : subs) {
+            out.add(new SubcategoryRow(Fmt.text(sub.id()), Fmt.ms(sub.msPerStep()),
+                    Fmt.pct(c.sharePct() * sub.msPerStep() / c.msPerStep()), Fmt.count(sub.callsPerStep())));
+        }
+        return out;
     }
 
     private static StatRow statRow(String label, Stat s) {

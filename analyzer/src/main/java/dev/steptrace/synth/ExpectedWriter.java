@@ -30,7 +30,8 @@ import java.util.TreeMap;
  *
  * <pre>
  * {"schema": "steptrace.synth-expected/1", "preset": "moe-tp8-graph", "seed": 1,
- *  "ranks": 8, "world_size": 8, "batch": 1, "scales": {"attention": 1.2}, "format": "kineto",
+ *  "ranks": 8, "world_size": 8, "batch": 1, "scales": {"attention": 1.2}, "slow_ranks": {"3": 1.2},
+ *  "format": "kineto",
  *  "files": [{"rank": 0, "file": "dp0_pp0_tp0_dcp0_ep0_rank0.NS.pt.trace.json.gz", "json_bytes": 123}],
  *  "phases": {
  *    "decode": {"steps": 40, "annotation": "execute_context_0(0)_generation_1(1)", "cuda_graph": true,
@@ -40,6 +41,8 @@ import java.util.TreeMap;
  *         "subcategories": {"custom": {"ms_per_step": ..., "calls_per_step": 122}, "nccl": {...}}}, ...],
  *      "collectives": [{"type": "allreduce", "calls_per_step": 127,
  *         "wait_ms_per_step": ..., "transfer_ms_per_step": ...}],   // SPEC's wait/transfer split
+ *      "stragglers": [{"rank": 3, "late_instances": 1400, "late_share_pct": 91.9,
+ *         "caused_wait_ms_per_step": ...}],   // ranks that arrived last at collectives (2 ranks or more)
  *      "per_rank": [{"rank": 0, "kernel_ms_per_step": ...,
  *         "categories": {"allreduce": {"ms_per_step": ..., "calls_per_step": 127}, ...}}]},
  *    "prefill": {...}},                        // present when --prefill-steps &gt; 0
@@ -81,6 +84,8 @@ public final class ExpectedWriter {
         root.put("batch", config.batch());
         ObjectNode scales = root.putObject("scales");
         config.scales().forEach((c, f) -> scales.put(c.id(), f));
+        ObjectNode slow = root.putObject("slow_ranks");
+        config.slowRanks().forEach((r, f) -> slow.put(Integer.toString(r), f));
         root.put("format", format.id());
         ArrayNode fileNodes = root.putArray("files");
         for (FileInfo f : files) {
@@ -172,6 +177,10 @@ public final class ExpectedWriter {
             col.put("transfer_ms_per_step", mean(transfer));
         }
 
+        if (ranks.size() > 1) {
+            o.set("stragglers", stragglers(mapper, ranks, phase));
+        }
+
         ArrayNode perRankNodes = o.putArray("per_rank");
         for (int i = 0; i < ranks.size(); i++) {
             ObjectNode r = perRankNodes.addObject();
@@ -185,6 +194,29 @@ public final class ExpectedWriter {
             }
         }
         return o;
+    }
+
+    /**
+     * Who arrived last at the phase's collective instances, from the simulation of every rank (each
+     * rank's file records the same, so rank 0's sums are used): per rank that arrived last at least
+     * once, the instances, their share, and the other ranks' wait there per step and per waiting rank;
+     * most caused wait first.
+     */
+    private static ArrayNode stragglers(ObjectMapper mapper, List<RankTotals> ranks, Phase phase) {
+        RankTotals.PhaseTotals t = ranks.get(0).phase(phase);
+        long instances = t.lateArrivals.values().stream().mapToLong(v -> v[0]).sum();
+        List<Map.Entry<Integer, long[]>> late = new ArrayList<>(t.lateArrivals.entrySet());
+        late.sort(Comparator.<Map.Entry<Integer, long[]>>comparingLong(e -> -e.getValue()[1])
+                .thenComparing(Map.Entry::getKey));
+        ArrayNode out = mapper.createArrayNode();
+        for (Map.Entry<Integer, long[]> e : late) {
+            ObjectNode r = out.addObject();
+            r.put("rank", e.getKey());
+            r.put("late_instances", e.getValue()[0]);
+            r.put("late_share_pct", 100.0 * e.getValue()[0] / instances);
+            r.put("caused_wait_ms_per_step", e.getValue()[1] / 1e6 / (ranks.size() - 1) / t.steps);
+        }
+        return out;
     }
 
     /** Every distinct kernel name, by decode time, then prefill time. */

@@ -8,6 +8,7 @@ import dev.steptrace.synth.model.StepTemplate;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What one rank's file contains, summed from the very durations handed to the trace writer: per
@@ -23,6 +24,8 @@ public final class RankTotals {
         private long[] ns;
         private long[] calls;
         final Map<Category, long[]> collectiveWaitTransferCalls = new EnumMap<>(Category.class);
+        /** Per rank that arrived last at some collective instance: {instances, every rank's wait there, summed}. */
+        final Map<Integer, long[]> lateArrivals = new TreeMap<>();
 
         public int steps() {
             return steps;
@@ -77,6 +80,9 @@ public final class RankTotals {
                 c[0] += g.waitNs;
                 c[1] += g.dur - g.waitNs;
                 c[2]++;
+                long[] late = t.lateArrivals.computeIfAbsent(g.lastRank, r -> new long[2]);
+                late[0]++;
+                late[1] += g.waitsNs;
             }
         }
     }

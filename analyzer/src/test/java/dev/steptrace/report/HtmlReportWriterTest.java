@@ -80,15 +80,50 @@ class HtmlReportWriterTest {
     }
 
     @Test
-    void perRankTableMarksTheFastestAndSlowestRank() {
+    void perRankTableMarksTheFastestAndSlowestRankByComputeTime() {
         String table = between(html, "id=\"ranks-decode\"", "</table>");
-        assertTrue(table.contains("<tr class=\"min\"><td class=\"rank\">3<span class=\"badge min\">min</span>"), table);
-        assertTrue(table.contains("<tr class=\"max\"><td class=\"rank\">5<span class=\"badge max\">max</span>"));
-        assertTrue(table.contains(">21.41<") && table.contains(">22.02<"));
+        // By kernel time rank 3 has the least and rank 5 the most; without their collective waits, rank 1
+        // computes least (21.62 - 0.70 = 20.92 ms) and rank 6 most (21.66 - 0.05 = 21.61 ms).
+        assertTrue(table.contains("<tr class=\"min\"><td class=\"rank\">1<span class=\"badge min\" title=\"least compute time\">min</span>"), table);
+        assertTrue(table.contains("<tr class=\"max\"><td class=\"rank\">6<span class=\"badge max\" title=\"most compute time\">max</span>"));
+        assertTrue(table.contains(">21.41<") && table.contains(">22.02<"), "kernel time still shown");
+        assertTrue(table.contains(">20.92<") && table.contains(">21.61<"), "compute time shown");
+        assertFalse(table.contains("<td class=\"rank\">3<span"), "least kernel time is not the badge");
         // rank 7 has no prefill steps: its row says so rather than showing zeros
         String prefill = between(html, "id=\"ranks-prefill\"", "</table>");
         assertTrue(prefill.contains("<tr><td class=\"rank\">7</td><td class=\"num\">n/a</td>"), prefill);
         assertFalse(prefill.contains("badge"), "all prefill ranks alike: none singled out");
+    }
+
+    @Test
+    void theStragglerIsNamedInOneSentenceAtTheTopOfThePerRankSection() {
+        String ranks = between(html, "<section id=\"ranks\">", "</section>");
+        String sentence = between(ranks, "<p class=\"stragglers named\" id=\"stragglers-decode\">", "</p>");
+        assertTrue(sentence.contains("Rank 6 arrives last at 80.0% of the collectives; the others wait 0.62 ms per step"
+                + " for it (88.6% of all collective wait), most of it after MoE GEMMs (70.0%)."), sentence);
+        assertTrue(ranks.indexOf("id=\"stragglers-decode\"") < ranks.indexOf("id=\"ranks-decode\""), "before the table");
+        String arrivals = between(ranks, "id=\"arrivals-decode\"", "</table>");
+        assertTrue(arrivals.contains("<tr class=\"straggler\"><td class=\"rank\">6<span class=\"badge straggler\">straggler</span>"));
+        assertTrue(arrivals.contains("<td class=\"rank\">5</td><td class=\"num\">300</td><td class=\"num\">11.8%</td>"), arrivals);
+        String spots = between(ranks, "id=\"spots-decode\"", "</table>");
+        assertTrue(spots.contains("<td><code>allreduce</code></td><td class=\"num\">61</td><td class=\"num\">100.0%</td>"
+                + "<td class=\"num\">0.05</td><td>MoE GEMMs</td>"), spots);
+        assertFalse(ranks.contains("id=\"stragglers-prefill\""), "no straggler analysis in prefill: no sentence");
+    }
+
+    @Test
+    void subcategoriesAreInsideCollapsedDetails() {
+        String inside = between(html, "id=\"inside-decode\"", "</div>");
+        assertEquals(6, count(inside, "<details class=\"subcats\""), "one per headline category");
+        assertTrue(inside.contains("AllReduce (NCCL + custom) 51.5%: allreduce_main 51.5%</summary>"), inside);
+        assertFalse(inside.contains("<details open"), "collapsed");
+    }
+
+    @Test
+    void stepCountsArePluralOnlyWhenNotOne() {
+        assertTrue(html.contains("20 steps per rank"));
+        assertTrue(html.contains(">2 steps per rank"));
+        assertFalse(html.contains("1 steps"));
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.steptrace.report;
 
 import dev.steptrace.report.BottleneckReport.Capture;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
+import dev.steptrace.report.BottleneckReport.CategoryWait;
 import dev.steptrace.report.BottleneckReport.Collective;
 import dev.steptrace.report.BottleneckReport.MessageBytes;
 import dev.steptrace.report.BottleneckReport.PartialFile;
@@ -11,6 +12,8 @@ import dev.steptrace.report.BottleneckReport.RankPhase;
 import dev.steptrace.report.BottleneckReport.RankSummary;
 import dev.steptrace.report.BottleneckReport.RankValue;
 import dev.steptrace.report.BottleneckReport.Stat;
+import dev.steptrace.report.BottleneckReport.Straggler;
+import dev.steptrace.report.BottleneckReport.StragglerSpot;
 import dev.steptrace.report.BottleneckReport.SubcategoryShare;
 import dev.steptrace.report.BottleneckReport.Tool;
 import dev.steptrace.report.BottleneckReport.TopKernel;
@@ -53,8 +56,13 @@ final class ReportFixtures {
         {"allreduce", 15.1, 20.2, 127.0},
     };
 
-    /** Per-rank offsets of kernel ms per step (sum 0): rank 3 is the fastest, rank 5 the slowest. */
+    /** Per-rank offsets of kernel ms per step (sum 0): rank 3 has the least kernel time, rank 5 the most. */
     private static final double[] RANK_DELTA = {0.05, -0.08, 0.02, -0.29, 0.06, 0.32, -0.04, -0.04};
+    /**
+     * Per-rank collective wait, ms per step: rank 6, the straggler, hardly waits. Compute (kernel time
+     * minus wait) is least on rank 1 (20.92) and most on rank 6 (21.61).
+     */
+    private static final double[] RANK_WAIT = {0.62, 0.70, 0.58, 0.40, 0.61, 0.90, 0.05, 0.63};
 
     static ReportContent kimi() {
         Capture capture = new Capture("/data/traces/kimi-k2.5-int4-tp8/decode-bs1", "decode-bs1", "kineto", 8,
@@ -68,14 +76,15 @@ final class ReportFixtures {
                 new Stat(24.31, 24.25, 24.90, new RankValue(3, 24.02), new RankValue(5, 24.66)),
                 new Stat(21.22, 21.20, 21.61, new RankValue(3, 20.93), new RankValue(5, 21.55)),
                 new Stat(0.41, 0.38, 0.62, new RankValue(1, 0.35), new RankValue(6, 0.47)),
-                categories(DECODE), decodeKernels()));
+                computeStat(), categories(DECODE), decodeKernels(), decodeStragglers()));
         phases.put("prefill", new Phase(PREFILL_STEPS, "vllm_annotation",
                 new Stat(74.9, 74.9, 75.3, null, null),
                 new Stat(80.2, null, null, null, null),
                 new Stat(null, null, null, null, null),
-                null,
+                null, null,
                 categories(PREFILL),
-                List.of(new TopKernel("nvjet_tst_128x256_64x4_2x1_v_bz_coopB_TNN", "gemm", null, "gemm.nvjet", 30.1, 122.0, 246.7))));
+                List.of(new TopKernel("nvjet_tst_128x256_64x4_2x1_v_bz_coopB_TNN", "gemm", null, "gemm.nvjet", 30.1, 122.0, 246.7)),
+                null));
 
         List<Collective> collectives = List.of(
                 new Collective("decode", "allreduce", 127, 88.0, new MessageBytes(14336), 1.2, 3.10, 8.07),
@@ -92,11 +101,13 @@ final class ReportFixtures {
                         100 * ms / (21.70 + d), (double) c[3], List.of()));
             }
             Map<String, RankPhase> rp = new LinkedHashMap<>();
+            double w = RANK_WAIT[r];
             rp.put("decode", new RankPhase(DECODE_STEPS, new PerStep(21.70 + d, 21.68 + d, 22.05 + d),
-                    new PerStep(24.31 + d, 24.25 + d, 24.90 + d), cats));
+                    new PerStep(24.31 + d, 24.25 + d, 24.90 + d), new PerStep(21.70 + d - w, 21.68 + d - w, 22.05 + d - w),
+                    new PerStep(w, w, w), cats));
             if (r != 7) { // rank 7's prefill steps were lost with the truncated file
                 rp.put("prefill", new RankPhase(PREFILL_STEPS, new PerStep(74.9, 74.9, 75.3), new PerStep(80.2, null, null),
-                        categories(PREFILL)));
+                        null, null, categories(PREFILL)));
             }
             ranks.add(new RankSummary(r, rp));
         }
@@ -108,6 +119,31 @@ final class ReportFixtures {
         BottleneckReport report = new BottleneckReport(BottleneckReport.SCHEMA, new Tool("steptrace", "0.1.0-test"),
                 capture, phases, collectives, ranks, warnings);
         return new ReportContent(report, steps());
+    }
+
+    /** Compute ms per step across ranks: kernel time minus collective wait, rank 1 least, rank 6 most. */
+    private static Stat computeStat() {
+        double sum = 0;
+        RankValue min = null;
+        RankValue max = null;
+        for (int r = 0; r < RANKS; r++) {
+            double v = 21.70 + RANK_DELTA[r] - RANK_WAIT[r];
+            sum += v;
+            min = min == null || v < min.value() ? new RankValue(r, v) : min;
+            max = max == null || v > max.value() ? new RankValue(r, v) : max;
+        }
+        return new Stat(sum / RANKS, sum / RANKS, sum / RANKS + 0.2, min, max);
+    }
+
+    /** Rank 6 arrives last at 80% of the 127 all-reduces of each of the 20 steps and is named; rank 5 is not. */
+    private static List<Straggler> decodeStragglers() {
+        return List.of(
+                new Straggler(6, true, 2032, 80.0, 0.62, 88.6,
+                        List.of(new StragglerSpot("allreduce", 61, 100.0, 0.05, "moe_gemm"),
+                                new StragglerSpot("allreduce", 7, 95.0, 0.04, "attention")),
+                        List.of(new CategoryWait("moe_gemm", 0.434, 70.0), new CategoryWait("attention", 0.186, 30.0))),
+                new Straggler(5, false, 300, 11.8, 0.06, 8.6, List.of(), List.of()),
+                new Straggler(1, false, 208, 8.2, 0.02, 2.8, List.of(), List.of()));
     }
 
     private static List<CategoryShare> categories(Object[][] rows) {

@@ -50,6 +50,12 @@ class SynthCommandTest {
                 "--scale", "flash=1.2"));
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
                 "--scale", "gemm=-1"));
+        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
+                "--slow-rank", "2=1.2"), "rank out of range");
+        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
+                "--slow-rank", "1=0"));
+        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
+                "--slow-rank", "one=2"));
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "0", "--steps", "1", "--out", out));
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "0", "--out", out));
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,

@@ -62,6 +62,10 @@ public final class RankStep {
         public long commsId;
         /** For a collective: the time this rank spun waiting for the last rank to arrive. */
         public long waitNs;
+        /** For a collective: the rank that arrived last (the lowest of them on a tie); -1 otherwise. */
+        public int lastRank;
+        /** For a collective: every rank's wait for the last one, summed (the same in every rank's view). */
+        public long waitsNs;
     }
 
     /** A GPU-side projection of a host annotation ({@code gpu_user_annotation}). */
@@ -169,6 +173,8 @@ public final class RankStep {
         g.seq = -1;
         g.commsId = 0;
         g.waitNs = 0;
+        g.lastRank = -1;
+        g.waitsNs = 0;
         g.externalId = 0;
         return g;
     }

@@ -43,6 +43,10 @@ public final class RankTimeline {
     private final long[] gpuReady;
     private final long[] firstStart;
 
+    /** The last collective instance's latest rank and the ranks' waits for it, summed ({@link #collective}). */
+    private int lastRank;
+    private long waits;
+
     private final RankStep out = new RankStep();
     private int step;
     private long lastHostEnd;
@@ -155,6 +159,8 @@ public final class RankTimeline {
             g.start = local(arrival[rank]);
             g.dur = dur[rank];
             g.waitNs = wait;
+            g.lastRank = spec.collective().isCollective() ? lastRank : -1;
+            g.waitsNs = spec.collective().isCollective() ? waits : 0;
             if (eager) {
                 g.correlation = launchCorrelation;
                 g.externalId = launchExt;
@@ -190,14 +196,18 @@ public final class RankTimeline {
 
     /**
      * Times one collective instance on every rank: all ranks end together, {@code transfer} after the
-     * last arrival. Returns the observed rank's wait.
+     * last arrival. Returns the observed rank's wait; sets {@link #lastRank} (the lowest of the ranks
+     * that arrived last) and {@link #waits} (every rank's wait, summed: the time spent waiting for it).
      */
     private long collective(int s, int k, double nominal, long[] dur) {
         long last = Long.MIN_VALUE;
         for (int r = 0; r < n; r++) {
-            last = Math.max(last, arrival[r]);
+            if (arrival[r] > last) {
+                last = arrival[r];
+                lastRank = r;
+            }
         }
-        long waits = 0;
+        waits = 0;
         for (int r = 0; r < n; r++) {
             waits += last - arrival[r];
         }

@@ -80,9 +80,12 @@ public final class Workload {
         return noise;
     }
 
-    /** Duration multiplier of the rank's compute kernels (mean 1 over ranks). */
+    /**
+     * Duration multiplier of the rank's compute kernels: its GPU's small speed difference (mean 1 over
+     * ranks) times its {@code --slow-rank} factor.
+     */
     double speed(int rank) {
-        return speed[rank];
+        return speed[rank] * config.slowdown(rank);
     }
 
     /** What the rank's clock reads when the reference clock reads 0. */

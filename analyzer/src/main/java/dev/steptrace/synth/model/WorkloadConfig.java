@@ -6,14 +6,17 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * What determines the simulated workload, independent of how it is written: equal configs give the
  * same durations, ids and timestamps.
  *
- * @param scales duration factor per category; categories not listed keep factor 1
+ * @param scales    duration factor per category; categories not listed keep factor 1
+ * @param slowRanks duration factor of the compute kernels of a rank (a straggler); ranks not listed keep 1
  */
-public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales) {
+public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales,
+                             Map<Integer, Double> slowRanks) {
     public static final int MAX_RANKS = 1024;
     public static final int MAX_BATCH = 4096;
     public static final double MAX_SCALE = 1000;
@@ -30,6 +33,25 @@ public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map
                     "--scale " + e.getKey().id() + "=" + f + ": the factor must be a positive number up to " + (int) MAX_SCALE);
         }
         scales = Collections.unmodifiableMap(copy);
+        TreeMap<Integer, Double> slow = new TreeMap<>(slowRanks);
+        for (Map.Entry<Integer, Double> e : slow.entrySet()) {
+            double f = e.getValue();
+            require(e.getKey() >= 0 && e.getKey() < ranks,
+                    "--slow-rank " + e.getKey() + "=" + f + ": the rank must be between 0 and " + (ranks - 1));
+            require(Double.isFinite(f) && f > 0 && f <= MAX_SCALE,
+                    "--slow-rank " + e.getKey() + "=" + f + ": the factor must be a positive number up to " + (int) MAX_SCALE);
+        }
+        slowRanks = Collections.unmodifiableMap(slow);
+    }
+
+    /** A workload without slow ranks. */
+    public WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales) {
+        this(preset, ranks, batch, seed, scales, Map.of());
+    }
+
+    /** The factor for a rank's compute kernel durations (1 unless slowed). */
+    public double slowdown(int rank) {
+        return slowRanks.getOrDefault(rank, 1.0);
     }
 
     /** The factor for a category's durations (1 unless scaled). */

@@ -1,0 +1,52 @@
+package dev.steptrace.analysis;
+
+import static dev.steptrace.analysis.StepDetector.exec;
+
+import dev.steptrace.report.BottleneckReport.PerStep;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Each step's time spent waiting for other ranks, and its compute time, into temp table
+ * {@code t_step_waits(file_id, rank, step, phase, phase_index, wait_ns, compute_ns)}: {@code wait_ns}
+ * sums the step's collective waits ({@code t_collectives.wait_ns}, 0 where none was matched) and
+ * {@code compute_ns} is the kernel time without them. Kernel time counts a rank's spinning inside
+ * collectives as work, so the rank everyone waits for has the least of it; compute time ranks the
+ * ranks by the work they did.
+ */
+final class CollectiveWaits {
+    private CollectiveWaits() {}
+
+    static void build(Connection c) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_step_waits AS
+                SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(w.wait_ns, 0)::BIGINT AS wait_ns,
+                       (m.kernel_ns - coalesce(w.wait_ns, 0))::BIGINT AS compute_ns
+                FROM t_step_metrics m
+                LEFT JOIN (SELECT file_id, step, sum(wait_ns) AS wait_ns FROM t_collectives GROUP BY ALL) w
+                    USING (file_id, step)
+                """);
+    }
+
+    /** Per phase and rank: {compute, wait} per step (mean, median, p90 over the rank's steps), ms. */
+    static Map<String, Map<Integer, PerStep[]>> perRank(Connection c) throws SQLException {
+        Map<String, Map<Integer, PerStep[]>> out = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT phase, rank,
+                       avg(compute_ns), quantile_cont(compute_ns, 0.5), quantile_cont(compute_ns, 0.9),
+                       avg(wait_ns), quantile_cont(wait_ns, 0.5), quantile_cont(wait_ns, 0.9)
+                FROM t_step_waits WHERE rank IS NOT NULL GROUP BY phase, rank
+                """)) {
+            while (rs.next()) {
+                out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getInt(2), new PerStep[] {
+                        new PerStep(rs.getDouble(3) / 1e6, rs.getDouble(4) / 1e6, rs.getDouble(5) / 1e6),
+                        new PerStep(rs.getDouble(6) / 1e6, rs.getDouble(7) / 1e6, rs.getDouble(8) / 1e6)});
+            }
+        }
+        return out;
+    }
+}

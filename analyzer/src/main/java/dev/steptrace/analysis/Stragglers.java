@@ -1,0 +1,210 @@
+package dev.steptrace.analysis;
+
+import static dev.steptrace.analysis.StepDetector.exec;
+
+import dev.steptrace.report.BottleneckReport.CategoryWait;
+import dev.steptrace.report.BottleneckReport.Straggler;
+import dev.steptrace.report.BottleneckReport.StragglerSpot;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Who arrives late at the collectives, and how long the others wait for it (docs/reports.md,
+ * "Stragglers"). A collective kernel spins until every rank has arrived, so at a matched instance
+ * ({@code t_collectives}: same phase, step of the phase, type and position {@code k}) the rank with
+ * the shortest kernel arrived last, and every other rank's wait ({@code wait_ns}: its duration beyond
+ * the shortest) was spent waiting for it. Durations, not start times, decide: they do not depend on
+ * the ranks' clocks.
+ *
+ * <p>Temp table {@code t_collective_arrivals}, one row per instance matched on every rank: {@code phase,
+ * phase_index, type, k, ranks, last_rank} (ties: the lowest rank), the late rank's {@code last_file_id,
+ * last_step, last_ts_ns}, {@code transfer_ns} (the shortest duration), {@code lateness_ns} (how much
+ * later than the next-latest rank it arrived: the second-shortest duration minus the shortest) and
+ * {@code wait_ns} (the other ranks' waits, summed).
+ *
+ * <p>A rank is named the straggler of a phase when all three hold, so that the ordinary skew of
+ * healthy ranks names nobody:
+ * <ul>
+ *   <li>it arrives last more often than an even share, {@code 1/ranks}, of the instances;</li>
+ *   <li>it causes more than halfway between an even share and all of the phase's collective wait:
+ *       at least {@code (1 + 1/ranks) / 2} of it (75% with 2 ranks, 56% with 8); at most one rank can;</li>
+ *   <li>the wait it causes, per step and per waiting rank, is at least
+ *       {@value #MIN_WAIT_OF_TRANSFER_PCT}% of the phase's collective transfer time per step: the
+ *       collectives take that much longer than their transfers because of it.</li>
+ * </ul>
+ */
+final class Stragglers {
+    /** The caused wait must reach this share of the phase's transfer time to matter. */
+    static final double MIN_WAIT_OF_TRANSFER_PCT = 10;
+    /** Call sites listed for a straggler, most caused wait first. */
+    static final int SPOTS = 5;
+
+    private Stragglers() {}
+
+    static void build(Connection c) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_collective_arrivals AS
+                WITH ordered AS (
+                    SELECT phase, phase_index, type, k, rank, file_id, step, ts_ns, dur_ns, wait_ns,
+                           row_number() OVER (PARTITION BY phase, phase_index, type, k ORDER BY dur_ns, rank) AS nth
+                    FROM t_collectives WHERE wait_ns IS NOT NULL
+                )
+                SELECT phase, phase_index, type, k, count(*)::INTEGER AS ranks,
+                       any_value(rank) FILTER (WHERE nth = 1) AS last_rank,
+                       any_value(file_id) FILTER (WHERE nth = 1) AS last_file_id,
+                       any_value(step) FILTER (WHERE nth = 1) AS last_step,
+                       any_value(ts_ns) FILTER (WHERE nth = 1) AS last_ts_ns,
+                       min(dur_ns) AS transfer_ns,
+                       coalesce(any_value(dur_ns) FILTER (WHERE nth = 2) - min(dur_ns), 0) AS lateness_ns,
+                       sum(wait_ns)::BIGINT AS wait_ns
+                FROM ordered GROUP BY phase, phase_index, type, k
+                """);
+    }
+
+    /** Per phase: every rank that arrived last at least once, most caused wait first; phases without instances absent. */
+    static Map<String, List<Straggler>> summarize(Connection c) throws SQLException {
+        Map<String, PhaseTotals> totals = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                WITH steps AS (
+                    SELECT phase, min(n) AS steps
+                    FROM (SELECT phase, rank, count(*) AS n FROM t_step_metrics WHERE rank IS NOT NULL GROUP BY ALL)
+                    GROUP BY phase
+                )
+                SELECT a.phase, count(*), max(a.ranks), sum(a.wait_ns), sum(a.transfer_ns), any_value(s.steps)
+                FROM t_collective_arrivals a JOIN steps s USING (phase) GROUP BY a.phase
+                """)) {
+            while (rs.next()) {
+                totals.put(rs.getString(1), new PhaseTotals(rs.getLong(2), rs.getInt(3), rs.getDouble(4),
+                        rs.getDouble(5), rs.getInt(6)));
+            }
+        }
+        Map<String, List<Straggler>> out = new HashMap<>();
+        List<Object[]> named = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT phase, last_rank, count(*), sum(wait_ns) FROM t_collective_arrivals
+                GROUP BY phase, last_rank ORDER BY phase, sum(wait_ns) DESC, last_rank
+                """)) {
+            while (rs.next()) {
+                String phase = rs.getString(1);
+                PhaseTotals t = totals.get(phase);
+                int rank = rs.getInt(2);
+                long late = rs.getLong(3);
+                double caused = rs.getDouble(4);
+                double latePct = 100.0 * late / t.instances;
+                double causedPct = t.waitNs == 0 ? 0 : 100 * caused / t.waitNs;
+                double causedMs = caused / (t.ranks - 1) / t.steps / 1e6;
+                double transferMs = t.transferNs / t.steps / 1e6;
+                boolean straggler = latePct > 100.0 / t.ranks
+                        && causedPct >= 100 * (1 + 1.0 / t.ranks) / 2
+                        && causedMs >= MIN_WAIT_OF_TRANSFER_PCT / 100 * transferMs;
+                out.computeIfAbsent(phase, k -> new ArrayList<>()).add(new Straggler(rank, straggler, late, latePct,
+                        causedMs, causedPct, List.of(), List.of()));
+                if (straggler) {
+                    named.add(new Object[] {phase, rank});
+                }
+            }
+        }
+        for (Object[] n : named) {
+            String phase = (String) n[0];
+            int rank = (Integer) n[1];
+            List<Straggler> list = out.get(phase);
+            for (int i = 0; i < list.size(); i++) {
+                Straggler s = list.get(i);
+                if (s.rank() == rank) {
+                    PhaseTotals t = totals.get(phase);
+                    double perMs = 1.0 / (t.ranks - 1) / t.steps / 1e6;
+                    lateInstances(c, phase, rank);
+                    list.set(i, new Straggler(s.rank(), true, s.lateInstances(), s.lateSharePct(), s.causedWaitMsPerStep(),
+                            s.causedWaitSharePct(), spots(c, phase, perMs), afterCategories(c, perMs)));
+                }
+            }
+        }
+        return out;
+    }
+
+    private record PhaseTotals(long instances, int ranks, double waitNs, double transferNs, int steps) {}
+
+    /**
+     * The late rank's instances with the category that took the most time on it since its previous
+     * collective of the step (what it was busy with while the others waited): temp table
+     * {@code t_straggler_instances(phase, phase_index, type, k, wait_ns, after_category)} for one
+     * phase and rank. Built for named stragglers only: it reads every operation of that rank's file.
+     */
+    private static void lateInstances(Connection c, String phase, int rank) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("""
+                CREATE OR REPLACE TEMP TABLE t_straggler_instances AS
+                WITH late AS (
+                    SELECT * FROM t_collective_arrivals WHERE phase = ? AND last_rank = ?
+                ), ops AS (
+                    SELECT o.file_id, o.step, o.ts_ns, o.dur_ns, k.category,
+                           k.category IN ('allreduce', 'comm_other') AS comm
+                    FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind)
+                    WHERE o.step IS NOT NULL AND o.file_id IN (SELECT DISTINCT last_file_id FROM late)
+                ), numbered AS (
+                    -- seg: collectives started so far; the work between two collectives shares one value
+                    SELECT *, count(*) FILTER (WHERE comm) OVER (PARTITION BY file_id ORDER BY step, ts_ns, comm DESC
+                                                                ROWS UNBOUNDED PRECEDING) AS seg
+                    FROM ops
+                ), seg_category AS (
+                    SELECT file_id, step, seg, arg_max(category, ns) AS category
+                    FROM (SELECT file_id, step, seg, category, sum(dur_ns) AS ns FROM numbered WHERE NOT comm GROUP BY ALL)
+                    GROUP BY ALL
+                )
+                SELECT l.phase, l.phase_index, l.type, l.k, l.wait_ns, sc.category AS after_category
+                FROM late l
+                JOIN numbered n ON n.comm AND n.file_id = l.last_file_id AND n.step = l.last_step AND n.ts_ns = l.last_ts_ns
+                LEFT JOIN seg_category sc ON sc.file_id = n.file_id AND sc.step = n.step AND sc.seg = n.seg - 1
+                QUALIFY row_number() OVER (PARTITION BY l.phase_index, l.type, l.k ORDER BY n.seg) = 1
+                """)) {
+            ps.setString(1, phase);
+            ps.setInt(2, rank);
+            ps.execute();
+        }
+    }
+
+    /** The call sites (type, position in the step) where the rank causes the most wait ({@link #lateInstances} first). */
+    private static List<StragglerSpot> spots(Connection c, String phase, double perMs) throws SQLException {
+        List<StragglerSpot> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH sites AS (
+                    SELECT type, k, count(*) AS instances FROM t_collective_arrivals WHERE phase = ? GROUP BY ALL
+                )
+                SELECT i.type, i.k, count(*), any_value(sites.instances), sum(i.wait_ns),
+                       arg_max(i.after_category, i.wait_ns)
+                FROM t_straggler_instances i JOIN sites USING (type, k)
+                GROUP BY i.type, i.k ORDER BY sum(i.wait_ns) DESC, i.type, i.k LIMIT ?
+                """)) {
+            ps.setString(1, phase);
+            ps.setInt(2, SPOTS);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new StragglerSpot(rs.getString(1), rs.getInt(2), 100.0 * rs.getLong(3) / rs.getLong(4),
+                            rs.getDouble(5) * perMs, rs.getString(6)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The wait the rank causes, by what it was busy with before it arrived ({@link #lateInstances} first). */
+    private static List<CategoryWait> afterCategories(Connection c, double perMs)
+            throws SQLException {
+        List<CategoryWait> out = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT after_category, sum(wait_ns), coalesce(100 * sum(wait_ns) / nullif(sum(sum(wait_ns)) OVER (), 0), 0)
+                FROM t_straggler_instances GROUP BY ALL ORDER BY 2 DESC, 1 NULLS LAST
+                """)) {
+            while (rs.next()) {
+                out.add(new CategoryWait(rs.getString(1), rs.getDouble(2) * perMs, rs.getDouble(3)));
+            }
+        }
+        return out;
+    }
+}
