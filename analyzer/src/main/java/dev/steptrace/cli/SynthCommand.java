@@ -8,13 +8,19 @@ import dev.steptrace.classify.Category;
 import dev.steptrace.synth.model.Preset;
 import dev.steptrace.synth.model.WorkloadConfig;
 import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -68,6 +74,11 @@ public final class SynthCommand implements Callable<Integer> {
             description = "Multiply the compute kernel durations of a rank (a straggler the others wait for); repeatable.")
     Map<Integer, Double> slowRanks = new LinkedHashMap<>();
 
+    @Option(names = "--clock-offset", paramLabel = "RANKS=OFFSET",
+            description = "Shift these ranks' clocks (another host's), e.g. 4-7=250us or 1=-1.5ms; units ns, us, ms, s;"
+                    + " repeatable. EXPECTED.json gives every rank's offset.")
+    Map<String, String> clockOffsets = new LinkedHashMap<>();
+
     @Option(names = {"-q", "--quiet"}, description = "No progress and no summary on stderr.")
     boolean quiet;
 
@@ -119,6 +130,44 @@ public final class SynthCommand implements Callable<Integer> {
         return Main.OK;
     }
 
+    /** {@code --clock-offset} as nanoseconds by rank; a rank named twice takes the last offset. */
+    private Map<Integer, Long> clockOffsets(CommandLine cl) {
+        Map<Integer, Long> byRank = new TreeMap<>();
+        for (Map.Entry<String, String> e : clockOffsets.entrySet()) {
+            long ns;
+            List<Integer> ranksShifted;
+            try {
+                ranksShifted = NumberList.parse(e.getKey());
+                ns = nanos(e.getValue());
+            } catch (IllegalArgumentException ex) {
+                throw new CommandLine.ParameterException(cl, "--clock-offset " + e.getKey() + "=" + e.getValue() + ": "
+                        + ex.getMessage());
+            }
+            for (int r : ranksShifted) {
+                byRank.put(r, ns);
+            }
+        }
+        return byRank;
+    }
+
+    /** {@code 250us}, {@code -1.5ms}, {@code 800ns}, {@code 2s} as nanoseconds. */
+    static long nanos(String text) {
+        Matcher m = DURATION.matcher(text.strip());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("the offset needs a number and a unit: ns, us, ms or s (e.g. 250us)");
+        }
+        long unit = switch (m.group(2)) {
+            case "ns" -> 1L;
+            case "us", "µs" -> 1_000L;
+            case "ms" -> 1_000_000L;
+            default -> 1_000_000_000L;
+        };
+        return new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(unit)).setScale(0, RoundingMode.HALF_EVEN)
+                .longValueExact();
+    }
+
+    private static final Pattern DURATION = Pattern.compile("([-+]?\\d+(?:\\.\\d+)?)\\s*(ns|us|µs|ms|s)");
+
     /** Validates the options; every problem is a usage error (exit 2). */
     private SynthConfig config() {
         CommandLine cl = spec.commandLine();
@@ -149,7 +198,7 @@ public final class SynthCommand implements Callable<Integer> {
             }
         }
         try {
-            WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors, slowRanks);
+            WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors, slowRanks, clockOffsets(cl));
             return new SynthConfig(workload, steps, prefillSteps, target, !noGzip, out, fmt);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());

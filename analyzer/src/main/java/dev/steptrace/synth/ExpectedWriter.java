@@ -32,7 +32,8 @@ import java.util.TreeMap;
  * {"schema": "steptrace.synth-expected/1", "preset": "moe-tp8-graph", "seed": 1,
  *  "ranks": 8, "world_size": 8, "batch": 1, "scales": {"attention": 1.2}, "slow_ranks": {"3": 1.2},
  *  "format": "kineto",
- *  "files": [{"rank": 0, "file": "dp0_pp0_tp0_dcp0_ep0_rank0.NS.pt.trace.json.gz", "json_bytes": 123}],
+ *  "files": [{"rank": 0, "file": "dp0_pp0_tp0_dcp0_ep0_rank0.NS.pt.trace.json.gz", "json_bytes": 123,
+ *             "clock_offset_ns": 1234}],
  *  "phases": {
  *    "decode": {"steps": 40, "annotation": "execute_context_0(0)_generation_1(1)", "cuda_graph": true,
  *      "kernel_ms_per_step": 21.70,           // kernels + memcpy, summed per step
@@ -93,6 +94,7 @@ public final class ExpectedWriter {
             o.put("rank", f.rank());
             o.put("file", f.file().getFileName().toString());
             o.put(format == SynthFormat.KINETO ? "json_bytes" : "bytes", f.jsonBytes());
+            o.put("clock_offset_ns", workload.clockOffset(f.rank()));
         }
         ObjectNode phases = root.putObject("phases");
         for (Phase phase : new Phase[] {Phase.DECODE, Phase.PREFILL}) {

@@ -3,16 +3,25 @@ package dev.steptrace.synth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.steptrace.cli.Main;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code steptrace synth} on the command line: exit codes and what it leaves behind. */
 class SynthCommandTest {
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
+
     @TempDir
     Path tmp;
 
@@ -38,6 +47,58 @@ class SynthCommandTest {
         }
     }
 
+    /**
+     * {@code --clock-offset} moves every time of the shifted ranks, and nothing else: the same capture
+     * written without it differs only by that many nanoseconds in those ranks' timestamps.
+     */
+    @Test
+    void clockOffsetShiftsTheRanksTimes() throws IOException {
+        Path plain = tmp.resolve("plain");
+        Path shifted = tmp.resolve("shifted");
+        String[] common = {"synth", "--preset", "moe-tp8-eager", "--ranks", "3", "--steps", "1", "--prefill-steps", "0",
+                "--no-gzip", "-q"};
+        assertEquals(0, Main.run(concat(common, "--out", plain.toString())));
+        assertEquals(0, Main.run(concat(common, "--out", shifted.toString(), "--clock-offset", "1-2=250us",
+                "--clock-offset", "2=-1.5ms")));
+        JsonNode expectedPlain = JSON.readTree(plain.resolve("EXPECTED.json").toFile());
+        JsonNode expectedShifted = JSON.readTree(shifted.resolve("EXPECTED.json").toFile());
+        long[] shift = {0, 250_000, -1_500_000};
+        for (int r = 0; r < 3; r++) {
+            long before = expectedPlain.at("/files/" + r + "/clock_offset_ns").asLong();
+            assertTrue(before >= 0 && before <= 4_000, "a rank's own clock is off by 0-4 µs: " + before);
+            assertEquals(before + shift[r], expectedShifted.at("/files/" + r + "/clock_offset_ns").asLong(), "rank " + r);
+            List<Long> a = timestamps(trace(plain, r));
+            List<Long> b = timestamps(trace(shifted, r));
+            assertEquals(a.size(), b.size());
+            for (int i = 0; i < a.size(); i++) {
+                assertEquals(a.get(i) + shift[r], b.get(i), "rank " + r + " event " + i);
+            }
+        }
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static Path trace(Path dir, int rank) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.getFileName().toString().contains("_rank" + rank + ".")).findFirst().orElseThrow();
+        }
+    }
+
+    /** Every event's {@code ts}, as nanoseconds from the decimal text. */
+    private static List<Long> timestamps(Path trace) throws IOException {
+        List<Long> out = new ArrayList<>();
+        for (JsonNode e : JSON.readTree(trace.toFile()).get("traceEvents")) {
+            if (e.has("ts")) {
+                out.add(e.get("ts").decimalValue().movePointRight(3).longValueExact());
+            }
+        }
+        return out;
+    }
+
     @Test
     void badUsageExitsWithTwo() throws IOException {
         String out = tmp.resolve("x").toString();
@@ -61,6 +122,14 @@ class SynthCommandTest {
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
                 "--target-size", "lots"));
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1"));
+        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
+                "--clock-offset", "1=250"));
+        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
+                "--clock-offset", "2=250us"));
+        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
+                "--clock-offset", "x=1ms"));
+        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
+                "--clock-offset", "1=2h"));
         // Real traces in --out are never overwritten.
         Path foreign = tmp.resolve("foreign");
         Files.createDirectories(foreign);

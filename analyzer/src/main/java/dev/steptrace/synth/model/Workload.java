@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * A configured synthetic workload: the preset's step templates plus the per-rank traits that stay fixed
- * for the whole capture (a slightly faster or slower GPU, a clock offset of a few microseconds).
+ * for the whole capture (a slightly faster or slower GPU, a clock offset of a few microseconds, plus the
+ * offset of the rank's host when one is configured).
  * It knows nothing about file formats; a trace writer turns {@link RankTimeline} steps into bytes.
  */
 public final class Workload {
@@ -49,7 +50,8 @@ public final class Workload {
         for (int r = 0; r < n; r++) {
             // Normalized to mean 1 over ranks, so that rank differences do not move the means the presets promise.
             speed[r] = 1 + RANK_SPEED_SPREAD * (speed[r] - sum / n);
-            clockOffset[r] = Noise.between(noise.bits(Noise.RANK, r, 1, 0), 0, MAX_CLOCK_OFFSET_NS);
+            clockOffset[r] = Noise.between(noise.bits(Noise.RANK, r, 1, 0), 0, MAX_CLOCK_OFFSET_NS)
+                    + config.clockOffsets().getOrDefault(r, 0L);
         }
     }
 
@@ -88,8 +90,8 @@ public final class Workload {
         return speed[rank] * config.slowdown(rank);
     }
 
-    /** What the rank's clock reads when the reference clock reads 0. */
-    long clockOffset(int rank) {
+    /** What the rank's clock reads when the reference clock reads 0 (EXPECTED.json's {@code clock_offset_ns}). */
+    public long clockOffset(int rank) {
         return clockOffset[rank];
     }
 }

@@ -12,14 +12,17 @@ import java.util.TreeMap;
  * What determines the simulated workload, independent of how it is written: equal configs give the
  * same durations, ids and timestamps.
  *
- * @param scales    duration factor per category; categories not listed keep factor 1
- * @param slowRanks duration factor of the compute kernels of a rank (a straggler); ranks not listed keep 1
+ * @param scales       duration factor per category; categories not listed keep factor 1
+ * @param slowRanks    duration factor of the compute kernels of a rank (a straggler); ranks not listed keep 1
+ * @param clockOffsets nanoseconds added to a rank's clock (ranks of another host); ranks not listed add 0
  */
 public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales,
-                             Map<Integer, Double> slowRanks) {
+                             Map<Integer, Double> slowRanks, Map<Integer, Long> clockOffsets) {
     public static final int MAX_RANKS = 1024;
     public static final int MAX_BATCH = 4096;
     public static final double MAX_SCALE = 1000;
+    /** Clock offsets up to a minute either way: far beyond real clock skew, far within the epoch. */
+    public static final long MAX_HOST_CLOCK_OFFSET_NS = 60_000_000_000L;
 
     public WorkloadConfig {
         Objects.requireNonNull(preset, "preset");
@@ -42,11 +45,18 @@ public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map
                     "--slow-rank " + e.getKey() + "=" + f + ": the factor must be a positive number up to " + (int) MAX_SCALE);
         }
         slowRanks = Collections.unmodifiableMap(slow);
+        for (Map.Entry<Integer, Long> e : clockOffsets.entrySet()) {
+            require(e.getKey() >= 0 && e.getKey() < ranks, "--clock-offset: rank " + e.getKey()
+                    + " is not one of the " + ranks + " ranks");
+            require(Math.abs(e.getValue()) <= MAX_HOST_CLOCK_OFFSET_NS, "--clock-offset: " + e.getValue()
+                    + " ns is more than a minute");
+        }
+        clockOffsets = Collections.unmodifiableMap(new TreeMap<>(clockOffsets));
     }
 
-    /** A workload without slow ranks. */
+    /** A workload without slow ranks whose ranks share one clock (up to the few microseconds each is off by). */
     public WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales) {
-        this(preset, ranks, batch, seed, scales, Map.of());
+        this(preset, ranks, batch, seed, scales, Map.of(), Map.of());
     }
 
     /** The factor for a rank's compute kernel durations (1 unless slowed). */
