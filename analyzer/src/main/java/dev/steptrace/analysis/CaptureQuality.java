@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.common.Messages;
 import dev.steptrace.report.BottleneckReport.Warning;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -71,7 +72,7 @@ final class CaptureQuality {
                 }
             }
             out.add(new Warning("missing_ranks", "the traces say world size " + worldSize + " but only "
-                    + perRank.size() + " rank file(s) are in the capture; missing ranks " + compact(missing)
+                    + perRank.size() + " rank file(s) are in the capture; missing ranks " + Messages.ranges(missing)
                     + " (figures across ranks cover only the ranks present)"));
         }
     }
@@ -193,47 +194,19 @@ final class CaptureQuality {
         }
     }
 
-    /**
-     * Collectives end together on every rank (they synchronize), so the median difference between a
-     * rank's collective end times and the other ranks' is its clock offset.
-     */
+    /** Rank clocks further apart than {@link #CLOCK_OFFSET_WARN_US} ({@link ClockOffsets}, whole capture). */
     private static void clockOffsets(Connection c, List<Warning> out) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                WITH ends AS (
-                    SELECT rank, end_ns - median(end_ns) OVER (PARTITION BY phase, phase_index, type, k) AS d
-                    FROM t_collectives WHERE transfer_ns IS NOT NULL
-                )
-                SELECT rank, median(d) / 1000.0 AS offset_us, count(*) FROM ends GROUP BY rank ORDER BY rank
-                """)) {
-            List<String> off = new ArrayList<>();
-            while (rs.next()) {
-                double us = rs.getDouble(2);
-                if (Math.abs(us) > CLOCK_OFFSET_WARN_US) {
-                    off.add(String.format(Locale.ROOT, "rank %d %+.0f µs", rs.getInt(1), us));
-                }
-            }
-            if (!off.isEmpty()) {
-                out.add(new Warning("clock_offset", "rank clocks disagree (median offset of collective end times"
-                        + " from the other ranks: " + String.join(", ", off) + "); cross-rank timelines are"
-                        + " shifted by that much, per-rank durations are unaffected"));
+        List<String> off = new ArrayList<>();
+        for (ClockOffsets.RankClock clock : ClockOffsets.estimate(c, null, null)) {
+            double us = clock.offsetNs() / 1000.0;
+            if (Math.abs(us) > CLOCK_OFFSET_WARN_US) {
+                off.add(String.format(Locale.ROOT, "rank %d %+.0f µs", clock.rank(), us));
             }
         }
-    }
-
-    private static String compact(List<Integer> ranks) {
-        StringBuilder sb = new StringBuilder();
-        int i = 0;
-        while (i < ranks.size()) {
-            int j = i;
-            while (j + 1 < ranks.size() && ranks.get(j + 1) == ranks.get(j) + 1) {
-                j++;
-            }
-            sb.append(sb.length() > 0 ? ", " : "").append(ranks.get(i));
-            if (j > i) {
-                sb.append('-').append(ranks.get(j));
-            }
-            i = j + 1;
+        if (!off.isEmpty()) {
+            out.add(new Warning("clock_offset", "rank clocks disagree (median offset of collective end times"
+                    + " from the other ranks: " + String.join(", ", off) + "); cross-rank timelines are"
+                    + " shifted by that much, per-rank durations are unaffected"));
         }
-        return sb.toString();
     }
 }

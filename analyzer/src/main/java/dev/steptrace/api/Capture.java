@@ -15,6 +15,9 @@ import dev.steptrace.report.BottleneckReport.TopKernel;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.ReportWriters;
+import dev.steptrace.timeline.Timeline;
+import dev.steptrace.timeline.TimelineOptions;
+import dev.steptrace.timeline.TimelineResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -206,6 +209,41 @@ public final class Capture implements AutoCloseable {
             return ReportWriters.writeAll(c, dir, templates, json, html, markdown);
         } catch (IOException e) {
             throw SteptraceException.internal("writing the report of " + name + " into " + dir + " failed: "
+                    + Messages.firstLine(e.getMessage()), e);
+        }
+    }
+
+    /**
+     * Writes the timeline of some of the capture's steps, every rank on one time axis, as a Chrome trace
+     * JSON file for ui.perfetto.dev or chrome://tracing (docs/timeline.md), named after its phase and
+     * steps ({@code timeline-decode-36-38.json.gz}): what {@code steptrace timeline} writes.
+     *
+     * @param dir     the directory (created when missing)
+     * @param options phase, steps, ranks and clock alignment ({@link TimelineOptions#slowest()}: the
+     *                slowest step of decode and its neighbours, every rank, aligned)
+     * @return what was written, with the clock offsets used
+     * @throws SteptraceException when the capture has no such phase, step or rank, or writing fails
+     */
+    public TimelineResult writeTimeline(Path dir, TimelineOptions options) {
+        return writeTimeline(dir, null, options);
+    }
+
+    /**
+     * Writes the timeline under the given file name (see {@link #writeTimeline(Path, TimelineOptions)}).
+     *
+     * @param dir      the directory (created when missing)
+     * @param fileName the file's name: gzip-compressed unless it ends in {@code .json}
+     * @param options  phase, steps, ranks and clock alignment
+     * @return what was written
+     */
+    public TimelineResult writeTimeline(Path dir, String fileName, TimelineOptions options) {
+        open();
+        try {
+            return Timeline.write(analysis, options, dir, fileName, Steptrace.version());
+        } catch (IllegalArgumentException e) {
+            throw new SteptraceException(name() + ": " + e.getMessage(), e);
+        } catch (SQLException | IOException e) {
+            throw SteptraceException.internal("writing the timeline of " + name() + " into " + dir + " failed: "
                     + Messages.firstLine(e.getMessage()), e);
         }
     }

@@ -69,6 +69,7 @@ public final class Main implements Runnable {
         m.put("ingest", IngestCommand::new);
         m.put("report", ReportCommand::new);
         m.put("diff", DiffCommand::new);
+        m.put("timeline", TimelineCommand::new);
         m.put("query", QueryCommand::new);
         m.put("taxonomy", TaxonomyCommand::new);
         m.put("synth", SynthCommand::new);

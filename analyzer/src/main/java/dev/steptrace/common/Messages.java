@@ -30,4 +30,32 @@ public final class Messages {
         }
         return m.startsWith("Error: ") ? m.substring("Error: ".length()) : m;
     }
+
+    /** Sorted numbers as ranges: {@code [0, 1, 2, 4, 6, 7]} becomes {@code 0-2, 4, 6-7}. */
+    public static String ranges(java.util.List<Integer> sorted) {
+        StringBuilder sb = new StringBuilder();
+        int i = 0;
+        while (i < sorted.size()) {
+            int j = i;
+            while (j + 1 < sorted.size() && sorted.get(j + 1) == sorted.get(j) + 1) {
+                j++;
+            }
+            sb.append(sb.length() > 0 ? ", " : "").append(sorted.get(i));
+            if (j > i) {
+                sb.append('-').append(sorted.get(j));
+            }
+            i = j + 1;
+        }
+        return sb.toString();
+    }
+
+    /** Text safe to print on a terminal: control characters (escape sequences among them) become {@code ?}. */
+    public static String printable(String text) {
+        if (text == null) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder(text.length());
+        text.codePoints().forEach(cp -> sb.appendCodePoint(Character.isISOControl(cp) ? '?' : cp));
+        return sb.toString();
+    }
 }

@@ -1,0 +1,89 @@
+package dev.steptrace.analysis;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Rank clock offsets from collective instances (docs/timeline.md, "Clock alignment"). A symmetric
+ * collective (all-reduce, all-gather, reduce-scatter) ends on every rank at the same moment: its
+ * kernels spin until the last peer arrives, then finish the transfer together. So, for each instance
+ * present on every rank (in {@code t_collectives}), a rank's end time minus the instance's median end
+ * over ranks is its clock's offset plus noise; the median over instances is the estimate, and the
+ * spread of the per-instance values (10th to 90th percentile) says how well the instances agree.
+ * Rooted and point-to-point collectives (broadcast, send/recv, all-to-all) do not end together and
+ * are left out.
+ */
+public final class ClockOffsets {
+    /** Collective types whose instances end together on every rank. */
+    public static final List<String> SYMMETRIC_TYPES = List.of("allreduce", "all_gather", "reduce_scatter");
+
+    private ClockOffsets() {}
+
+    /**
+     * One rank's estimate, in ns: what its clock reads beyond the median rank's.
+     *
+     * @param instances collective instances the estimate is the median over
+     * @param p10Ns     10th percentile of the per-instance values
+     * @param p90Ns     90th percentile of the per-instance values
+     */
+    public record RankClock(int rank, long offsetNs, long instances, long p10Ns, long p90Ns) {
+        /** How far apart the middle 80% of the per-instance estimates lie. */
+        public long spreadNs() {
+            return p90Ns - p10Ns;
+        }
+    }
+
+    /**
+     * Estimates every rank's clock offset over the instances of one phase's steps, or of the whole
+     * capture.
+     *
+     * @param phase        only instances of this phase, or null for all
+     * @param phaseIndexes only these steps of the phase (by {@code phase_index}), or null for all
+     * @return one estimate per rank that has instances, by rank
+     */
+    public static List<RankClock> estimate(Connection c, String phase, Collection<Integer> phaseIndexes)
+            throws SQLException {
+        StringBuilder where = new StringBuilder("transfer_ns IS NOT NULL AND type IN (");
+        for (int i = 0; i < SYMMETRIC_TYPES.size(); i++) {
+            where.append(i > 0 ? ", '" : "'").append(SYMMETRIC_TYPES.get(i)).append('\'');
+        }
+        where.append(')');
+        if (phase != null) {
+            where.append(" AND phase = ?");
+        }
+        if (phaseIndexes != null) {
+            where.append(" AND phase_index IN (").append(phaseIndexes.isEmpty() ? "NULL"
+                    : String.join(", ", phaseIndexes.stream().map(String::valueOf).toList())).append(')');
+        }
+        List<RankClock> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH rel AS (
+                    -- From the instance's first end: epoch nanoseconds are beyond a double's precision,
+                    -- which median() computes in.
+                    SELECT rank, phase, phase_index, type, k,
+                           end_ns - min(end_ns) OVER (PARTITION BY phase, phase_index, type, k) AS e
+                    FROM t_collectives WHERE\s""" + where + """
+                ), ends AS (
+                    SELECT rank, e - median(e) OVER (PARTITION BY phase, phase_index, type, k) AS d FROM rel
+                )
+                SELECT rank, round(median(d))::BIGINT, count(*), round(quantile_cont(d, 0.1))::BIGINT,
+                       round(quantile_cont(d, 0.9))::BIGINT
+                FROM ends GROUP BY rank ORDER BY rank
+                """)) {
+            if (phase != null) {
+                ps.setString(1, phase);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new RankClock(rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)));
+                }
+            }
+        }
+        return out;
+    }
+}

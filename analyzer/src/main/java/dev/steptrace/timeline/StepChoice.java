@@ -1,0 +1,85 @@
+package dev.steptrace.timeline;
+
+import dev.steptrace.analysis.ReportBuilder;
+import dev.steptrace.common.Messages;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The steps a timeline shows: one phase, steps by their position in it ({@code phase_index}: steps
+ * are matched across ranks by it, and the report numbers its step rows by it).
+ *
+ * @param slowest the slowest step of the phase: the largest GPU span on any rank
+ * @param slowestSpanNs its span on that rank
+ */
+record StepChoice(String phase, List<Integer> steps, int slowest, long slowestSpanNs, int slowestRank) {
+
+    /**
+     * The requested steps of the phase, or its slowest step and the steps beside it.
+     *
+     * @throws IllegalArgumentException when the phase has no steps or a step is not in it (the message
+     *                                  says what there is)
+     */
+    static StepChoice choose(Connection c, String phase, List<Integer> requested) throws SQLException {
+        Map<String, TreeSet<Integer>> byPhase = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT DISTINCT phase, phase_index FROM t_step_metrics WHERE rank IS NOT NULL");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                byPhase.computeIfAbsent(rs.getString(1), p -> new TreeSet<>()).add(rs.getInt(2));
+            }
+        }
+        if (byPhase.isEmpty()) {
+            throw new IllegalArgumentException("the capture has no steps, so there is no step timeline to write");
+        }
+        String chosen = phase;
+        if (chosen == null) {
+            chosen = ReportBuilder.PHASES.stream().filter(byPhase::containsKey).findFirst().orElseThrow();
+        } else if (!byPhase.containsKey(chosen)) {
+            throw new IllegalArgumentException("the capture has no " + chosen + " steps (it has: "
+                    + String.join(", ", ReportBuilder.PHASES.stream().filter(byPhase::containsKey).toList()) + ")");
+        }
+        TreeSet<Integer> present = byPhase.get(chosen);
+        long span = 0;
+        int slowest = present.first();
+        int slowestRank = -1;
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT phase_index, span_ns, rank FROM t_step_metrics
+                WHERE phase = ? AND rank IS NOT NULL AND span_ns IS NOT NULL
+                ORDER BY span_ns DESC, phase_index, rank LIMIT 1
+                """)) {
+            ps.setString(1, chosen);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    slowest = rs.getInt(1);
+                    span = rs.getLong(2);
+                    slowestRank = rs.getInt(3);
+                }
+            }
+        }
+        List<Integer> steps = new ArrayList<>();
+        if (requested == null || requested.isEmpty()) {
+            for (int i = slowest - 1; i <= slowest + 1; i++) {
+                if (present.contains(i)) {
+                    steps.add(i);
+                }
+            }
+        } else {
+            for (int i : new TreeSet<>(requested)) {
+                if (!present.contains(i)) {
+                    throw new IllegalArgumentException("no " + chosen + " step " + i + ": the " + chosen
+                            + " steps are " + Messages.ranges(List.copyOf(present)));
+                }
+                steps.add(i);
+            }
+        }
+        return new StepChoice(chosen, List.copyOf(steps), slowest, span, slowestRank);
+    }
+}
