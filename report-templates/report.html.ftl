@@ -144,12 +144,13 @@
 <#if p.stepRows?has_content>
   <details>
     <summary>Step by step (${p.stepRows?size} of ${p.stepCount} step<#if p.stepCount != 1>s</#if><#if p.stepRowsTruncated>, the first ones</#if>)</summary>
+    <p class="note">Each step's timeline, every rank on one time axis for ui.perfetto.dev: the command in its row (<code>steptrace report</code> writes the slowest step's beside this report; docs/timeline.md).</p>
     <div class="scroll">
     <table class="step-rows">
-      <thead><tr><th class="num">step</th><th>name</th><th class="num">ranks</th><th class="num">kernel ms (mean)</th><th class="num">min</th><th class="num">max</th><th class="num">span ms</th><th class="num">busy ms</th><th class="num">idle ms</th><th class="num">host gap ms</th></tr></thead>
+      <thead><tr><th class="num">step</th><th>name</th><th class="num">ranks</th><th class="num">kernel ms (mean)</th><th class="num">min</th><th class="num">max</th><th class="num">span ms</th><th class="num">busy ms</th><th class="num">idle ms</th><th class="num">host gap ms</th><th>timeline</th></tr></thead>
       <tbody>
 <#list p.stepRows as s>
-        <tr><td class="num">${s.index}</td><td><code>${s.name}</code></td><td class="num">${s.ranks}</td><td class="num">${s.kernelMean}</td><td class="num">${s.kernelMin} <span class="note">r${s.minRank}</span></td><td class="num">${s.kernelMax} <span class="note">r${s.maxRank}</span></td><td class="num">${s.span}</td><td class="num">${s.busy}</td><td class="num">${s.idle}</td><td class="num">${s.hostGap}</td></tr>
+        <tr><td class="num">${s.index}</td><td><code>${s.name}</code></td><td class="num">${s.ranks}</td><td class="num">${s.kernelMean}</td><td class="num">${s.kernelMin} <span class="note">r${s.minRank}</span></td><td class="num">${s.kernelMax} <span class="note">r${s.maxRank}</span></td><td class="num">${s.span}</td><td class="num">${s.busy}</td><td class="num">${s.idle}</td><td class="num">${s.hostGap}</td><td><code class="command">${s.timeline}</code></td></tr>
 </#list>
       </tbody>
     </table>

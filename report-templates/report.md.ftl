@@ -112,10 +112,13 @@ Where the straggler holds the others up most (collective type, position in the s
 
 <details><summary>Step by step (${p.stepRows?size} of ${p.stepCount} step<#if p.stepCount != 1>s</#if><#if p.stepRowsTruncated>, the first ones</#if>)</summary>
 
-| step | name | ranks | kernel ms (mean) | min (rank) | max (rank) | span ms | busy ms | idle ms | host gap ms |
-|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|
+Each step's timeline, every rank on one time axis for ui.perfetto.dev: the command in its row
+(`steptrace report` writes the slowest step's beside this report; docs/timeline.md).
+
+| step | name | ranks | kernel ms (mean) | min (rank) | max (rank) | span ms | busy ms | idle ms | host gap ms | timeline |
+|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|:---|
 <#list p.stepRows as s>
-| ${s.index} | ${md.codeCell(s.name)} | ${s.ranks} | ${s.kernelMean} | ${s.kernelMin} (${s.minRank}) | ${s.kernelMax} (${s.maxRank}) | ${s.span} | ${s.busy} | ${s.idle} | ${s.hostGap} |
+| ${s.index} | ${md.codeCell(s.name)} | ${s.ranks} | ${s.kernelMean} | ${s.kernelMin} (${s.minRank}) | ${s.kernelMax} (${s.maxRank}) | ${s.span} | ${s.busy} | ${s.idle} | ${s.hostGap} | ${md.codeCell(s.timeline)} |
 </#list>
 
 </details>

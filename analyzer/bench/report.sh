@@ -24,36 +24,16 @@ rm -f "$db" "$db.wal"
 # One report records the launcher's class-data sharing archive (done once after each build).
 "$st" report "$capture" --db "$db" -q --out "$work/out" >/dev/null 2>&1
 
-gnu_time=""
-if /usr/bin/time -f %M true 2>/dev/null; then gnu_time=/usr/bin/time; fi
+source "$here/analyzer/bench/timing.sh"
 
 # case LABEL KEEP(yes|no) REPORT-ARGS...
 bench_case() {
   local label="$1" keep="$2"; shift 2
-  local walls=() rss=0
-  for ((i = 0; i < runs; i++)); do
-    if [ "$keep" = no ]; then
-      "$st" query --db "$db" "DELETE FROM report_cache" >/dev/null
-    fi
-    local t0 t1 kb
-    t0=$(date +%s%N)
-    if [ -n "$gnu_time" ]; then
-      kb=$($gnu_time -f %M -o /dev/stdout "$st" report "$capture" --db "$db" -q --out "$work/out" "$@" 2>/dev/null | tail -1)
-      rss=$(( kb > rss ? kb : rss ))
-    else
-      "$st" report "$capture" --db "$db" -q --out "$work/out" "$@" >/dev/null 2>&1
-    fi
-    t1=$(date +%s%N)
-    walls+=($(( (t1 - t0) / 1000000 )))
-  done
-  local sorted
-  sorted=$(printf '%s\n' "${walls[@]}" | sort -n)
-  local median min max
-  median=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
-  min=$(echo "$sorted" | head -1)
-  max=$(echo "$sorted" | tail -1)
-  awk -v l="$label" -v med="$median" -v lo="$min" -v hi="$max" -v rss="$([ -n "$gnu_time" ] && echo "$((rss / 1024)) MB" || echo "n/a (no GNU time)")" \
-    'BEGIN { printf "%-48s %6.2f s  (min %.2f, max %.2f)  peak RSS %s\n", l, med / 1000, lo / 1000, hi / 1000, rss }'
+  local setup=""
+  if [ "$keep" = no ]; then
+    setup="\"$st\" query --db \"$db\" \"DELETE FROM report_cache\""
+  fi
+  time_runs "$label" "$runs" "$setup" "$st" report "$capture" --db "$db" -q --out "$work/out" "$@"
 }
 
 echo "steptrace report on $capture ($runs runs each, median wall time)"

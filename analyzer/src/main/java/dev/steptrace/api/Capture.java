@@ -242,8 +242,12 @@ public final class Capture implements AutoCloseable {
             return Timeline.write(analysis, options, dir, fileName, Steptrace.version());
         } catch (IllegalArgumentException e) {
             throw new SteptraceException(name() + ": " + e.getMessage(), e);
-        } catch (SQLException | IOException e) {
-            throw SteptraceException.internal("writing the timeline of " + name() + " into " + dir + " failed: "
+        } catch (IOException e) {
+            // A directory that cannot be written, a full disk: the user's to fix, the message says which.
+            throw new SteptraceException("cannot write the timeline of " + name() + " into " + dir + ": "
+                    + e.getClass().getSimpleName() + " " + Messages.firstLine(e.getMessage()), e);
+        } catch (SQLException e) {
+            throw SteptraceException.internal("writing the timeline of " + name() + " failed: "
                     + Messages.firstLine(e.getMessage()), e);
         }
     }

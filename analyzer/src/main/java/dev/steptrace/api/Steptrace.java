@@ -12,6 +12,7 @@ import dev.steptrace.ingest.TraceDiscovery;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
+import dev.steptrace.timeline.TimelineOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -359,19 +360,24 @@ public final class Steptrace implements AutoCloseable {
      */
     public ReportContent reportContent(int captureId, AnalysisOptions options) {
         Made made = make(captureId, options);
-        made.finish().run();
+        try (Capture c = made.capture()) {
+            made.keep().run();
+        }
         return made.content();
     }
 
-    /** Report content, and what is left to do once it is in hand: keep it, close the analysis. */
-    private record Made(ReportContent content, Runnable finish) {}
+    /**
+     * Report content, the analysis it was made from (null when the store kept the content), and what
+     * keeps it in the store.
+     */
+    private record Made(ReportContent content, Capture capture, Runnable keep) {}
 
     private Made make(int captureId, AnalysisOptions options) {
         try {
             ReportCache cache = ReportCache.entry(store.connection(), captureId, options, build());
             ReportContent kept = cache.get();
             if (kept != null) {
-                return new Made(kept, () -> { });
+                return new Made(kept, null, () -> { });
             }
             Capture c = capture(captureId, options);
             ReportContent content;
@@ -381,8 +387,8 @@ public final class Steptrace implements AutoCloseable {
                 c.close();
                 throw e;
             }
-            return new Made(content, () -> {
-                try (c) {
+            return new Made(content, c, () -> {
+                try {
                     cache.put(content);
                 } catch (SQLException e) {
                     throw SteptraceException.internal("keeping the report of capture " + captureId + " failed: "
@@ -428,7 +434,7 @@ public final class Steptrace implements AutoCloseable {
     }
 
     /**
-     * Writes a capture's report as {@code steptrace report} does, from {@link #reportContent}.
+     * Writes a capture's report as {@code steptrace report --no-timeline} does, from {@link #reportContent}.
      *
      * @param capture   the capture
      * @param options   taxonomy and step regex
@@ -442,17 +448,60 @@ public final class Steptrace implements AutoCloseable {
      */
     public List<Path> writeReport(CaptureInfo capture, AnalysisOptions options, Path dir, Path templates,
                                   String phase, boolean json, boolean html, boolean markdown) {
+        return writeReport(capture, options, dir, templates, phase, json, html, markdown, false);
+    }
+
+    /**
+     * Writes a capture's report as {@code steptrace report} does, from {@link #reportContent}, and with
+     * {@code timeline} the timeline of its slowest step beside it ({@link TimelineOptions#slowestAlone}
+     * of {@code phase}; docs/timeline.md). The timeline needs the capture's analysis: the report's, or
+     * when the store kept the report, a new one.
+     *
+     * @param capture   the capture
+     * @param options   taxonomy and step regex
+     * @param dir       the output directory (created when missing)
+     * @param templates a directory of Freemarker templates overriding the built-in ones, or null
+     * @param phase     only this phase, or null for all
+     * @param json      write report.json
+     * @param html      write report.html
+     * @param markdown  write report.md and its PNG charts
+     * @param timeline  also write the slowest step's timeline (when the capture has steps)
+     * @return the files written: report.json, report.html, report.md, PNGs, the timeline
+     */
+    public List<Path> writeReport(CaptureInfo capture, AnalysisOptions options, Path dir, Path templates,
+                                  String phase, boolean json, boolean html, boolean markdown, boolean timeline) {
         Made made = make(capture.id(), options);
-        // Keeping the content in the store and dropping the analysis tables (0.1 s) need not hold up the
-        // documents: they run beside the writing.
-        FutureTask<Void> finishing = new FutureTask<>(made.finish(), null);
-        Thread t = new Thread(finishing, "steptrace-keep-report");
+        boolean hasSteps = phase == null ? !made.content().report().phases().isEmpty()
+                : made.content().report().phases().containsKey(phase);
+        // Keeping the content in the store, the timeline and dropping the analysis tables need not hold
+        // up the documents: they run beside the writing.
+        FutureTask<Path> beside = new FutureTask<>(() -> {
+            Capture analysed = made.capture();
+            try {
+                made.keep().run();
+                if (!timeline || !hasSteps) {
+                    return null;
+                }
+                if (analysed == null) {
+                    analysed = capture(capture.id(), options);
+                }
+                return analysed.writeTimeline(dir, TimelineOptions.slowestAlone(phase)).file();
+            } finally {
+                if (analysed != null) {
+                    analysed.close();
+                }
+            }
+        });
+        Thread t = new Thread(beside, "steptrace-beside-report");
         t.setDaemon(true);
         t.start();
-        List<Path> written = Capture.writeReport(made.content(), capture.name(), dir, templates, phase, json, html,
-                markdown);
+        List<Path> written = new ArrayList<>(Capture.writeReport(made.content(), capture.name(), dir, templates, phase,
+                json, html, markdown));
         try {
-            finishing.get();
+            Path timelineFile = beside.get();
+            if (timelineFile != null) {
+                written.add(timelineFile);
+            }
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r
                     : SteptraceException.internal("keeping the report of " + capture.name() + " failed", e.getCause());

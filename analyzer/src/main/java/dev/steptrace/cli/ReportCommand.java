@@ -19,13 +19,18 @@ import picocli.CommandLine.Parameters;
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Write the bottleneck report of a capture (a directory of per-rank traces):",
                 "where each step's time goes by kernel category, per rank and per step, collectives,",
-                "top kernels and capture-quality warnings. Ingests the traces first when needed."})
+                "top kernels and capture-quality warnings, and beside it the timeline of the slowest",
+                "step (every rank, for ui.perfetto.dev; docs/timeline.md). Ingests the traces first",
+                "when needed."})
 public final class ReportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PATH", description = "A capture directory (or a trace file in it).")
     Path path;
 
     @Option(names = "--phase", paramLabel = "PHASE", description = "Only this phase (decode, prefill, mixed, unknown).")
     String phase;
+
+    @Option(names = "--no-timeline", description = "Do not write the slowest step's timeline beside the report.")
+    boolean noTimeline;
 
     @Mixin
     AnalysisArgs analysis;
@@ -54,7 +59,8 @@ public final class ReportCommand implements Callable<Integer> {
             for (CaptureInfo info : captures) {
                 List<Path> written = st.writeReport(info, options, documents.dir(info.name(), captures.size()),
                         documents.templates, phase, documents.wants(DocumentOptions.Format.json),
-                        documents.wants(DocumentOptions.Format.html), documents.wants(DocumentOptions.Format.md));
+                        documents.wants(DocumentOptions.Format.html), documents.wants(DocumentOptions.Format.md),
+                        !noTimeline);
                 for (Path p : written) {
                     stdout.println(p);
                 }

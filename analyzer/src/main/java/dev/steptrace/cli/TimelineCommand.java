@@ -11,6 +11,7 @@ import dev.steptrace.timeline.ClockAlignment;
 import dev.steptrace.timeline.TimelineOptions;
 import dev.steptrace.timeline.TimelineResult;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +52,8 @@ public final class TimelineCommand implements Callable<Integer> {
     String align;
 
     @Option(names = "--out", paramLabel = "FILE",
-            description = "The file (default: steptrace-out/<capture>/timeline-<phase>-<steps>.json.gz); plain JSON if it ends in .json.")
+            description = "The file, or a directory for the default name (default: steptrace-out/<capture>/"
+                    + "timeline-<phase>-<steps>.json.gz); plain JSON if the name ends in .json.")
     Path out;
 
     @Mixin
@@ -72,9 +74,11 @@ public final class TimelineCommand implements Callable<Integer> {
             CaptureInfo info = st.resolve(capture, IngestOptions.defaults(), IngestCommand.listener(common.quiet, err));
             TimelineResult result;
             try (Capture c = st.capture(info.id(), analysis.options())) {
-                result = out == null
-                        ? c.writeTimeline(Path.of("steptrace-out", info.name()), options)
-                        : c.writeTimeline(out.toAbsolutePath().getParent(), out.getFileName().toString(), options);
+                if (out == null || Files.isDirectory(out)) {
+                    result = c.writeTimeline(out == null ? Path.of("steptrace-out", info.name()) : out, options);
+                } else {
+                    result = c.writeTimeline(out.toAbsolutePath().getParent(), out.getFileName().toString(), options);
+                }
             }
             stdout.println(result.file());
             stdout.flush();
@@ -101,7 +105,7 @@ public final class TimelineCommand implements Callable<Integer> {
             case "none" -> TimelineOptions.Alignment.NONE;
             default -> throw new CommandLine.ParameterException(cl, "--align must be collectives or none, not " + align);
         };
-        return new TimelineOptions(phase, numbers(cl, "--steps", steps), numbers(cl, "--ranks", ranks), alignment);
+        return new TimelineOptions(phase, numbers(cl, "--steps", steps), true, numbers(cl, "--ranks", ranks), alignment);
     }
 
     private static List<Integer> numbers(CommandLine cl, String option, String text) {

@@ -31,8 +31,13 @@ public final class Messages {
         return m.startsWith("Error: ") ? m.substring("Error: ".length()) : m;
     }
 
-    /** Sorted numbers as ranges: {@code [0, 1, 2, 4, 6, 7]} becomes {@code 0-2, 4, 6-7}. */
+    /** Sorted numbers as ranges: {@code [0, 1, 3, 4, 5, 9]} becomes {@code 0, 1, 3-5, 9}. */
     public static String ranges(java.util.List<Integer> sorted) {
+        return ranges(sorted, "-");
+    }
+
+    /** Sorted numbers as ranges joined by {@code dash}; two neighbours are listed, not joined. */
+    public static String ranges(java.util.List<Integer> sorted, String dash) {
         StringBuilder sb = new StringBuilder();
         int i = 0;
         while (i < sorted.size()) {
@@ -42,7 +47,7 @@ public final class Messages {
             }
             sb.append(sb.length() > 0 ? ", " : "").append(sorted.get(i));
             if (j > i) {
-                sb.append('-').append(sorted.get(j));
+                sb.append(j == i + 1 ? ", " : dash).append(sorted.get(j));
             }
             i = j + 1;
         }

@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.Messages;
 import java.util.List;
 import java.util.Locale;
 
@@ -88,24 +89,7 @@ public final class Fmt {
         if (ranks == null || ranks.isEmpty()) {
             return NA;
         }
-        List<Integer> sorted = ranks.stream().distinct().sorted().toList();
-        StringBuilder sb = new StringBuilder();
-        int i = 0;
-        while (i < sorted.size()) {
-            int j = i;
-            while (j + 1 < sorted.size() && sorted.get(j + 1) == sorted.get(j) + 1) {
-                j++;
-            }
-            if (sb.length() > 0) {
-                sb.append(", ");
-            }
-            sb.append(sorted.get(i));
-            if (j > i) {
-                sb.append(j == i + 1 ? ", " : "–").append(sorted.get(j));
-            }
-            i = j + 1;
-        }
-        return sb.toString();
+        return Messages.ranges(ranks.stream().distinct().sorted().toList(), "–");
     }
 
     /** Any text: {@value #NA} when null or blank. */

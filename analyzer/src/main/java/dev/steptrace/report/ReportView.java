@@ -78,9 +78,10 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                           String computeMean, String waitMean, String spanMean, String mark, List<String> cells) {}
 
     /** One step index across ranks: kernel ms mean, min and max over ranks; span, busy, idle, host gap means. */
+    /** A step across ranks; {@code timeline} is the command that writes its timeline (docs/timeline.md). */
     public record StepRow(String index, String name, String ranks, String kernelMean, String kernelMin,
                           String minRank, String kernelMax, String maxRank, String span, String busy,
-                          String idle, String hostGap) {}
+                          String idle, String hostGap, String timeline) {}
 
     /**
      * A kernel name: {@code display} is the full name or, beyond {@value #NAME_LIMIT} characters, its
@@ -129,7 +130,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
             if (p == null) {
                 continue;
             }
-            phases.add(phase(id, p, r.ranks(), steps, names, charts));
+            phases.add(phase(id, p, r.ranks(), steps, names, charts, r.capture() == null ? null : r.capture().path()));
             double time = p.steps() * (p.kernelMsPerStep() != null && p.kernelMsPerStep().mean() != null
                     ? p.kernelMsPerStep().mean() : sumMs(p.categories()));
             if (time > mainTime) {
@@ -202,7 +203,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
     }
 
     private static PhaseView phase(String id, Phase p, List<RankSummary> rankSummaries, List<StepPoint> allSteps,
-                                   Names names, Map<String, ChartRef> charts) {
+                                   Names names, Map<String, ChartRef> charts, String capturePath) {
         String label = phaseLabel(id);
 
         // Headline: by ms per step (largest first), ties in SPEC order.
@@ -336,7 +337,8 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                     spanKnown ? Fmt.ms(mean(l.stream().map(StepPoint::spanMs).toList())) : Fmt.NA,
                     busyKnown ? Fmt.ms(mean(l.stream().map(StepPoint::busyMs).toList())) : Fmt.NA,
                     spanKnown && busyKnown ? Fmt.ms(mean(l.stream().map(s -> s.spanMs() - s.busyMs()).toList())) : Fmt.NA,
-                    Fmt.ms(gaps.isEmpty() ? null : mean(gaps))));
+                    Fmt.ms(gaps.isEmpty() ? null : mean(gaps)),
+                    capturePath == null ? Fmt.NA : Fmt.text(timelineCommand(capturePath, id, e.getKey()))));
         }
 
         // Top kernels.
@@ -520,6 +522,13 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
             case "unknown" -> "Unknown phase";
             default -> id;
         };
+    }
+
+    /** {@code steptrace timeline PATH --phase decode --steps 37}, the path quoted for a POSIX shell when it needs it. */
+    static String timelineCommand(String capturePath, String phase, int step) {
+        String path = capturePath.matches("[A-Za-z0-9_./+@%:,-]+") ? capturePath
+                : "'" + capturePath.replace("'", "'\\''") + "'";
+        return "steptrace timeline " + path + " --phase " + phase + " --steps " + step;
     }
 
     public static String stepSourceLabel(String id) {

@@ -22,12 +22,13 @@ import java.util.TreeSet;
 record StepChoice(String phase, List<Integer> steps, int slowest, long slowestSpanNs, int slowestRank) {
 
     /**
-     * The requested steps of the phase, or its slowest step and the steps beside it.
+     * The requested steps of the phase, or its slowest step (and the steps beside it when asked).
      *
      * @throws IllegalArgumentException when the phase has no steps or a step is not in it (the message
      *                                  says what there is)
      */
-    static StepChoice choose(Connection c, String phase, List<Integer> requested) throws SQLException {
+    static StepChoice choose(Connection c, String phase, List<Integer> requested, boolean neighbours)
+            throws SQLException {
         Map<String, TreeSet<Integer>> byPhase = new TreeMap<>();
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT DISTINCT phase, phase_index FROM t_step_metrics WHERE rank IS NOT NULL");
@@ -66,7 +67,8 @@ record StepChoice(String phase, List<Integer> steps, int slowest, long slowestSp
         }
         List<Integer> steps = new ArrayList<>();
         if (requested == null || requested.isEmpty()) {
-            for (int i = slowest - 1; i <= slowest + 1; i++) {
+            int reach = neighbours ? 1 : 0;
+            for (int i = slowest - reach; i <= slowest + reach; i++) {
                 if (present.contains(i)) {
                     steps.add(i);
                 }

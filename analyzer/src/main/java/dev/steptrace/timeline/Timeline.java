@@ -91,7 +91,7 @@ public final class Timeline {
                                        String version) throws SQLException, IOException {
         Connection c = analysis.connection();
         CaptureScope scope = analysis.scope();
-        StepChoice choice = StepChoice.choose(c, options.phase(), options.steps());
+        StepChoice choice = StepChoice.choose(c, options.phase(), options.steps(), options.neighbours());
         List<Integer> ranks = ranks(scope, options.ranks());
         Map<Integer, String> hosts = hosts(c, scope.captureId());
         ClockAlignment alignment = options.alignment() == TimelineOptions.Alignment.NONE

@@ -122,14 +122,11 @@ class SynthCommandTest {
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
                 "--target-size", "lots"));
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1"));
-        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
-                "--clock-offset", "1=250"));
-        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
-                "--clock-offset", "2=250us"));
-        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
-                "--clock-offset", "x=1ms"));
-        assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
-                "--clock-offset", "1=2h"));
+        // no unit, a rank beyond --ranks, not a rank list, an unknown unit
+        for (String offset : List.of("1=250", "2=250us", "x=1ms", "1=2h")) {
+            assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
+                    "--clock-offset", offset), offset);
+        }
         // Real traces in --out are never overwritten.
         Path foreign = tmp.resolve("foreign");
         Files.createDirectories(foreign);

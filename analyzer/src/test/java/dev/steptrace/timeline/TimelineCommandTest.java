@@ -70,6 +70,76 @@ class TimelineCommandTest {
                 d::describe);
     }
 
+    /**
+     * {@code report} writes the slowest decode step's timeline beside it, the same whether it analysed
+     * the capture or the store kept the report; every step row names the command that writes that
+     * step's timeline, and the command does.
+     */
+    @Test
+    void reportWritesTheSlowestStepsTimelineAndNamesTheCommands() throws Exception {
+        Path out = tmp.resolve("report");
+        Cli.Result first = Cli.run("report", capture.toString(), "--db", db.toString(), "--out", out.toString(), "-q");
+        Cli.assertExit(0, first);
+        long slowest;
+        try (dev.steptrace.api.Steptrace st = dev.steptrace.api.Steptrace.open(db);
+             dev.steptrace.api.Capture c = st.capture(capture.toString())) {
+            // the step whose GPU span is longest on any rank, from the API's step table
+            var steps = c.steps("decode");
+            int best = 0;
+            for (int i = 1; i < steps.rowCount(); i++) {
+                if (steps.doubleColumn("span_ms").get(i) > steps.doubleColumn("span_ms").get(best)) {
+                    best = i;
+                }
+            }
+            slowest = steps.intColumn("phase_index").get(best);
+        }
+        Path timeline = out.resolve("timeline-decode-" + slowest + ".json.gz");
+        assertTrue(first.out().lines().anyMatch(l -> l.equals(timeline.toString())), first::describe);
+        JsonNode doc = read(timeline);
+        assertEquals(List.of((int) slowest), ints(doc.at("/steptrace/steps")), "the slowest step alone");
+        byte[] analysed = Files.readAllBytes(timeline);
+        Files.delete(timeline);
+        Cli.Result kept = Cli.run("report", capture.toString(), "--db", db.toString(), "--out", out.toString(), "-q");
+        Cli.assertExit(0, kept);
+        assertTrue(java.util.Arrays.equals(analysed, Files.readAllBytes(timeline)), "same file from the kept report");
+
+        List<String> commands = Files.readString(out.resolve("report.md")).lines()
+                .filter(l -> l.contains("`steptrace timeline "))
+                .map(l -> l.substring(l.indexOf("`steptrace timeline ") + 1, l.lastIndexOf('`')))
+                .toList();
+        assertEquals(4 + 1, commands.size(), "a row per decode step and the prefill step: " + commands);
+        String html = Files.readString(out.resolve("report.html"));
+        for (String command : commands) {
+            assertTrue(html.contains("<code class=\"command\">" + command + "</code>"), command);
+        }
+        String row = commands.get(2);
+        assertEquals("steptrace timeline " + capture + " --phase decode --steps 2", row);
+        Path fromRow = tmp.resolve("from-row.json.gz");
+        List<String> args = new java.util.ArrayList<>(List.of(row.split(" ")).subList(1, row.split(" ").length));
+        args.addAll(List.of("--db", db.toString(), "--out", fromRow.toString(), "-q"));
+        Cli.assertExit(0, Cli.run(args.toArray(new String[0])));
+        assertEquals(List.of(2), ints(read(fromRow).at("/steptrace/steps")));
+
+        Path bare = tmp.resolve("report-bare");
+        Cli.assertExit(0, Cli.run("report", capture.toString(), "--db", db.toString(), "--out", bare.toString(),
+                "--no-timeline", "-q"));
+        try (Stream<Path> files = Files.list(bare)) {
+            assertTrue(files.noneMatch(p -> p.getFileName().toString().startsWith("timeline-")), "--no-timeline");
+        }
+    }
+
+    private static JsonNode read(Path gz) throws Exception {
+        try (var in = new java.util.zip.GZIPInputStream(Files.newInputStream(gz))) {
+            return new ObjectMapper().readTree(in);
+        }
+    }
+
+    private static List<Integer> ints(JsonNode array) {
+        List<Integer> out = new java.util.ArrayList<>();
+        array.forEach(n -> out.add(n.asInt()));
+        return out;
+    }
+
     @Test
     void badOptionsAreUsageErrors() {
         for (String[] args : List.of(new String[] {"--steps", "two"}, new String[] {"--steps", "3-1"},
@@ -80,7 +150,7 @@ class TimelineCommandTest {
     }
 
     @Test
-    void whatTheCaptureLacksIsOneLine() {
+    void whatTheCaptureLacksIsOneLine() throws Exception {
         for (String[] args : List.of(new String[] {"--steps", "9"}, new String[] {"--ranks", "5"},
                 new String[] {"--phase", "mixed"})) {
             Cli.Result r = timeline(args);
@@ -91,5 +161,12 @@ class TimelineCommandTest {
         assertTrue(steps.err().contains("no decode step 9: the decode steps are 0-3"), steps::describe);
         Cli.Result missing = Cli.run("timeline", tmp.resolve("nowhere").toString(), "--db", db.toString());
         Cli.assertExit(1, missing);
+        // a directory that cannot be made (a file is in the way): one line, no "internal error"
+        Path file = tmp.resolve("a-file");
+        Files.writeString(file, "x");
+        Cli.Result unwritable = timeline("--out", file.resolve("t.json.gz").toString());
+        Cli.assertExit(1, unwritable);
+        assertEquals(1, messages(unwritable).size(), unwritable::describe);
+        assertTrue(messages(unwritable).get(0).contains("cannot write the timeline"), unwritable::describe);
     }
 }
