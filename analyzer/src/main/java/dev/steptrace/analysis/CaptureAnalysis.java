@@ -21,8 +21,9 @@ import tech.tablesaw.api.Table;
  * <table>
  *   <caption>Tables</caption>
  *   <tr><td>{@code t_steps}</td><td>steps per file: name, phase, CPU range</td></tr>
- *   <tr><td>{@code t_classes}</td><td>category, subcategory and rule id of each (file, name, kind)</td></tr>
- *   <tr><td>{@code t_ops_core}</td><td>GPU operations with their step (ids and numbers only)</td></tr>
+ *   <tr><td>{@code t_classes}</td><td>category, subcategory and rule id of each (file, name, kind, variant):
+ *       variant 0 is the name's class, others the classes {@link ContextClasses} gave some of its operations</td></tr>
+ *   <tr><td>{@code t_ops_core}</td><td>GPU operations with their step and class variant (ids and numbers only)</td></tr>
  *   <tr><td>{@code t_ops}</td><td>view: {@code t_ops_core} with category, subcategory, rule id</td></tr>
  *   <tr><td>{@code t_step_metrics}</td><td>per step: kernel, span, busy, idle, host gap (ns)</td></tr>
  *   <tr><td>{@code t_step_categories}</td><td>per step and (sub)category: ns and calls</td></tr>
@@ -68,7 +69,7 @@ public final class CaptureAnalysis implements AutoCloseable {
                     SELECT o.file_id, o.name_id, o.kind,
                            coalesce(k.category, 'other') AS category,
                            coalesce(k.subcategory, 'unknown') AS subcategory,
-                           coalesce(k.rule_id, 'other.unclassified') AS rule_id
+                           coalesce(k.rule_id, 'other.unclassified') AS rule_id, 0::UTINYINT AS variant
                     FROM (SELECT DISTINCT file_id, name_id, kind FROM gpu_ops JOIN t_files USING (file_id)
                           WHERE kind <> 'sync') o
                     JOIN names n USING (file_id, name_id)
@@ -79,6 +80,7 @@ public final class CaptureAnalysis implements AutoCloseable {
             }
             StepSource source = StepDetector.detect(c, stepRegex);
             StepAttribution.attribute(c, source);
+            ContextClasses.refine(c, taxonomy);
             StepMetrics.build(c);
             CollectiveMetrics.build(c);
             CollectiveWaits.build(c);

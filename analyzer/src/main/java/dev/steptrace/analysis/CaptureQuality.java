@@ -34,6 +34,7 @@ final class CaptureQuality {
         graphsWithoutKernels(c, out);
         multiGpuFiles(c, out);
         unclassified(c, out);
+        untypedGenericCollectives(c, out);
         clockOffsets(c, out);
         return out;
     }
@@ -190,6 +191,23 @@ final class CaptureQuality {
                         "%.1f%% of kernel time is in %d kernel name(s) no taxonomy rule matched; see them with"
                                 + " `steptrace taxonomy --explain NAME` and add rules with --taxonomy FILE",
                         pct, rs.getLong(3))));
+            }
+        }
+    }
+
+    /** Generic collective launches ({@code ncclDevKernel_Generic}) no CPU op typed (docs/taxonomy.md). */
+    private static void untypedGenericCollectives(Connection c, List<Warning> out) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT coalesce(sum(calls), 0), coalesce(sum(ns), 0), (SELECT coalesce(sum(calls), 0) FROM t_step_names"
+                        + " WHERE rule_id IN ('" + ContextClasses.GENERIC_ALLREDUCE + "', '" + ContextClasses.GENERIC_OTHER
+                        + "')) FROM t_step_names WHERE rule_id = '" + ContextClasses.GENERIC_COLLECTIVE_RULE + "'")) {
+            rs.next();
+            if (rs.getLong(1) > 0) {
+                out.add(new Warning("untyped_generic_collectives", String.format(Locale.ROOT,
+                        "%d launch(es) (%.2f ms) of ncclDevKernel_Generic (RCCL names every collective so) have no"
+                                + " launching CPU op that names their collective (CUDA/HIP graph replays carry none): they"
+                                + " count as Other collectives / nccl_generic, not as AllReduce; %d launch(es) were typed"
+                                + " from their CPU op", rs.getLong(1), rs.getLong(2) / 1e6, rs.getLong(3))));
             }
         }
     }

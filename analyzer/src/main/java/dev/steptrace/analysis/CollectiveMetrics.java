@@ -34,7 +34,7 @@ final class CollectiveMetrics {
                                  CASE WHEN k.category = 'allreduce' THEN 'allreduce' ELSE k.subcategory END AS type,
                                  o.ts_ns, o.dur_ns, o.correlation, o.external_id
                           FROM t_ops_core o
-                          JOIN t_classes k USING (file_id, name_id, kind)
+                          JOIN t_classes k USING (file_id, name_id, kind, variant)
                           WHERE k.category IN ('allreduce', 'comm_other'))
                 ), located AS (
                     -- Joined after numbering: the window then carries a few numbers per instance, not strings.

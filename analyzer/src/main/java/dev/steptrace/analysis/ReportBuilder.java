@@ -266,33 +266,34 @@ public final class ReportBuilder {
     }
 
     private List<TopKernel> allKernels(String phase, Map<Integer, RankPhaseStats> perRank) throws SQLException {
-        Map<String, double[]> byName = new HashMap<>();
-        Map<String, String[]> classOf = new HashMap<>();
+        // Per name and class: a kernel some of whose launches got another class from their context
+        // (ContextClasses) is listed once per class.
+        Map<List<String>, double[]> byKernel = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement("""
-                SELECT rank, name, any_value(category), any_value(subcategory), any_value(rule_id), sum(ns), sum(calls)
-                FROM t_kernel_stats WHERE phase = ? AND rank IS NOT NULL GROUP BY rank, name
-                ORDER BY rank, name
+                SELECT rank, name, category, subcategory, rule_id, sum(ns), sum(calls)
+                FROM t_kernel_stats WHERE phase = ? AND rank IS NOT NULL GROUP BY ALL
+                ORDER BY rank, name, rule_id
                 """)) {
             ps.setString(1, phase);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     RankPhaseStats st = perRank.get(rs.getInt(1));
-                    double[] v = byName.computeIfAbsent(rs.getString(2), k -> new double[3]);
+                    double[] v = byKernel.computeIfAbsent(List.of(rs.getString(2), rs.getString(3), rs.getString(4),
+                            rs.getString(5)), k -> new double[2]);
                     v[0] += rs.getDouble(6) / 1e6 / st.steps;
                     v[1] += rs.getDouble(7) / st.steps;
-                    v[2] += rs.getDouble(6);
-                    classOf.putIfAbsent(rs.getString(2), new String[] {rs.getString(3), rs.getString(4), rs.getString(5)});
                 }
             }
         }
         int ranks = perRank.size();
         List<TopKernel> out = new ArrayList<>();
-        byName.forEach((name, v) -> {
-            String[] k = classOf.get(name);
+        byKernel.forEach((k, v) -> {
             double calls = v[1] / ranks;
-            out.add(new TopKernel(name, k[0], k[1], k[2], v[0] / ranks, calls, calls == 0 ? 0 : v[0] / ranks / calls * 1000));
+            out.add(new TopKernel(k.get(0), k.get(1), k.get(2), k.get(3), v[0] / ranks, calls,
+                    calls == 0 ? 0 : v[0] / ranks / calls * 1000));
         });
-        out.sort(Comparator.comparingDouble(TopKernel::msPerStep).reversed());
+        out.sort(Comparator.comparingDouble(TopKernel::msPerStep).reversed().thenComparing(TopKernel::name)
+                .thenComparing(TopKernel::rule));
         return out;
     }
 

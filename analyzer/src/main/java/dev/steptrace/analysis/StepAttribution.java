@@ -7,7 +7,8 @@ import java.sql.SQLException;
 
 /**
  * Gives every GPU operation of the capture its step, into temp table {@code t_ops_core(file_id, kind,
- * name_id, stream, ts_ns, dur_ns, correlation, external_id, step, by_launch)}, and over it the temp view
+ * name_id, stream, ts_ns, dur_ns, correlation, external_id, step, by_launch, variant)} ({@code variant} 0: the
+ * class of the operation's name; {@link ContextClasses} sets others), and over it the temp view
  * {@code t_ops(file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, category,
  * subcategory, rule_id, step, how)}, classes from {@code t_classes}. The analysis reads the slim table
  * (no strings: half the time to write, less to scan) and joins classes onto its aggregates; the view is
@@ -33,7 +34,7 @@ final class StepAttribution {
                 SELECT o.file_id, o.kind, o.name_id, o.stream, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns, o.dur_ns,
                        o.correlation, o.external_id, k.category, k.subcategory, k.rule_id, o.step,
                        CASE WHEN o.by_launch THEN 'launch' WHEN o.step IS NOT NULL THEN 'window' END AS how
-                FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind)
+                FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
                 """);
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_windows AS
@@ -54,7 +55,7 @@ final class StepAttribution {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_ops_core AS
                 SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.dur_ns, g.correlation, g.external_id,
-                       ls.step, ls.step IS NOT NULL AS by_launch
+                       ls.step, ls.step IS NOT NULL AS by_launch, 0::UTINYINT AS variant
                 FROM gpu_ops g
                 JOIN t_files USING (file_id)
                 SEMI JOIN t_classes k USING (file_id, name_id, kind)
@@ -87,7 +88,7 @@ final class StepAttribution {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_ops_core AS
                 SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.dur_ns, g.correlation, g.external_id,
-                       s.step, false AS by_launch
+                       s.step, false AS by_launch, 0::UTINYINT AS variant
                 FROM gpu_ops g
                 JOIN t_files USING (file_id)
                 SEMI JOIN t_classes k USING (file_id, name_id, kind)

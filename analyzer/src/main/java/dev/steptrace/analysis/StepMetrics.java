@@ -30,10 +30,10 @@ final class StepMetrics {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_step_names AS
                 SELECT o.file_id, o.step, o.name_id, o.kind, k.category, k.subcategory, k.rule_id, o.ns, o.calls
-                FROM (SELECT file_id, step, name_id, kind, sum(dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
+                FROM (SELECT file_id, step, name_id, kind, variant, sum(dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
                       FROM t_ops_core WHERE step IS NOT NULL
-                      GROUP BY file_id, step, name_id, kind) o
-                JOIN t_classes k USING (file_id, name_id, kind)
+                      GROUP BY file_id, step, name_id, kind, variant) o
+                JOIN t_classes k USING (file_id, name_id, kind, variant)
                 """);
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_step_metrics AS

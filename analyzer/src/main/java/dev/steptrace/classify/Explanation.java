@@ -10,8 +10,9 @@ import java.util.List;
  * @param matched the first rule that matched
  * @param index   that rule's 1-based position in the rule list
  * @param earlier every rule before it, with the reason it did not match
+ * @param inMoeBlock the first earlier rule that matches but needs an MoE block: the class there (null if none)
  */
-public record Explanation(String name, String kind, Rule matched, int index, List<Miss> earlier) {
+public record Explanation(String name, String kind, Rule matched, int index, List<Miss> earlier, Miss inMoeBlock) {
 
     public Explanation {
         earlier = List.copyOf(earlier);
@@ -21,13 +22,21 @@ public record Explanation(String name, String kind, Rule matched, int index, Lis
     public enum Reason {
         /** The rule is for other event kinds (e.g. a memcpy rule, for a kernel). */
         OTHER_KIND,
+        /** The rule's pattern is found, but the rule applies only in a context (an MoE block). */
+        NEEDS_CONTEXT,
         /** The rule's pattern is not found in the name. */
         NO_MATCH;
 
         public String describe(Rule rule, String kind) {
-            return this == OTHER_KIND
-                    ? "applies to " + String.join(",", rule.kinds()) + ", not " + kind
-                    : "pattern not found in the name";
+            switch (this) {
+                case OTHER_KIND:
+                    return "applies to " + String.join(",", rule.kinds()) + ", not " + kind;
+                case NEEDS_CONTEXT:
+                    return "matches, but only decides inside an MoE block (" + rule.category().id() + "/"
+                            + rule.subcategory() + " there)";
+                default:
+                    return "pattern not found in the name";
+            }
         }
     }
 

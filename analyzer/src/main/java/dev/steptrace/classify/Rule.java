@@ -13,12 +13,14 @@ import java.util.regex.Pattern;
  * @param kinds       event kinds the rule applies to ({@code kernel}, {@code memcpy}, {@code memset})
  * @param category    headline category
  * @param subcategory finer bucket within the category (nccl, custom, marlin_moe, norm, ...)
+ * @param context     null for a rule the name alone decides; {@link #MOE_BLOCK} for one that applies only to
+ *                    a kernel the analysis finds inside an MoE block (docs/taxonomy.md, "Classes from context")
  * @param source      where the name comes from (a file of a repository, a trace)
  * @param note        optional free text shown by {@code steptrace taxonomy --explain}
  * @param origin      the file the rule was read from ({@link Taxonomy#BUILT_IN} for the shipped rules)
  */
 public record Rule(String id, String match, Pattern pattern, List<String> kinds, Category category,
-                   String subcategory, String source, String note, String origin) {
+                   String subcategory, String context, String source, String note, String origin) {
 
     public static final String KERNEL = "kernel";
     public static final String MEMCPY = "memcpy";
@@ -27,9 +29,16 @@ public record Rule(String id, String match, Pattern pattern, List<String> kinds,
     public static final List<String> KINDS = List.of(KERNEL, MEMCPY, MEMSET);
     /** The kinds of a rule that does not say. */
     public static final List<String> DEFAULT_KINDS = List.of(KERNEL);
+    /** The one context a rule can require: the kernel runs before an MoE GEMM (docs/taxonomy.md). */
+    public static final String MOE_BLOCK = "moe_block";
 
     public Rule {
         kinds = List.copyOf(kinds);
+    }
+
+    /** Whether the name alone decides (no context is required). */
+    public boolean byNameAlone() {
+        return context == null;
     }
 
     /** Whether this rule is considered for events of {@code kind}. */

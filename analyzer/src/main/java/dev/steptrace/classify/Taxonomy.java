@@ -22,6 +22,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -41,7 +42,7 @@ public final class Taxonomy {
 
     private static final Set<String> TOP_LEVEL_FIELDS = Set.of("version", "rules");
     private static final List<String> RULE_FIELDS =
-            List.of("id", "match", "kinds", "category", "subcategory", "source", "note");
+            List.of("id", "match", "kinds", "category", "subcategory", "context", "source", "note");
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
     private static final Pattern SUBCATEGORY = Pattern.compile("[A-Za-z0-9_.+-]+");
 
@@ -128,24 +129,43 @@ public final class Taxonomy {
     }
 
     /**
-     * A stable SHA-256 (hex) of what decides classifications: every rule's id, kinds, pattern, category
-     * and subcategory, in order. Stored with each classification so rows made under other rules can be told apart.
+     * A stable SHA-256 (hex) of what decides classifications: every rule's id, kinds, pattern, category,
+     * subcategory and context, in order. Stored with each classification so rows made under other rules can be told apart.
      */
     public String digest() {
         return digest;
     }
 
     /**
-     * Classifies one distinct name.
+     * Classifies one distinct name by the name alone: rules that need a context are passed over.
      *
      * @param kind {@code kernel}, {@code memcpy} or {@code memset}; {@code null} means kernel
      */
     public Classification classify(String name, String kind) {
+        return firstMatch(name, kind, false).classification();
+    }
+
+    /**
+     * The class of {@code name} for a kernel inside an MoE block, when a context rule decides it there:
+     * the first rule that matches, context rules included, is one of them. Empty when the name's own
+     * class applies in an MoE block too.
+     */
+    public Optional<Classification> inMoeBlock(String name, String kind) {
+        Rule r = firstMatch(name, kind, true);
+        return Rule.MOE_BLOCK.equals(r.context()) ? Optional.of(r.classification()) : Optional.empty();
+    }
+
+    /** Whether any rule needs a context: when none does, no analysis needs to look for one. */
+    public boolean hasContextRules() {
+        return rules.stream().anyMatch(r -> !r.byNameAlone());
+    }
+
+    private Rule firstMatch(String name, String kind, boolean withContextRules) {
         String k = checkKind(kind);
         String n = name == null ? "" : name;
         for (int i = 0; i < literals.length; i++) {
             Rule r = rules.get(i);
-            if (!r.appliesTo(k)) {
+            if (!r.appliesTo(k) || (!withContextRules && !r.byNameAlone())) {
                 continue;
             }
             String[] required = literals[i];
@@ -153,28 +173,34 @@ public final class Taxonomy {
                 continue; // the pattern cannot be found in a name without any of these
             }
             if (r.matchesName(n)) {
-                return r.classification();
+                return r;
             }
         }
         throw new IllegalStateException("no rule matched " + n + " (" + k + "): the catch-all is missing");
     }
 
     /**
-     * Which rule classifies {@code name}, and why each earlier rule did not. Runs every regex as
-     * written (no pre-check), so it also serves as the reference {@link #classify} is tested against.
+     * Which rule classifies {@code name}, and why each earlier rule did not; a context rule that matches
+     * before it is the class inside an MoE block. Runs every regex as written (no pre-check), so it also
+     * serves as the reference {@link #classify} and {@link #inMoeBlock} are tested against.
      */
     public Explanation explain(String name, String kind) {
         String k = checkKind(kind);
         String n = name == null ? "" : name;
         List<Explanation.Miss> misses = new ArrayList<>();
+        Explanation.Miss inMoeBlock = null;
         for (int i = 0; i < rules.size(); i++) {
             Rule r = rules.get(i);
             if (!r.appliesTo(k)) {
                 misses.add(new Explanation.Miss(i + 1, r, Explanation.Reason.OTHER_KIND));
-            } else if (r.matchesName(n)) {
-                return new Explanation(n, k, r, i + 1, misses);
-            } else {
+            } else if (!r.matchesName(n)) {
                 misses.add(new Explanation.Miss(i + 1, r, Explanation.Reason.NO_MATCH));
+            } else if (!r.byNameAlone()) {
+                Explanation.Miss m = new Explanation.Miss(i + 1, r, Explanation.Reason.NEEDS_CONTEXT);
+                misses.add(m);
+                inMoeBlock = inMoeBlock == null ? m : inMoeBlock;
+            } else {
+                return new Explanation(n, k, r, i + 1, misses, inMoeBlock);
             }
         }
         throw new IllegalStateException("no rule matched " + n + " (" + k + "): the catch-all is missing");
@@ -310,7 +336,12 @@ public final class Taxonomy {
             source = "user rule file " + origin;
         }
         String note = text(node, "note", at, false);
-        return new Rule(id, match, pattern, kinds, category, subcategory, source, note, origin);
+        String context = text(node, "context", at, false);
+        if (context != null && !Rule.MOE_BLOCK.equals(context)) {
+            throw new TaxonomyException(at + ": field 'context': unknown context '" + context + "' (the one context is "
+                    + Rule.MOE_BLOCK + ")");
+        }
+        return new Rule(id, match, pattern, kinds, category, subcategory, context, source, note, origin);
     }
 
     private static String text(JsonNode node, String field, String at, boolean required) {
@@ -401,7 +432,8 @@ public final class Taxonomy {
                 // Unit and record separators cannot occur in YAML scalars we accept as ids and kinds,
                 // so the encoding is unambiguous.
                 String s = r.id() + '\u001f' + String.join(",", r.kinds()) + '\u001f' + r.match() + '\u001f'
-                        + r.category().id() + '\u001f' + r.subcategory() + '\u001e';
+                        + r.category().id() + '\u001f' + r.subcategory()
+                        + (r.byNameAlone() ? "" : '\u001f' + r.context()) + '\u001e';
                 md.update(s.getBytes(StandardCharsets.UTF_8));
             }
             return HexFormat.of().formatHex(md.digest());

@@ -77,12 +77,12 @@ public final class TaxonomyCommand implements Callable<Integer> {
             idWidth = Math.max(idWidth, r.id().length());
             subWidth = Math.max(subWidth, r.subcategory().length());
         }
-        String format = "%3s  %-" + idWidth + "s  %-10s  %-" + subWidth + "s  %-7s  %s%n";
-        out.printf(Locale.ROOT, format, "#", "id", "category", "subcategory", "kinds", "pattern");
+        String format = "%3s  %-" + idWidth + "s  %-10s  %-" + subWidth + "s  %-7s  %-9s  %s%n";
+        out.printf(Locale.ROOT, format, "#", "id", "category", "subcategory", "kinds", "context", "pattern");
         for (int i = 0; i < rules.size(); i++) {
             Rule r = rules.get(i);
             out.printf(Locale.ROOT, format, i + 1, r.id(), r.category().id(), r.subcategory(), kinds(r),
-                    r.match().isEmpty() ? "(any name)" : r.match());
+                    r.byNameAlone() ? "-" : r.context(), r.match().isEmpty() ? "(any name)" : r.match());
         }
     }
 
@@ -99,6 +99,12 @@ public final class TaxonomyCommand implements Callable<Integer> {
         }
         if (!Taxonomy.BUILT_IN.equals(r.origin())) {
             out.printf(Locale.ROOT, "from:        %s%n", r.origin());
+        }
+        if (e.inMoeBlock() != null) {
+            Rule c = e.inMoeBlock().rule();
+            out.printf(Locale.ROOT, "in an MoE block: rule %d %s: %s / %s  (%s); the analysis applies it to a kernel"
+                    + " whose next GEMM on its stream, in its step, is an MoE GEMM%n", e.inMoeBlock().index(), c.id(),
+                    c.category().id(), c.subcategory(), c.category().label());
         }
         if (e.earlier().isEmpty()) {
             out.println("earlier rules: none (it is the first rule)");

@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class TaxonomyCasesTest {
     private static final Taxonomy TAXONOMY = Taxonomy.builtIn();
 
-    record Case(String name, String kind, String category, String subcategory, String why) {
+    /** {@code inMoeBlock}: category/subcategory a context rule gives the name inside an MoE block, or null. */
+    record Case(String name, String kind, String category, String subcategory, String why, String inMoeBlock) {
     }
 
     static List<Case> cases() throws IOException {
@@ -36,10 +37,10 @@ class TaxonomyCasesTest {
                     continue;
                 }
                 String[] f = line.split("\t", -1);
-                if (f.length != 5) {
-                    throw new IllegalStateException("taxonomy-cases.tsv: expected 5 tab-separated fields: " + line);
+                if (f.length != 5 && f.length != 6) {
+                    throw new IllegalStateException("taxonomy-cases.tsv: expected 5 or 6 tab-separated fields: " + line);
                 }
-                cases.add(new Case(f[0], f[1], f[2], f[3], f[4]));
+                cases.add(new Case(f[0], f[1], f[2], f[3], f[4], f.length == 6 ? f[5] : null));
             }
         }
         return cases;
@@ -55,6 +56,9 @@ class TaxonomyCasesTest {
         Classification got = TAXONOMY.classify(c.name(), c.kind());
         assertEquals(c.category() + "/" + c.subcategory(), got.categoryId() + "/" + got.subcategory(),
                 () -> c.name() + " (" + why + ") was classified by rule " + got.ruleId());
+        String inBlock = TAXONOMY.inMoeBlock(c.name(), c.kind())
+                .map(k -> k.categoryId() + "/" + k.subcategory()).orElse(null);
+        assertEquals(c.inMoeBlock(), inBlock, () -> c.name() + " (" + why + ") inside an MoE block");
     }
 
     @Test

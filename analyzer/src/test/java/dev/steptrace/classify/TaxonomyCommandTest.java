@@ -45,12 +45,25 @@ class TaxonomyCommandTest {
         int rules = Taxonomy.builtIn().rules().size();
         assertTrue(lines[0].startsWith(rules + " rules, tried in order"), lines[0]);
         assertTrue(lines[0].contains(Taxonomy.builtIn().digest()), "shows the digest");
-        assertTrue(lines[1].matches("\\s*#\\s+id\\s+category\\s+subcategory\\s+kinds\\s+pattern"), lines[1]);
+        assertTrue(lines[1].matches("\\s*#\\s+id\\s+category\\s+subcategory\\s+kinds\\s+context\\s+pattern"), lines[1]);
         assertEquals(rules + 2, lines.length);
-        assertTrue(lines[2].matches("\\s+1\\s+memcpy\\.memcpy\\s+memcpy\\s+memcpy\\s+memcpy\\s+\\.\\*"), lines[2]);
-        assertTrue(lines[lines.length - 1].matches("\\s*" + rules + "\\s+other\\.unclassified\\s+other\\s+unknown\\s+all\\s+\\(any name\\)"),
+        assertTrue(lines[2].matches("\\s+1\\s+memcpy\\.memcpy\\s+memcpy\\s+memcpy\\s+memcpy\\s+-\\s+\\.\\*"), lines[2]);
+        assertTrue(lines[lines.length - 1].matches("\\s*" + rules + "\\s+other\\.unclassified\\s+other\\s+unknown\\s+all\\s+-\\s+\\(any name\\)"),
                 lines[lines.length - 1]);
         assertTrue(r.out().contains("comm.custom_allreduce.vllm") && r.out().contains("cross_device_reduce_"));
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("\\s*\\d+\\s+routing\\.topk\\.torch\\s+routing\\s+topk\\s+kernel\\s+moe_block\\s+.*")),
+                "context rules say so");
+    }
+
+    @Test
+    void explainsAContextRule() {
+        Run r = run("taxonomy", "--explain", "void (anonymous namespace)::softmax_warp_forward<float, float, float, 6, false,"
+                + " false>(float*, float const*, int, int, int, bool const*, int, bool)");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("category:    other / softmax"), r.out());
+        assertTrue(r.out().contains("in an MoE block: rule ") && r.out().contains(" routing.gating.torch_softmax: routing / gating"),
+                r.out());
+        assertTrue(r.out().contains("matches, but only decides inside an MoE block (routing/gating there)"), r.out());
     }
 
     @Test
@@ -81,7 +94,7 @@ class TaxonomyCommandTest {
         assertEquals(0, list.code(), list.err());
         assertTrue(list.out().contains("(1 from " + rules + ", then " + Taxonomy.builtIn().rules().size() + " built-in)"),
                 list.out());
-        assertTrue(list.out().split("\n")[2].matches("\\s+1\\s+site\\.rccl\\s+allreduce\\s+rccl\\s+kernel\\s+ncclDevKernel_Generic"));
+        assertTrue(list.out().split("\n")[2].matches("\\s+1\\s+site\\.rccl\\s+allreduce\\s+rccl\\s+kernel\\s+-\\s+ncclDevKernel_Generic"));
 
         Run explain = run("taxonomy", "--taxonomy", rules.toString(), "--explain", "ncclDevKernel_Generic(ncclDevComm*, channelMasks, ncclWork*)");
         assertEquals(0, explain.code(), explain.err());

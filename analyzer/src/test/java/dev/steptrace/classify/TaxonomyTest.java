@@ -218,6 +218,29 @@ class TaxonomyTest {
 
         m = errorOf("version.yaml", "version: 2\nrules: []\n");
         assertTrue(m.contains("unsupported version 2"), m);
+
+        m = errorOf("context.yaml", "rules:\n  - {id: site.c, match: 'a', category: routing, subcategory: x, context: moe}\n");
+        assertTrue(m.contains("rule 'site.c'") && m.contains("field 'context'") && m.contains("moe_block"), m);
+    }
+
+    // ---- context rules ------------------------------------------------------------------------------
+
+    @Test
+    void aContextRuleDecidesOnlyInsideAnMoeBlock() throws IOException {
+        Taxonomy t = BUILT_IN.withUserRules(write("ctx.yaml",
+                "rules:\n  - {id: site.argmax_router, match: 'ArgMaxOps', category: routing, subcategory: topk, context: moe_block}\n"));
+        String argmax = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::ArgMaxOps<float>,"
+                + " unsigned int, long, 4, 4> >(at::native::ReduceOp<float, at::native::ArgMaxOps<float>, unsigned int, long, 4, 4>)";
+        assertEquals(BUILT_IN.classify(argmax, "kernel"), t.classify(argmax, "kernel"), "by name, as if the rule were not there");
+        assertEquals("routing/topk/site.argmax_router",
+                t.inMoeBlock(argmax, "kernel").map(c -> c.categoryId() + "/" + c.subcategory() + "/" + c.ruleId()).orElse(null));
+        assertTrue(BUILT_IN.inMoeBlock(argmax, "kernel").isEmpty(), "no built-in context rule matches it");
+        Explanation e = t.explain(argmax, "kernel");
+        assertEquals("site.argmax_router", e.inMoeBlock().rule().id());
+        assertEquals(Explanation.Reason.NEEDS_CONTEXT, e.earlier().get(0).reason());
+        assertNotEquals(BUILT_IN.withUserRules(write("ctx2.yaml",
+                "rules:\n  - {id: site.argmax_router, match: 'ArgMaxOps', category: routing, subcategory: topk}\n")).digest(),
+                t.digest(), "the context is part of the digest");
     }
 
     // ---- digest -----------------------------------------------------------------------------------
@@ -250,8 +273,10 @@ class TaxonomyTest {
     @Test
     void thePreCheckAgreesWithThePlainRegexOnTheCases() throws IOException {
         for (TaxonomyCasesTest.Case c : TaxonomyCasesTest.cases()) {
-            assertEquals(BUILT_IN.explain(c.name(), c.kind()).classification(), BUILT_IN.classify(c.name(), c.kind()),
-                    c.name());
+            Explanation e = BUILT_IN.explain(c.name(), c.kind());
+            assertEquals(e.classification(), BUILT_IN.classify(c.name(), c.kind()), c.name());
+            assertEquals(e.inMoeBlock() == null ? null : e.inMoeBlock().rule().classification(),
+                    BUILT_IN.inMoeBlock(c.name(), c.kind()).orElse(null), c.name());
         }
     }
 
