@@ -145,7 +145,7 @@ final class Stragglers {
                 ), ops AS (
                     SELECT o.file_id, o.step, o.ts_ns, o.dur_ns, k.category,
                            k.category IN ('allreduce', 'comm_other') AS comm
-                    FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind)
+                    FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
                     WHERE o.step IS NOT NULL AND o.file_id IN (SELECT DISTINCT last_file_id FROM late)
                 ), numbered AS (
                     -- seg: collectives started so far; the work between two collectives shares one value

@@ -58,8 +58,8 @@ import tech.tablesaw.api.Table;
  *   <tr><td>{@code t_collectives}</td><td>collective kernel in a step</td>
  *       <td>file_id, rank, phase, phase_index, step, type, ts_ns, end_ns, dur_ns, dtype, in_nelems,
  *       out_nelems, group_size, k, dtype_bytes, msg_bytes, transfer_ns, wait_ns</td></tr>
- *   <tr><td>{@code t_classes}</td><td>(file, name, kind)</td><td>file_id, name_id, kind, category,
- *       subcategory, rule_id</td></tr>
+ *   <tr><td>{@code t_classes}</td><td>(file, name, kind, variant)</td><td>file_id, name_id, kind, category,
+ *       subcategory, rule_id, variant (0: the name's class; others: classes from context, docs/taxonomy.md)</td></tr>
  * </table>
  *
  * <p>{@code phase_index} is a step's position among its file's steps of that phase, from 0: steps are
