@@ -385,7 +385,7 @@ public final class Timeline {
                        g.device, g.bytes, g.grid_x, g.grid_y, g.grid_z, g.block_x, g.block_y, g.block_z,
                        col.type, col.k, col.wait_ns, col.transfer_ns, col.msg_bytes, col.dtype
                 FROM ops o
-                JOIN t_classes k USING (file_id, name_id, kind)
+                JOIN t_classes k USING (file_id, name_id, kind, variant)
                 LEFT JOIN g ON g.file_id = o.file_id AND g.kind = o.kind AND g.name_id = o.name_id
                      AND g.stream IS NOT DISTINCT FROM o.stream AND g.ts_ns = o.ts_ns AND g.dur_ns = o.dur_ns
                 LEFT JOIN col ON k.category IN ('allreduce', 'comm_other') AND col.file_id = o.file_id
