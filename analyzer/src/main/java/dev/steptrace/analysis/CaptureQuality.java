@@ -1,6 +1,7 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.common.Messages;
+import dev.steptrace.ingest.InputDamage;
 import dev.steptrace.report.BottleneckReport.Warning;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -41,10 +42,15 @@ final class CaptureQuality {
 
     private static void partialFiles(CaptureScope scope, List<Warning> out) {
         for (CaptureScope.FileInfo f : scope.files()) {
-            if ("partial".equals(f.status())) {
-                out.add(new Warning("partial_file", "rank " + f.rank() + ": " + f.path().getFileName()
-                        + " is incomplete (" + f.partialReason() + "); events after the damage are missing"));
+            if (!"partial".equals(f.status())) {
+                continue;
             }
+            String reason = String.valueOf(f.partialReason());
+            out.add(new Warning("partial_file", reason.startsWith(InputDamage.CONTENT_MAY_BE_WRONG)
+                    ? "rank " + f.rank() + ": " + f.path().getFileName() + ": " + reason + "; this rank's figures may"
+                            + " be wrong"
+                    : "rank " + f.rank() + ": " + f.path().getFileName() + " is incomplete (" + reason
+                            + "); events after the damage are missing"));
         }
     }
 

@@ -64,7 +64,7 @@ public final class ReportBuilder {
                     acrossRanks(perRank, s -> s.kernel), acrossRanks(perRank, s -> s.span),
                     acrossRanks(perRank, s -> s.busy), acrossRanks(perRank, s -> s.hostGap),
                     acrossRanks(perRank, s -> s.compute),
-                    categories(subcats.get(phase), perRank.keySet().size()), topKernels(phase, perRank),
+                    categories(subcats.get(phase), perRank.keySet().size()), kernels(phase, TOP_KERNELS),
                     multiRank() ? stragglers.getOrDefault(phase, List.of()) : null));
         }
         List<RankSummary> ranks = new ArrayList<>();
@@ -256,44 +256,42 @@ public final class ReportBuilder {
      * such phase. The report lists the first {@value #TOP_KERNELS}.
      */
     public List<TopKernel> kernels(String phase) throws SQLException {
-        Map<Integer, RankPhaseStats> perRank = rankPhaseStats().get(phase);
-        return perRank == null ? List.of() : allKernels(phase, perRank);
+        return kernels(phase, Integer.MAX_VALUE);
     }
 
-    private List<TopKernel> topKernels(String phase, Map<Integer, RankPhaseStats> perRank) throws SQLException {
-        List<TopKernel> all = allKernels(phase, perRank);
-        return all.size() > TOP_KERNELS ? List.copyOf(all.subList(0, TOP_KERNELS)) : all;
-    }
-
-    private List<TopKernel> allKernels(String phase, Map<Integer, RankPhaseStats> perRank) throws SQLException {
-        // Per name and class: a kernel some of whose launches got another class from their context
-        // (ContextClasses) is listed once per class.
-        Map<List<String>, double[]> byKernel = new HashMap<>();
+    /**
+     * The {@code limit} kernels of a phase with the most time per step, ranked in DuckDB: a capture may
+     * hold millions of distinct names, the report needs a handful. Per name and class: a kernel some of
+     * whose launches got another class from their context (ContextClasses) is listed once per class.
+     */
+    private List<TopKernel> kernels(String phase, int limit) throws SQLException {
+        List<TopKernel> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
-                SELECT rank, name, category, subcategory, rule_id, sum(ns), sum(calls)
-                FROM t_kernel_stats WHERE phase = ? AND rank IS NOT NULL GROUP BY ALL
-                ORDER BY rank, name, rule_id
+                WITH steps AS (
+                    SELECT rank, count(*) AS steps FROM t_step_metrics WHERE phase = ? AND rank IS NOT NULL GROUP BY rank
+                ), per_rank AS (
+                    SELECT rank, name, category, subcategory, rule_id, sum(ns) AS ns, sum(calls) AS calls
+                    FROM t_kernel_stats WHERE phase = ? AND rank IS NOT NULL GROUP BY ALL
+                )
+                SELECT name, category, subcategory, rule_id,
+                       sum(ns / 1e6 / steps) / (SELECT count(*) FROM steps) AS ms_per_step,
+                       sum(calls / steps) / (SELECT count(*) FROM steps) AS calls_per_step
+                FROM per_rank JOIN steps USING (rank)
+                GROUP BY name, category, subcategory, rule_id
+                ORDER BY ms_per_step DESC, name, rule_id LIMIT ?
                 """)) {
             ps.setString(1, phase);
+            ps.setString(2, phase);
+            ps.setInt(3, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    RankPhaseStats st = perRank.get(rs.getInt(1));
-                    double[] v = byKernel.computeIfAbsent(List.of(rs.getString(2), rs.getString(3), rs.getString(4),
-                            rs.getString(5)), k -> new double[2]);
-                    v[0] += rs.getDouble(6) / 1e6 / st.steps;
-                    v[1] += rs.getDouble(7) / st.steps;
+                    double ms = rs.getDouble(5);
+                    double calls = rs.getDouble(6);
+                    out.add(new TopKernel(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), ms, calls,
+                            calls == 0 ? 0 : ms / calls * 1000));
                 }
             }
         }
-        int ranks = perRank.size();
-        List<TopKernel> out = new ArrayList<>();
-        byKernel.forEach((k, v) -> {
-            double calls = v[1] / ranks;
-            out.add(new TopKernel(k.get(0), k.get(1), k.get(2), k.get(3), v[0] / ranks, calls,
-                    calls == 0 ? 0 : v[0] / ranks / calls * 1000));
-        });
-        out.sort(Comparator.comparingDouble(TopKernel::msPerStep).reversed().thenComparing(TopKernel::name)
-                .thenComparing(TopKernel::rule));
         return out;
     }
 

@@ -208,8 +208,9 @@ public final class Capture implements AutoCloseable {
             Files.createDirectories(dir);
             return ReportWriters.writeAll(c, dir, templates, json, html, markdown);
         } catch (IOException e) {
-            throw SteptraceException.internal("writing the report of " + name + " into " + dir + " failed: "
-                    + Messages.firstLine(e.getMessage()), e);
+            // A directory that is a file or refuses writing, a full disk: the user's to fix, in one line.
+            throw new SteptraceException("cannot write the report of " + name + " into " + dir + ": "
+                    + Messages.io(e), e);
         }
     }
 

@@ -1,11 +1,12 @@
 package dev.steptrace.api;
 
+import dev.steptrace.common.Messages;
+import dev.steptrace.common.OutputFiles;
 import dev.steptrace.report.ReportCategories;
 import dev.steptrace.report.ReportCharts;
 import java.awt.Color;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -218,16 +219,16 @@ public final class Charts {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            try (OutputStream out = Files.newOutputStream(file)) {
+            OutputFiles.write(file, out -> {
                 if (png) {
                     BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
                 } else {
                     VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
                 }
-            }
+            });
             return file;
         } catch (IOException e) {
-            throw SteptraceException.internal("writing the chart " + file + " failed: " + e.getMessage(), e);
+            throw new SteptraceException("cannot write the chart " + file + ": " + Messages.io(e), e);
         } catch (VirtualMachineError e) {
             throw e;
         } catch (RuntimeException | Error e) {

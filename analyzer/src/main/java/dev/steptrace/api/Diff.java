@@ -251,8 +251,7 @@ public final class Diff {
             Files.createDirectories(dir);
             return DiffWriters.writeAll(model, dir, templates, json, html, markdown);
         } catch (IOException e) {
-            throw SteptraceException.internal("writing the diff into " + dir + " failed: "
-                    + Messages.firstLine(e.getMessage()), e);
+            throw new SteptraceException("cannot write the diff into " + dir + ": " + Messages.io(e), e);
         }
     }
 

@@ -224,7 +224,10 @@ public final class Steptrace implements AutoCloseable {
      * @throws SteptraceException when the path does not exist or holds no usable trace
      */
     public List<CaptureInfo> load(Path path, IngestOptions options, IngestListener listener) {
-        ingest(List.of(path), options, listener);
+        IngestReport report = ingest(List.of(path), options, listener);
+        if (!report.anyUsable() && report.storeProblem() != null) {
+            throw new SteptraceException("nothing could be loaded: " + report.storeProblem());
+        }
         Path dir;
         try {
             dir = path.toRealPath();
@@ -389,7 +392,9 @@ public final class Steptrace implements AutoCloseable {
             }
             return new Made(content, c, () -> {
                 try {
-                    cache.put(content);
+                    if (!store.readOnly()) {
+                        cache.put(content);
+                    }
                 } catch (SQLException e) {
                     throw SteptraceException.internal("keeping the report of capture " + captureId + " failed: "
                             + Messages.firstLine(e.getMessage()), e);

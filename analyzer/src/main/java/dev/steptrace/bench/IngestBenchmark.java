@@ -111,7 +111,7 @@ public final class IngestBenchmark {
             AtomicLong ignored = new AtomicLong();
             // Buffered like the reader's own input (128 KiB reads): the ceiling is the tokenizer, not syscalls.
             try (InputStream in = new java.io.BufferedInputStream(
-                         TraceInput.open(f.path(), f.compressed(), false, ignored), 1 << 17);
+                         TraceInput.open(f.path(), f.compressed(), false, ignored, null), 1 << 17);
                  CountingStream counted = new CountingStream(in);
                  JsonParser p = KinetoReader.jsonFactory().createParser(counted)) {
                 while (p.nextToken() != null) {

@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -27,6 +26,10 @@ public final class StoreClassifier {
                     + "EXCEPT "
                     + "SELECT name, kind FROM name_classes WHERE taxonomy_digest = ?";
 
+    /** The columns of name_classes written, in the order of the values of one row. */
+    private static final List<String> COLUMNS = List.of("name", "kind", "category", "subcategory", "rule_id",
+            "taxonomy_digest");
+
     private StoreClassifier() {}
 
     /**
@@ -44,51 +47,51 @@ public final class StoreClassifier {
      */
     public static Result classify(Store store, Taxonomy taxonomy) throws SQLException {
         String digest = taxonomy.digest();
-        try (Connection c = store.newConnection()) {
+        // Names are read on one connection and written on another, a batch at a time: a capture with
+        // millions of distinct names never has them all on the heap.
+        try (Connection c = store.newConnection(); Connection reader = store.newConnection();
+             PreparedStatement ps = reader.prepareStatement(PENDING_SQL)) {
+            ps.setString(1, digest);
             c.setAutoCommit(false);
-            try {
-                List<String[]> pending = pending(c, digest);
-                if (!pending.isEmpty()) {
-                    try (TableBatch batch = TableBatch.forTable(c, store.allocator(), "name_classes",
-                            Math.min(BATCH_ROWS, pending.size()))) {
-                        int name = batch.column("name");
-                        int kind = batch.column("kind");
-                        int category = batch.column("category");
-                        int subcategory = batch.column("subcategory");
-                        int rule = batch.column("rule_id");
-                        int dig = batch.column("taxonomy_digest");
-                        for (String[] p : pending) {
-                            Classification cl = taxonomy.classify(p[0], p[1]);
-                            batch.setString(name, p[0]);
-                            batch.setString(kind, p[1]);
-                            batch.setString(category, cl.categoryId());
-                            batch.setString(subcategory, cl.subcategory());
-                            batch.setString(rule, cl.ruleId());
-                            batch.setString(dig, digest);
-                            batch.endRow();
+            int classified = 0;
+            int[] column = new int[COLUMNS.size()];
+            TableBatch batch = null;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (batch == null) {
+                        if (store.readOnly()) {
+                            throw new SQLException("the store " + store.path() + " cannot be written (read-only) and"
+                                    + " has not classified its kernels under these rules: run the report once with a"
+                                    + " store that can be written");
                         }
-                        batch.flush();
+                        batch = TableBatch.forTable(c, store.allocator(), "name_classes", BATCH_ROWS);
+                        for (int i = 0; i < COLUMNS.size(); i++) {
+                            column[i] = batch.column(COLUMNS.get(i));
+                        }
                     }
+                    String name = rs.getString(1);
+                    String kind = rs.getString(2);
+                    Classification cl = taxonomy.classify(name, kind);
+                    String[] values = {name, kind, cl.categoryId(), cl.subcategory(), cl.ruleId(), digest};
+                    for (int i = 0; i < values.length; i++) {
+                        batch.setString(column[i], values[i]);
+                    }
+                    batch.endRow();
+                    classified++;
+                }
+                if (batch != null) {
+                    batch.flush();
                 }
                 c.commit();
-                return new Result(digest, pending.size());
+                return new Result(digest, classified);
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
-            }
-        }
-    }
-
-    private static List<String[]> pending(Connection c, String digest) throws SQLException {
-        List<String[]> pending = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(PENDING_SQL)) {
-            ps.setString(1, digest);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    pending.add(new String[] {rs.getString(1), rs.getString(2)});
+            } finally {
+                if (batch != null) {
+                    batch.close();
                 }
             }
         }
-        return pending;
     }
 }

@@ -4,7 +4,10 @@ import dev.steptrace.api.AnalysisOptions;
 import java.nio.file.Path;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** How the commands that analyze a capture classify kernels and find steps. */
 public final class AnalysisArgs {
@@ -15,13 +18,17 @@ public final class AnalysisArgs {
             description = "Annotation names that mark steps (Java regex), instead of the built-in step sources.")
     String stepRegex;
 
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
     AnalysisOptions options() {
         Pattern regex = null;
         if (stepRegex != null) {
             try {
                 regex = Pattern.compile(stepRegex);
             } catch (PatternSyntaxException e) {
-                throw new UserError("--step-regex is not a valid regular expression: " + e.getDescription());
+                throw new ParameterException(command.commandLine(),
+                        "--step-regex is not a valid regular expression: " + e.getDescription());
             }
         }
         return new AnalysisOptions(Taxonomies.load(taxonomyFile), regex);

@@ -36,8 +36,14 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (threads != null && threads < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be 1 or more, not " + threads);
+        }
+        if (repeat < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--repeat must be 1 or more, not " + repeat);
+        }
         int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-        new IngestBenchmark(spec.commandLine().getOut()).run(paths, n, Math.max(1, repeat), workDir);
+        new IngestBenchmark(spec.commandLine().getOut()).run(paths, n, repeat, workDir);
         return Main.OK;
     }
 }

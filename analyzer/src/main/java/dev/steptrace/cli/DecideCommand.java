@@ -6,6 +6,7 @@ import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
 import dev.steptrace.ingest.IngestOptions;
 
+import dev.steptrace.common.Messages;
 import dev.steptrace.decide.BenchResults;
 import dev.steptrace.decide.CaptureBatch;
 import dev.steptrace.decide.Decision;
@@ -17,6 +18,7 @@ import dev.steptrace.decide.ScenarioLoader;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.TemplateLoader;
 import dev.steptrace.store.Store;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,10 +90,15 @@ public final class DecideCommand implements Callable<Integer> {
                         throw new UserError(e.getMessage(), e);
                     }
                     Path dir = documents.dir(info.name(), captures.size());
-                    Files.createDirectories(dir);
-                    List<Path> written = DecisionWriters.write(decision, sc, dir, loader,
-                            documents.wants(DocumentOptions.Format.json), documents.wants(DocumentOptions.Format.html),
-                            documents.wants(DocumentOptions.Format.md), true);
+                    List<Path> written;
+                    try {
+                        Files.createDirectories(dir);
+                        written = DecisionWriters.write(decision, sc, dir, loader,
+                                documents.wants(DocumentOptions.Format.json), documents.wants(DocumentOptions.Format.html),
+                                documents.wants(DocumentOptions.Format.md), true);
+                    } catch (IOException e) {
+                        throw new UserError("cannot write the decision memo into " + dir + ": " + Messages.io(e), e);
+                    }
                     for (Path p : written) {
                         stdout.println(p);
                     }

@@ -12,6 +12,7 @@ import dev.steptrace.ingest.FileOutcome;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.store.Store;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -53,13 +54,17 @@ public final class IngestCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (threads != null && threads < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be 1 or more, not " + threads);
+        }
         IngestOptions defaults = IngestOptions.defaults();
         IngestOptions options = new IngestOptions(threads != null ? threads : defaults.threads(), keepPython, defaults.inflateAhead());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Store store = Store.open(Store.resolve(common.db))) {
             IngestReport report = run(store, options, paths, common.quiet);
-            List<String> unprepared = noAnalysis ? List.of() : prepareReports(store, report, common.quiet, err);
+            List<String> unprepared = noAnalysis || store.readOnly() ? List.of()
+                    : prepareReports(store, report, common.quiet);
             if (json) {
                 out.println(toJson(report));
             } else {
@@ -74,6 +79,10 @@ public final class IngestCommand implements Callable<Integer> {
                 err.println("steptrace: warning: " + w);
             }
             unprepared.forEach(w -> err.println("steptrace: warning: " + w));
+            if (!report.anyUsable() && report.storeProblem() != null) {
+                err.println("steptrace: nothing could be loaded: " + report.storeProblem());
+                return Main.FAILED;
+            }
             if (!report.anyUsable()) {
                 err.println("steptrace: no usable trace in " + paths
                         + " (looked for Kineto JSON traces, plain or gzip, with a \"traceEvents\" list,"
@@ -90,8 +99,10 @@ public final class IngestCommand implements Callable<Integer> {
      * each is written at once (its analysis is most of a report's time). A capture that cannot be
      * analysed is a warning, not a failed ingest: its report will say why.
      */
-    private static List<String> prepareReports(Store store, IngestReport report, boolean quiet, PrintWriter err) {
+    private static List<String> prepareReports(Store store, IngestReport report, boolean quiet) {
         boolean show = !quiet && Progress.stderrIsTerminal();
+        // A status line cleared by an escape: straight to the terminal, like the progress display.
+        PrintStream err = System.err;
         if (show) {
             err.print("analysing the captures loaded, for their reports...");
             err.flush();
@@ -157,7 +168,7 @@ public final class IngestCommand implements Callable<Integer> {
         }
         if (loaded > 0) {
             out.printf(Locale.ROOT, "loaded %d file(s), %s of trace data, into %s%n", loaded, Bytes.format(json), db);
-        } else if (report.anyUsable()) {
+        } else if (report.anyUsable() && report.files().stream().noneMatch(f -> f.status() == FileOutcome.Status.FAILED)) {
             out.printf(Locale.ROOT, "nothing to load: the store %s is up to date%n", db);
         }
     }

@@ -3,6 +3,11 @@ package dev.steptrace.cli;
 import dev.steptrace.api.SteptraceException;
 import dev.steptrace.common.Messages;
 import dev.steptrace.store.StoreException;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.nio.file.FileSystemException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -40,6 +45,12 @@ public final class Main implements Runnable {
     public static int run(String... args) {
         Warmup.startFor(args);
         CommandLine cli = new CommandLine(new Main());
+        // Messages name files and kernels from traces: nothing in them may drive the terminal. Data on
+        // stdout (query --format csv, ingest --json) is left exact when it goes to a file or a pipe.
+        cli.setErr(terminalSafe(System.err));
+        if (Progress.stdoutIsTerminal()) {
+            cli.setOut(terminalSafe(System.out));
+        }
         Supplier<Object> named = args.length > 0 ? COMMANDS.get(args[0]) : null;
         if (named != null) {
             cli.addSubcommand(args[0], named.get());
@@ -47,6 +58,12 @@ public final class Main implements Runnable {
             COMMANDS.forEach((name, command) -> cli.addSubcommand(name, command.get()));
             cli.addSubcommand("help", new CommandLine.HelpCommand());
         }
+        cli.setParameterExceptionHandler((ex, arguments) -> {
+            // One line, as for every other failure; the usage is one --help away.
+            ex.getCommandLine().getErr().println("steptrace: " + ex.getMessage() + " (see "
+                    + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
+            return USAGE;
+        });
         cli.setExecutionExceptionHandler((thrown, commandLine, parseResult) -> {
             // The API wraps internal failures (database, I/O) in an unchecked exception: report the cause.
             Exception ex = thrown instanceof SteptraceException wrapper && !wrapper.userError()
@@ -56,12 +73,22 @@ public final class Main implements Runnable {
             if (debug) {
                 ex.printStackTrace(commandLine.getErr());
             }
-            // A UserError is the whole story (e.g. a missing path): no stack trace worth pointing at.
+            // A UserError is the whole story (e.g. a missing path): no stack trace worth pointing at. So is
+            // a fault of the machine (a full disk, a directory that refuses writing): the message says it.
+            if (Messages.environmentFault(thrown)) {
+                commandLine.getErr().println("steptrace: " + (thrown instanceof FileSystemException f
+                        ? f.getFile() + ": " + Messages.io(f) : Messages.firstLine(thrown.getMessage())));
+                return FAILED;
+            }
             commandLine.getErr().println("steptrace: " + describe(ex)
                     + (debug || userError(ex) ? "" : " (--debug shows the stack trace)"));
             return FAILED;
         });
         return cli.execute(args);
+    }
+
+    private static PrintWriter terminalSafe(PrintStream stream) {
+        return new PrintWriter(new TerminalSafeWriter(new OutputStreamWriter(stream, Charset.defaultCharset())), true);
     }
 
     private static Map<String, Supplier<Object>> commands() {
@@ -80,11 +107,11 @@ public final class Main implements Runnable {
 
     /** A failure the user can act on: its message is the whole story, no stack trace worth pointing at. */
     private static boolean userError(Throwable ex) {
-        return ex instanceof UserError || ex instanceof SteptraceException e && e.userError();
+        return ex instanceof UserError || ex instanceof StoreException || ex instanceof SteptraceException e && e.userError();
     }
 
     private static String describe(Throwable ex) {
-        if (userError(ex) || ex instanceof StoreException) {
+        if (userError(ex)) {
             return ex.getMessage();
         }
         String msg = Messages.firstLine(ex.getMessage());

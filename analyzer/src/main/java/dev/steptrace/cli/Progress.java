@@ -44,8 +44,16 @@ final class Progress implements AutoCloseable {
     }
 
     static boolean stderrIsTerminal() {
+        return isTerminal(2);
+    }
+
+    static boolean stdoutIsTerminal() {
+        return isTerminal(1);
+    }
+
+    private static boolean isTerminal(int fd) {
         try {
-            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
+            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
             return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
         } catch (Exception e) {
             return System.console() != null;

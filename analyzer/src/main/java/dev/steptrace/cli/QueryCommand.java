@@ -3,7 +3,6 @@ package dev.steptrace.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.steptrace.api.Steptrace;
 import dev.steptrace.common.Messages;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
@@ -26,7 +25,10 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "query", mixinStandardHelpOptions = true,
         description = {"Run SQL on the store and print the result.",
-                "Tables and views: docs/schema.md (e.g. kernels, gpu_events, cpu_events, runtime_calls, files)."})
+                "Tables and views: docs/schema.md (e.g. kernels, gpu_events, cpu_events, runtime_calls, files).",
+                "The store is opened read-only unless --write is given. The SQL is DuckDB's, with its access to",
+                "files: read_text('/path') reads any file steptrace can read, COPY ... TO writes one. --safe turns",
+                "that off (DuckDB's enable_external_access, locked): use it for SQL you did not write."})
 public final class QueryCommand implements Callable<Integer> {
     /** Longest cell printed in table format; CSV and JSON are never cut. */
     private static final int MAX_CELL = 80;
@@ -42,6 +44,13 @@ public final class QueryCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "table", description = "table, csv or json (default: ${DEFAULT-VALUE}).")
     Format format;
 
+    @Option(names = "--write", description = "Open the store for writing: statements may change it (default: read-only).")
+    boolean write;
+
+    @Option(names = "--safe", description = "No access to files, the network or extensions from the SQL: only the store"
+            + " (DuckDB's enable_external_access = false, with its configuration locked).")
+    boolean safe;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -52,12 +61,20 @@ public final class QueryCommand implements Callable<Integer> {
             throw new UserError("no store at " + db + ": run `steptrace ingest <trace dir>` first, or pass --db");
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (Steptrace st = Steptrace.open(db); Statement s = st.connection().createStatement()) {
+        try (Store store = write ? Store.open(db) : Store.openReadOnly(db);
+             Statement s = store.connection().createStatement()) {
+            if (safe) {
+                // Locked, so that the SQL cannot SET it back.
+                s.execute("SET enable_external_access = false");
+                s.execute("SET lock_configuration = true");
+            }
             boolean hasRows;
             try {
                 hasRows = s.execute(sql);
             } catch (SQLException e) {
-                throw new UserError("query failed: " + Messages.firstLine(Messages.sqlError(e.getMessage())));
+                String why = Messages.firstLine(Messages.sqlError(e.getMessage()));
+                throw new UserError("query failed: " + why + (!write && why.contains("read-only")
+                        ? " (the store is opened read-only; --write lets statements change it)" : ""));
             }
             if (!hasRows) {
                 // A statement without a result (DELETE, CREATE VIEW...): say what it changed.
@@ -127,7 +144,7 @@ public final class QueryCommand implements Callable<Integer> {
     }
 
     private static String cut(String s) {
-        String one = s.replace('\n', ' ');
+        String one = Messages.printable(s.replace('\n', ' '));
         return one.length() <= MAX_CELL ? one : one.substring(0, MAX_CELL - 1) + "…";
     }
 

@@ -65,6 +65,10 @@ public final class ReportCommand implements Callable<Integer> {
                     stdout.println(p);
                 }
             }
+            if (st.store().readOnly()) {
+                err.println("steptrace: warning: the store " + st.store().path() + " cannot be written (read-only):"
+                        + " the report's analysis is not kept in it for the next report");
+            }
         }
         stdout.flush();
         return Main.OK;

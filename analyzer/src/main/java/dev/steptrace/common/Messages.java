@@ -1,8 +1,94 @@
 package dev.steptrace.common;
 
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.util.regex.Pattern;
+
 /** Turning exceptions into the one-line messages users see. */
 public final class Messages {
+    /** What DuckDB and the operating system say when a file cannot be read or written. */
+    private static final Pattern ENVIRONMENT = Pattern.compile("IO Error|No space left on device|File too large"
+            + "|Read-only file system|Permission denied|Disk quota exceeded|Input/output error|Could not set lock");
+
     private Messages() {}
+
+    /**
+     * What went wrong with a file, in a few words: Java's file exceptions carry only the path as their
+     * message ({@code AccessDeniedException: /x}), the operating system's reason is separate.
+     */
+    public static String io(IOException e) {
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof FileAlreadyExistsException) {
+            return "it exists and is not a directory";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : firstLine(e.getMessage());
+    }
+
+    /**
+     * Whether a character would act on a terminal instead of showing: C0 controls but tab and line
+     * feed, DEL, C1 controls (a UTF-8 terminal honours them too), and the bidirectional overrides
+     * that reorder what is shown.
+     */
+    public static boolean acts(char c) {
+        return (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7F && c <= 0x9F)
+                || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+    }
+
+    /** A character that {@link #acts} written out as text: {@code \x1b}, {@code \u202e}. */
+    public static String shown(char c) {
+        return c <= 0xFF ? String.format("\\x%02x", (int) c) : String.format("\\u%04x", (int) c);
+    }
+
+    /**
+     * Text from a trace (a kernel name, a path) made safe to print: every character that {@link #acts}
+     * on a terminal is written out instead ({@code ESC[31m} becomes {@code \x1b[31m}).
+     */
+    public static String printable(String text) {
+        if (text == null) {
+            return null;
+        }
+        StringBuilder sb = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (acts(c)) {
+                if (sb == null) {
+                    sb = new StringBuilder(text.length() + 8).append(text, 0, i);
+                }
+                sb.append(shown(c));
+            } else if (sb != null) {
+                sb.append(c);
+            }
+        }
+        return sb == null ? text : sb.toString();
+    }
+
+    /**
+     * Whether a failure comes from the machine, not from steptrace: a file or directory that cannot be
+     * read or written, a full disk, a read-only file system, a store locked by another process. The
+     * message then says all there is to say.
+     */
+    public static boolean environmentFault(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof FileSystemException) {
+                return true;
+            }
+            if (c.getMessage() != null && ENVIRONMENT.matcher(c.getMessage()).find()) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /** The first line of a message (DuckDB appends the offending SQL and a caret on further lines). */
     public static String firstLine(String message) {

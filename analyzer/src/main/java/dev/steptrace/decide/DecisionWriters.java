@@ -1,15 +1,13 @@
 package dev.steptrace.decide;
 
+import dev.steptrace.common.OutputFiles;
 import dev.steptrace.report.Markdown;
 import dev.steptrace.report.ChartDrawing;
 import dev.steptrace.report.ReportJson;
 import dev.steptrace.report.TemplateLoader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,7 +35,7 @@ public final class DecisionWriters {
         List<Path> written = new ArrayList<>();
         if (json) {
             Path f = dir.resolve(JSON_FILE);
-            writeAtomically(f, ReportJson.toJson(d) + "\n");
+            OutputFiles.write(f, ReportJson.toJson(d) + "\n");
             written.add(f);
         }
         if (html) {
@@ -46,7 +44,7 @@ public final class DecisionWriters {
             DecisionView view = DecisionView.of(d, s, drawn.refs().get("decision-options"),
                     drawn.refs().get("decision-bench"), drawn.note());
             Path f = dir.resolve(HTML_FILE);
-            writeAtomically(f, templates.render(HTML_TEMPLATE, model(d, view)));
+            OutputFiles.write(f, templates.render(HTML_TEMPLATE, model(d, view)));
             written.add(f);
         }
         if (markdown) {
@@ -57,7 +55,7 @@ public final class DecisionWriters {
             Map<String, Object> m = model(d, view);
             m.put("md", Markdown.HELPER);
             Path f = dir.resolve(MD_FILE);
-            writeAtomically(f, templates.render(MD_TEMPLATE, m));
+            OutputFiles.write(f, templates.render(MD_TEMPLATE, m));
             written.add(f);
             written.addAll(drawn.files());
         }
@@ -69,21 +67,5 @@ public final class DecisionWriters {
         m.put("view", view);
         m.put("decision", d);
         return m;
-    }
-
-    /** Writes beside the target and moves into place, so a failed render never leaves half a memo. */
-    static void writeAtomically(Path target, String text) throws IOException {
-        Path tmp = target.resolveSibling("." + target.getFileName() + "." + ProcessHandle.current().pid()
-                + "." + System.nanoTime() + ".tmp");
-        try {
-            Files.writeString(tmp, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            try {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (java.nio.file.AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
     }
 }

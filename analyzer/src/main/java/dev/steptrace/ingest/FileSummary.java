@@ -13,6 +13,8 @@ public final class FileSummary {
     public boolean partial;
     public String partialReason;
     public Long damageOffset;
+    /** Not null when the rows written must be rolled back and the file read again up to this stop. */
+    public TraceInput.Stop reread;
     /** The rank the file itself states, and where it said so ({@code distributed_info}, {@code mpi_ranks}). */
     public Integer rank;
     public String rankSource;

@@ -2,8 +2,13 @@ package dev.steptrace.ingest;
 
 import java.util.List;
 
-/** The per-file outcomes of one ingest, and warnings that concern several files. */
-public record IngestReport(List<FileOutcome> files, List<String> warnings, long bytesToLoad) {
+/**
+ * The per-file outcomes of one ingest, and warnings that concern several files.
+ *
+ * @param storeProblem why nothing could be loaded when the store, not the traces, is at fault (it is
+ *                     read-only, full or broken), else null
+ */
+public record IngestReport(List<FileOutcome> files, List<String> warnings, long bytesToLoad, String storeProblem) {
     /** True when at least one trace is in the store for the inputs (loaded now or earlier). */
     public boolean anyUsable() {
         return files.stream().anyMatch(f -> f.status().usable());

@@ -5,7 +5,6 @@ import dev.steptrace.ingest.FileOutcome.Status;
 import dev.steptrace.ingest.kineto.EventKind;
 import dev.steptrace.ingest.kineto.KinetoReader;
 import dev.steptrace.ingest.kineto.KinetoStoreWriter;
-import dev.steptrace.ingest.kineto.NameDictionary;
 import dev.steptrace.ingest.kineto.NotATraceException;
 import dev.steptrace.ingest.kineto.ReadResult;
 import dev.steptrace.ingest.nsys.ArrowStreamSource;
@@ -48,6 +47,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Ingestor {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String STORE_ERROR = "store error: ";
+    private static final String STORE_READ_ONLY = "not loaded: the store ";
 
     private final Store store;
     private final IngestOptions options;
@@ -80,8 +81,9 @@ public final class Ingestor {
         List<FileOutcome> outcomes = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         for (TraceDiscovery.Skipped s : found.skipped()) {
-            outcomes.add(FileOutcome.notLoaded(s.path(), s.path().getParent().getFileName().toString(),
-                    Status.SKIPPED, s.reason() + removeStaleRows(s.path())));
+            // A file that cannot be read now keeps the rows of its last ingest: it may well be unchanged.
+            outcomes.add(FileOutcome.notLoaded(s.path(), parentName(s.path()), s.failed() ? Status.FAILED : Status.SKIPPED,
+                    s.failed() ? s.reason() : s.reason() + removeStaleRows(s.path())));
         }
         List<Planned> plan = plan(found.traces(), outcomes);
         long totalBytes = plan.stream().filter(p -> !p.unchanged).mapToLong(p -> p.fingerprint.size()).sum();
@@ -93,14 +95,14 @@ public final class Ingestor {
                 outcomes.add(unchangedOutcome(p));
             }
         }
-        Map<Path, Integer> assigned = assignMissingRanks(plan, warnings);
+        Map<Path, Integer> assigned = store.readOnly() ? Map.of() : assignMissingRanks(plan, warnings);
         List<FileOutcome> result = new ArrayList<>();
         for (FileOutcome o : outcomes) {
             Integer rank = assigned.get(o.path());
             result.add(rank != null ? o.withRank(rank) : o);
         }
         result.sort(Comparator.comparing((FileOutcome o) -> o.path().toString()));
-        return new IngestReport(result, warnings, totalBytes);
+        return new IngestReport(result, warnings, totalBytes, storeProblem(result));
     }
 
     /** One file to load or skip, with what the store already holds for its path. */
@@ -126,10 +128,15 @@ public final class Ingestor {
         Connection c = store.connection();
         Map<Path, Integer> captureIds = new HashMap<>();
         List<Planned> candidates = new ArrayList<>();
-        List<Fingerprint> fingerprints = fingerprints(traces);
+        List<Fingerprinted> fingerprints = fingerprints(traces);
         for (int i = 0; i < traces.size(); i++) {
             TraceDiscovery.Found f = traces.get(i);
-            Fingerprint fp = fingerprints.get(i);
+            if (fingerprints.get(i).failure() != null) {
+                outcomes.add(FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
+                        "cannot read: " + Messages.io(fingerprints.get(i).failure())));
+                continue;
+            }
+            Fingerprint fp = fingerprints.get(i).fingerprint();
             // A file found not to be a trace before, unchanged since: skipped unread (parsing it to the
             // end again, with a reader and its batches set up, costs every report ~0.1 s).
             String notTrace = StoreFiles.nonTraceReason(c, f.path(), fp.size(), fp.contentHash());
@@ -139,7 +146,12 @@ public final class Ingestor {
             }
             Integer captureId = captureIds.get(f.captureDir());
             if (captureId == null) {
-                captureId = StoreFiles.captureId(c, f.captureDir());
+                captureId = store.readOnly() ? StoreFiles.existingCaptureId(c, f.captureDir())
+                        : (Integer) StoreFiles.captureId(c, f.captureDir());
+                if (captureId == null) {
+                    outcomes.add(FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED, notWritable()));
+                    continue;
+                }
                 captureIds.put(f.captureDir(), captureId);
             }
             candidates.add(new Planned(f, fp, captureId, StoreFiles.byPath(c, f.path())));
@@ -164,14 +176,23 @@ public final class Ingestor {
         return plan;
     }
 
+    /** A file's fingerprint, or why it could not be read. */
+    private record Fingerprinted(Fingerprint fingerprint, IOException failure) {}
+
     /**
      * Every trace's fingerprint, in order, read on the ingest's threads: checking an unchanged capture
      * of several GB is all reading and CRCs.
      */
-    private List<Fingerprint> fingerprints(List<TraceDiscovery.Found> traces) throws IOException {
-        List<Callable<Fingerprint>> tasks = new ArrayList<>();
+    private List<Fingerprinted> fingerprints(List<TraceDiscovery.Found> traces) throws IOException {
+        List<Callable<Fingerprinted>> tasks = new ArrayList<>();
         for (TraceDiscovery.Found f : traces) {
-            tasks.add(() -> Fingerprint.of(f.path()));
+            tasks.add(() -> {
+                try {
+                    return new Fingerprinted(Fingerprint.of(f.path()), null);
+                } catch (IOException e) {
+                    return new Fingerprinted(null, e);
+                }
+            });
         }
         return onThreads(Math.min(options.threads(), traces.size()), tasks);
     }
@@ -212,6 +233,11 @@ public final class Ingestor {
     }
 
     private List<FileOutcome> load(List<Planned> work, long totalBytes) throws IOException, SQLException {
+        if (store.readOnly()) {
+            // Files changed since they were loaded keep their earlier rows: the report says which.
+            return work.stream().map(p -> FileOutcome.notLoaded(p.found.path(), captureName(p.found), Status.FAILED,
+                    notWritable() + (p.previous == null ? "" : " (its rows from an earlier ingest stay in use)"))).toList();
+        }
         if (work.isEmpty()) {
             return List.of();
         }
@@ -238,12 +264,12 @@ public final class Ingestor {
         try (Connection c = store.newConnection()) {
             c.setAutoCommit(false);
             try {
-                if (p.previous != null) {
-                    StoreFiles.deleteFile(c, p.previous.fileId());
+                FileSummary summary = read(c, p, fileId, inflateAhead, null);
+                if (summary.reread != null) {
+                    // Events read after the damage were made from corrupt data: read the file again, up to it.
+                    c.rollback();
+                    summary = read(c, p, fileId, inflateAhead, summary.reread);
                 }
-                FileSummary summary = f.format() == TraceFormat.KINETO
-                        ? readKineto(c, f, fileId, inflateAhead)
-                        : readNsys(c, f, fileId, p.fingerprint.size());
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
                 insertFileRow(c, fileId, p, summary, rank, seconds);
@@ -259,39 +285,72 @@ public final class Ingestor {
                 return FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED,
                         e.getMessage() + removeStaleRows(f.path()));
             } catch (IOException e) {
-                c.rollback();
-                return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED, "cannot read: " + e.getMessage());
-            } catch (SQLException | KinetoStoreWriter.StoreWriteException e) {
-                c.rollback();
+                rollback(c);
                 return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
-                        "store error: " + Messages.firstLine(e.getMessage()));
+                        "cannot read: " + Messages.io(e));
+            } catch (SQLException | KinetoStoreWriter.StoreWriteException e) {
+                rollback(c);
+                return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
+                        STORE_ERROR + Messages.firstLine(e.getMessage()));
             } catch (RuntimeException e) {
-                c.rollback();
+                rollback(c);
+                if (Messages.environmentFault(e)) {
+                    // Writing the rows needs room on disk, also for the Arrow library that moves them.
+                    return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
+                            STORE_ERROR + Messages.firstLine(e.getMessage()));
+                }
                 throw e;
             }
         } catch (SQLException e) {
             return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
-                    "store error: " + Messages.firstLine(e.getMessage()));
+                    STORE_ERROR + Messages.firstLine(e.getMessage()));
         }
     }
 
-    /** A Kineto JSON trace, streamed through {@link KinetoReader} into {@link KinetoStoreWriter}. */
-    private FileSummary readKineto(Connection c, TraceDiscovery.Found f, int fileId, boolean inflateAhead)
+    /** Writes one file's rows, in the caller's transaction, replacing its earlier rows. */
+    private FileSummary read(Connection c, Planned p, int fileId, boolean inflateAhead, TraceInput.Stop stop)
             throws IOException, SQLException {
-        NameDictionary names = new NameDictionary();
+        if (p.previous != null) {
+            StoreFiles.deleteFile(c, p.previous.fileId());
+        }
+        return p.found.format() == TraceFormat.KINETO
+                ? readKineto(c, p.found, fileId, inflateAhead, stop)
+                : readNsys(c, p.found, fileId, p.fingerprint.size());
+    }
+
+    /**
+     * Rolls a failed file's transaction back. DuckDB has already rolled it back when the failure was its
+     * own (a full disk): the error that caused it is the one to report, not that there is nothing left.
+     */
+    private static void rollback(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            // nothing left to roll back
+        }
+    }
+
+    /**
+     * A Kineto JSON trace, streamed through {@link KinetoReader} into {@link KinetoStoreWriter}, up to
+     * {@code stop} when not null.
+     */
+    private FileSummary readKineto(Connection c, TraceDiscovery.Found f, int fileId, boolean inflateAhead,
+                                   TraceInput.Stop stop) throws IOException, SQLException {
         // With a core to spare, full batches go into DuckDB on a second thread while the next is parsed.
         ExecutorService inserter = inflateAhead ? Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "steptrace-insert");
             t.setDaemon(true);
             return t;
         }) : null;
-        try (InputStream in = TraceInput.open(f.path(), f.compressed(), inflateAhead, fileBytesRead);
-             KinetoStoreWriter writer = new KinetoStoreWriter(c, store.allocator(), fileId, names, eventsRead,
-                     inserter)) {
-            ReadResult r = new KinetoReader(options.keepPythonFunctions()).read(in, names, writer);
+        try (InputStream in = TraceInput.open(f.path(), f.compressed(), inflateAhead, fileBytesRead, stop);
+             KinetoStoreWriter writer = new KinetoStoreWriter(c, store.allocator(), fileId, eventsRead, inserter)) {
+            ReadResult r = new KinetoReader(options.keepPythonFunctions()).read(in, writer.names(), writer);
             KinetoStoreWriter.Summary w = writer.finish();
             FileSummary s = new FileSummary();
             s.bytesRead = r.jsonBytes;
+            if (r.rereadUpTo() >= 0) {
+                s.reread = new TraceInput.Stop(r.rereadUpTo(), r.rereadReason());
+            }
             s.partial = r.partial();
             if (r.partial()) {
                 s.partialReason = r.damageReason();
@@ -365,7 +424,7 @@ public final class Ingestor {
      */
     private String removeStaleRows(Path path) throws SQLException {
         StoreFiles.Row stale = StoreFiles.byPath(store.connection(), path);
-        if (stale == null) {
+        if (stale == null || store.readOnly()) {
             return "";
         }
         StoreFiles.deleteFile(store.connection(), stale.fileId());
@@ -446,6 +505,29 @@ public final class Ingestor {
             }
         }
         return assigned;
+    }
+
+    private String notWritable() {
+        return STORE_READ_ONLY + store.path() + " cannot be written (read-only)";
+    }
+
+    /**
+     * Why nothing could be written, when every file that was to be loaded failed because of the store
+     * (read-only, full, broken), else null: saying "no usable trace" then would send the user after
+     * the traces.
+     */
+    private static String storeProblem(List<FileOutcome> outcomes) {
+        List<FileOutcome> failed = outcomes.stream().filter(o -> o.status() == Status.FAILED).toList();
+        if (failed.isEmpty() || outcomes.stream().anyMatch(o -> o.status().usable())) {
+            return null;
+        }
+        return failed.stream().map(FileOutcome::reason)
+                .filter(r -> r.startsWith(STORE_ERROR) || r.startsWith(STORE_READ_ONLY)).findFirst().orElse(null);
+    }
+
+    private static String parentName(Path p) {
+        Path parent = p.getParent() == null ? null : p.getParent().getFileName();
+        return parent == null ? String.valueOf(p.getParent()) : parent.toString();
     }
 
     private static String captureName(TraceDiscovery.Found f) {

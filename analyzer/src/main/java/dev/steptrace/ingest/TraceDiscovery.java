@@ -1,5 +1,6 @@
 package dev.steptrace.ingest;
 
+import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.nsys.ArrowStreamSource;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,7 +22,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-import java.util.zip.GZIPInputStream;
 
 /**
  * Finds the traces under the paths given on the command line (directories recursively) and
@@ -51,7 +51,19 @@ public final class TraceDiscovery {
     /** A file that looks like a trace; {@code captureDir} is the directory that identifies its capture. */
     public record Found(Path path, Path captureDir, TraceFormat format, boolean compressed) {}
 
-    public record Skipped(Path path, String reason) {}
+    /**
+     * A path that is not loaded: not a trace ({@code failed} false), or one that could not be read
+     * ({@code failed} true: permissions, I/O errors).
+     */
+    public record Skipped(Path path, String reason, boolean failed) {
+        static Skipped notATrace(Path path, String reason) {
+            return new Skipped(path, reason, false);
+        }
+
+        static Skipped unreadable(Path path, IOException e) {
+            return new Skipped(path, "cannot read: " + Messages.io(e), true);
+        }
+    }
 
     public record Result(List<Found> traces, List<Skipped> skipped) {}
 
@@ -70,7 +82,7 @@ public final class TraceDiscovery {
             List<Path> files = new ArrayList<>();
             List<Path> parquetDirs = new ArrayList<>();
             if (Files.isDirectory(abs)) {
-                walk(abs, files, parquetDirs);
+                walk(abs, files, parquetDirs, skipped);
             } else {
                 files.add(abs);
             }
@@ -81,33 +93,79 @@ public final class TraceDiscovery {
                 }
             }
             for (Path file : files) {
-                Path real = file.toRealPath();
+                Path real;
+                try {
+                    real = file.toRealPath();
+                } catch (IOException e) {
+                    skipped.add(Skipped.unreadable(file, e));
+                    continue;
+                }
                 if (traces.containsKey(real) || exclude.contains(real) || isStoreFile(real)) {
                     continue;
                 }
-                Sniffed what = identify(real);
-                if (what.format() != null) {
-                    traces.put(real, new Found(real, real.getParent(), what.format(),
-                            what.format() == TraceFormat.KINETO && isGzip(real)));
-                } else {
-                    skipped.add(new Skipped(real, what.reason()));
+                String special = notRegular(real);
+                if (special != null) {
+                    // Never opened: a FIFO would block the ingest, a device could be read for ever.
+                    skipped.add(Skipped.notATrace(file, special));
+                    continue;
+                }
+                try {
+                    Sniffed what = identify(real);
+                    if (what.format() != null) {
+                        traces.put(real, new Found(real, real.getParent(), what.format(),
+                                what.format() == TraceFormat.KINETO && isGzip(real)));
+                    } else {
+                        skipped.add(Skipped.notATrace(real, what.reason()));
+                    }
+                } catch (IOException e) {
+                    skipped.add(Skipped.unreadable(real, e));
                 }
             }
         }
         return new Result(new ArrayList<>(traces.values()), skipped);
     }
 
+    /** Null for a regular file, else what it is (a FIFO, a device...). */
+    private static String notRegular(Path real) {
+        if (Files.isRegularFile(real)) {
+            return null;
+        }
+        try {
+            int type = (Integer) Files.getAttribute(real, "unix:mode") & 0170000;
+            switch (type) {
+                case 0010000:
+                    return "not a regular file (a FIFO): not read";
+                case 0020000:
+                case 0060000:
+                    return "not a regular file (a device): not read";
+                case 0140000:
+                    return "not a regular file (a socket): not read";
+                default:
+                    break;
+            }
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            // no unix view: the generic reason below
+        }
+        return "not a regular file: not read";
+    }
+
     /**
      * Regular files under {@code dir} in path order, except inside nsys Parquet exports, which are
      * collected whole (the directory given itself included).
      */
-    private static void walk(Path dir, List<Path> files, List<Path> parquetDirs) throws IOException {
+    private static void walk(Path dir, List<Path> files, List<Path> parquetDirs, List<Skipped> skipped)
+            throws IOException {
         List<Path> found = new ArrayList<>();
         Files.walkFileTree(dir, new SimpleFileVisitor<>() {
             @Override
-            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) throws IOException {
-                if (isNsysParquetDir(d)) {
-                    parquetDirs.add(d);
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+                try {
+                    if (isNsysParquetDir(d)) {
+                        parquetDirs.add(d);
+                        return FileVisitResult.SKIP_SUBTREE;
+                    }
+                } catch (IOException e) {
+                    skipped.add(Skipped.unreadable(d, e));
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 return FileVisitResult.CONTINUE;
@@ -115,9 +173,19 @@ public final class TraceDiscovery {
 
             @Override
             public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
-                if (attrs.isRegularFile() || Files.isRegularFile(f)) {
+                if (attrs.isSymbolicLink() && Files.isDirectory(f)) {
+                    skipped.add(Skipped.notATrace(f, "a link to a directory: not followed"));
+                } else {
+                    // Links to files, broken links and special files: checked one by one in discover.
                     found.add(f);
                 }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path f, IOException e) {
+                // One unreadable directory or file costs itself, not the rest of the capture.
+                skipped.add(Skipped.unreadable(f, e));
                 return FileVisitResult.CONTINUE;
             }
         });
@@ -255,18 +323,11 @@ public final class TraceDiscovery {
             return "empty file";
         }
         if (isGzip(p)) {
-            try (InputStream raw = Files.newInputStream(p)) {
-                InputStream in;
-                try {
-                    in = new GZIPInputStream(raw);
-                } catch (IOException e) {
-                    // Nothing after the header survives, so nothing tells that this was a trace.
-                    return "gzip file cut short in its header (truncated before any content)";
-                }
+            try (InputStream in = TraceInput.gunzip(p)) {
                 return jsonStart(in, "gzip file whose content is not JSON");
-            } catch (IOException e) {
-                // A gzip cut in its first block: still a (damaged) trace candidate; the reader reports it.
-                return null;
+            } catch (InputDamage e) {
+                // Nothing before the damage tells that this was a trace.
+                return "gzip file damaged before any content: " + e.getMessage();
             }
         }
         try (InputStream in = Files.newInputStream(p)) {

@@ -6,26 +6,37 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.GZIPInputStream;
 
 /** Opens a trace file as its decompressed bytes, counting the file bytes read for progress. */
 public final class TraceInput {
-    private static final int BUFFER = 1 << 16;
-
     private TraceInput() {}
 
     /**
-     * @param inflateAhead decompress on a second thread (pays when cores would otherwise idle)
+     * Where to stop reading a file on purpose, and why: the bytes from decompressed offset {@code at} on
+     * are not handed out, an {@link InputDamage} with {@code reason} is thrown there instead.
      */
-    public static InputStream open(Path file, boolean gzip, boolean inflateAhead, AtomicLong fileBytesRead)
-            throws IOException {
-        InputStream raw = new Counting(Files.newInputStream(file), fileBytesRead);
-        if (!gzip) {
-            // The reader's RecordingInput reads in large chunks itself: another buffer would be one more copy.
-            return raw;
+    public record Stop(long at, String reason) {}
+
+    /**
+     * @param inflateAhead decompress on a second thread (pays when cores would otherwise idle)
+     * @param stop         where to stop, or null to read it all
+     */
+    public static InputStream open(Path file, boolean gzip, boolean inflateAhead, AtomicLong fileBytesRead,
+                                   Stop stop) throws IOException {
+        // The reader's RecordingInput reads in large chunks itself: another buffer would be one more copy.
+        InputStream in = new Counting(Files.newInputStream(file), fileBytesRead);
+        if (gzip) {
+            in = new GzipInput(file, in);
+            if (inflateAhead) {
+                in = new BackgroundInflater(in, file.getFileName().toString());
+            }
         }
-        InputStream gunzip = new GZIPInputStream(raw, BUFFER);
-        return inflateAhead ? new BackgroundInflater(gunzip, file.getFileName().toString()) : gunzip;
+        return stop == null ? in : new Stopping(in, stop);
+    }
+
+    /** The decompressed bytes of a gzip file, checked member by member (see {@link GzipInput}). */
+    public static InputStream gunzip(Path file) throws IOException {
+        return new GzipInput(file, Files.newInputStream(file));
     }
 
     private static final class Counting extends FilterInputStream {
@@ -50,6 +61,35 @@ public final class TraceInput {
             int n = super.read(b, off, len);
             if (n > 0) {
                 counter.addAndGet(n);
+            }
+            return n;
+        }
+    }
+
+    /** Hands out the bytes before {@link Stop#at()}, then throws. */
+    private static final class Stopping extends FilterInputStream {
+        private final Stop stop;
+        private long position;
+
+        Stopping(InputStream in, Stop stop) {
+            super(in);
+            this.stop = stop;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (position >= stop.at()) {
+                throw InputDamage.endsEarly(stop.reason());
+            }
+            int n = super.read(b, off, (int) Math.min(len, stop.at() - position));
+            if (n > 0) {
+                position += n;
             }
             return n;
         }

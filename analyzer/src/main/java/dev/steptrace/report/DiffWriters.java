@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.OutputFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -30,7 +31,7 @@ public final class DiffWriters {
     public static Path json(CaptureDiff diff, Path dir) throws IOException {
         Files.createDirectories(dir);
         Path file = dir.resolve(JSON_FILE);
-        HtmlReportWriter.writeAtomically(file, ReportJson.MAPPER.writeValueAsString(diff) + "\n");
+        OutputFiles.write(file, ReportJson.MAPPER.writeValueAsString(diff) + "\n");
         return file;
     }
 
@@ -41,7 +42,7 @@ public final class DiffWriters {
         String html = templates.render(HTML_TEMPLATE, model(diff, DiffView.of(diff, drawn.refs(), drawn.note())));
         Files.createDirectories(dir);
         Path target = dir.resolve(HTML_FILE);
-        HtmlReportWriter.writeAtomically(target, html);
+        OutputFiles.write(target, html);
         return target;
     }
 
@@ -55,7 +56,7 @@ public final class DiffWriters {
         model.put("md", Markdown.HELPER);
         String md = templates.render(MD_TEMPLATE, model);
         Path target = dir.resolve(MD_FILE);
-        HtmlReportWriter.writeAtomically(target, md);
+        OutputFiles.write(target, md);
         List<Path> written = new ArrayList<>();
         written.add(target);
         written.addAll(drawn.files());

@@ -1,11 +1,9 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.OutputFiles;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +47,7 @@ public final class HtmlReportWriter {
         String html = templates.render(TEMPLATE, model(content, view));
         Files.createDirectories(outDir);
         Path target = outDir.resolve(FILE_NAME);
-        writeAtomically(target, html);
+        OutputFiles.write(target, html);
         return target;
     }
 
@@ -60,22 +58,5 @@ public final class HtmlReportWriter {
         m.put("steps", content.steps() == null ? List.of() : content.steps());
         m.put("categories", ReportCategories.HEADLINE);
         return m;
-    }
-
-    /** Writes beside the target and moves into place, so a failed render never leaves half a report. */
-    static void writeAtomically(Path target, String text) throws IOException {
-        // Not Files.createTempFile: its owner-only permissions would stay on the report.
-        Path tmp = target.resolveSibling("." + target.getFileName() + "." + ProcessHandle.current().pid()
-                + "." + System.nanoTime() + ".tmp");
-        try {
-            Files.writeString(tmp, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            try {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (java.nio.file.AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
     }
 }

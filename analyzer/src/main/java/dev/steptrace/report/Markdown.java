@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.Messages;
 import freemarker.template.TemplateModelException;
 
 /**
@@ -62,8 +63,9 @@ public final class Markdown {
         return codeSpan(text).replace("|", "\\|");
     }
 
+    /** One line of text, with any character that would act on a terminal written out ({@link Messages#printable}). */
     private static String oneLine(String s) {
-        return s.replace("\r\n", " ").replace('\n', ' ').replace('\r', ' ').replace('\t', ' ');
+        return Messages.printable(s.replace("\r\n", " ").replace('\n', ' ').replace('\r', ' ').replace('\t', ' '));
     }
 
     // ---- template-facing methods: markup the output format does not escape again ----

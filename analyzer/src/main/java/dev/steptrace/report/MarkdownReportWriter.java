@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.OutputFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +44,7 @@ public final class MarkdownReportWriter {
         model.put("md", Markdown.HELPER);
         String md = templates.render(TEMPLATE, model);
         Path target = outDir.resolve(FILE_NAME);
-        HtmlReportWriter.writeAtomically(target, md);
+        OutputFiles.write(target, md);
         List<Path> written = new ArrayList<>();
         written.add(target);
         written.addAll(drawn.files());

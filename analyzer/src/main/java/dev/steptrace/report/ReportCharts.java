@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.OutputFiles;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.Phase;
 import dev.steptrace.report.BottleneckReport.RankPhase;
@@ -9,9 +10,7 @@ import java.awt.Color;
 import java.awt.Font;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -320,9 +319,7 @@ public final class ReportCharts {
 
     /** Writes the chart as a PNG file. */
     public static void png(ChartDrawing.Named chart, Path file) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            BitmapEncoder.saveBitmap(chart.chart(), out, BitmapEncoder.BitmapFormat.PNG);
-        }
+        OutputFiles.write(file, out -> BitmapEncoder.saveBitmap(chart.chart(), out, BitmapEncoder.BitmapFormat.PNG));
     }
 
     /** Geometry attributes, whose numbers are rounded (colors, opacities and styles are left alone). */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.steptrace.common.OutputFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -21,7 +22,7 @@ public final class ReportJson {
     private ReportJson() {}
 
     public static void write(BottleneckReport report, Path file) throws IOException {
-        MAPPER.writeValue(file.toFile(), report);
+        OutputFiles.write(file, out -> MAPPER.writeValue(out, report));
     }
 
     public static String toJson(Object value) throws IOException {

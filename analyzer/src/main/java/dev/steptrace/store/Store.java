@@ -12,6 +12,8 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import dev.steptrace.common.Messages;
 import org.apache.arrow.memory.BufferAllocator;
@@ -30,11 +32,13 @@ public final class Store implements AutoCloseable {
 
     private final Path path;
     private final DuckDBConnection connection;
+    private final boolean readOnly;
     private final BufferAllocator allocator = new RootAllocator();
 
-    private Store(Path path, DuckDBConnection connection) {
+    private Store(Path path, DuckDBConnection connection, boolean readOnly) {
         this.path = path;
         this.connection = connection;
+        this.readOnly = readOnly;
     }
 
     /** The --db option if given, else $STEPTRACE_DB, else steptrace.duckdb in the working directory. */
@@ -46,21 +50,44 @@ public final class Store implements AutoCloseable {
         return Path.of(env != null && !env.isBlank() ? env : DEFAULT_FILE);
     }
 
-    /** Opens (creating if needed) the store at {@code file}. */
+    /**
+     * Opens (creating if needed) the store at {@code file}. A store that cannot be written (a read-only
+     * mount, no write permission on it or its directory) is opened read-only: see {@link #readOnly()}.
+     */
     public static Store open(Path file) throws StoreException {
         Path abs = file.toAbsolutePath().normalize();
+        return open(abs, Files.exists(abs) && !writable(abs));
+    }
+
+    /** Opens an existing store read-only: nothing in it can change (what {@code query} does by default). */
+    public static Store openReadOnly(Path file) throws StoreException {
+        return open(file.toAbsolutePath().normalize(), true);
+    }
+
+    private static Store open(Path abs, boolean readOnly) throws StoreException {
         try {
-            if (abs.getParent() != null) {
+            if (!readOnly && abs.getParent() != null) {
                 Files.createDirectories(abs.getParent());
             }
             Properties props = new Properties();
             // DuckDB's default (80% of RAM) would let a large ingest grow far past steptrace's 1 GB budget.
             props.setProperty("memory_limit", System.getenv().getOrDefault("STEPTRACE_MEMORY_LIMIT", "512MB"));
             props.setProperty("preserve_insertion_order", "false");
+            if (readOnly) {
+                props.setProperty("duckdb.read_only", "true");
+                // DuckDB spills beside the database by default: not possible where it cannot write.
+                props.setProperty("temp_directory", Path.of(System.getProperty("java.io.tmpdir"))
+                        .resolve("steptrace-" + ProcessHandle.current().pid() + ".tmp").toString());
+            }
             loadDuckDb();
             DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + abs, props);
-            Store store = new Store(abs, c);
-            store.migrate();
+            Store store = new Store(abs, c, readOnly);
+            try {
+                store.migrate();
+            } catch (SQLException | StoreException | RuntimeException e) {
+                store.close();
+                throw e;
+            }
             return store;
         } catch (ClassNotFoundException | ExceptionInInitializerError | NoClassDefFoundError | UnsatisfiedLinkError e) {
             // DuckDB's JNI library sits beside steptrace.jar (analyzer/pom.xml says why): a jar copied alone lacks it.
@@ -73,8 +100,12 @@ public final class Store implements AutoCloseable {
         } catch (SQLException e) {
             throw new StoreException("cannot open the store " + abs + ": " + Messages.firstLine(e.getMessage()), e);
         } catch (IOException e) {
-            throw new StoreException("cannot create the directory of the store " + abs + ": " + e.getMessage(), e);
+            throw new StoreException("cannot create the directory of the store " + abs + ": " + Messages.io(e), e);
         }
+    }
+
+    private static boolean writable(Path abs) {
+        return Files.isWritable(abs) && (abs.getParent() == null || Files.isWritable(abs.getParent()));
     }
 
     /**
@@ -91,22 +122,86 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /**
+     * Checks that the database is a steptrace store of this schema version (or empty) before anything is
+     * written to it, then creates what is missing and replaces the views, in one transaction: another
+     * program's database, or a store of another version, is refused untouched.
+     */
     private void migrate() throws SQLException, StoreException {
         try (Statement s = connection.createStatement()) {
-            s.execute(resource("schema.sql"));
-            try (ResultSet rs = s.executeQuery("SELECT value FROM store_info WHERE key = 'schema_version'")) {
-                if (rs.next()) {
-                    if (!SCHEMA_VERSION.equals(rs.getString(1))) {
-                        throw new StoreException("the store " + path + " has schema version " + rs.getString(1)
-                                + " but this steptrace uses " + SCHEMA_VERSION
-                                + ": remove it (it is rebuilt from the traces) or pass another --db", null);
-                    }
-                } else {
+            String version = schemaVersion(s);
+            if (version == null) {
+                List<String> foreign = relations(s);
+                if (!foreign.isEmpty()) {
+                    throw new StoreException(path + " is a DuckDB database but not a steptrace store (it holds "
+                            + String.join(", ", foreign.subList(0, Math.min(5, foreign.size())))
+                            + (foreign.size() > 5 ? ", ..." : "") + "): it was left as it is; pass another --db", null);
+                }
+            } else if (!SCHEMA_VERSION.equals(version)) {
+                throw new StoreException("the store " + path + " has schema version " + version
+                        + " but this steptrace uses " + SCHEMA_VERSION
+                        + ": remove it (it is rebuilt from the traces) or pass another --db", null);
+            }
+            if (readOnly) {
+                if (version == null) {
+                    throw new StoreException("the store " + path + " cannot be written (read-only) and holds no"
+                            + " steptrace data yet", null);
+                }
+                return;
+            }
+            connection.setAutoCommit(false);
+            try {
+                s.execute(resource("schema.sql"));
+                if (version == null) {
                     s.execute("INSERT INTO store_info VALUES ('schema_version', '" + SCHEMA_VERSION + "')");
                 }
+                s.execute(resource("views.sql"));
+                connection.commit();
+            } catch (SQLException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
             }
-            s.execute(resource("views.sql"));
         }
+    }
+
+    /** The store's schema version, or null when the database has no steptrace bookkeeping. */
+    private static String schemaVersion(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT 1 FROM duckdb_tables() WHERE database_name = current_database()"
+                + " AND schema_name = 'main' AND table_name = 'store_info'")) {
+            if (!rs.next()) {
+                return null;
+            }
+        }
+        try (ResultSet rs = s.executeQuery("SELECT value FROM store_info WHERE key = 'schema_version'")) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    /** The tables and views of the database (its own, not DuckDB's), by name. */
+    private static List<String> relations(Statement s) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery("""
+                SELECT schema_name || '.' || table_name FROM duckdb_tables()
+                WHERE database_name = current_database() AND NOT temporary
+                UNION ALL
+                SELECT schema_name || '.' || view_name FROM duckdb_views()
+                WHERE database_name = current_database() AND NOT internal AND NOT temporary
+                ORDER BY 1""")) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * True when the store was opened read-only (on request, or because it cannot be written): nothing
+     * can be loaded or kept in it, everything already in it can be read.
+     */
+    public boolean readOnly() {
+        return readOnly;
     }
 
     public Path path() {

@@ -24,15 +24,21 @@ public final class StoreFiles {
     public record Row(int fileId, Path path, long size, String contentHash, Integer rank, long jsonBytes,
                       Map<String, Long> counts) {}
 
-    /** The capture of a directory, created on first use. */
-    public static int captureId(Connection c, Path dir) throws SQLException {
+    /** The capture of a directory, or null when the store has none. */
+    public static Integer existingCaptureId(Connection c, Path dir) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT capture_id FROM captures WHERE path = ?")) {
             ps.setString(1, dir.toString());
             try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    return rs.getInt(1);
-                }
+                return rs.next() ? rs.getInt(1) : null;
             }
+        }
+    }
+
+    /** The capture of a directory, created on first use. */
+    public static int captureId(Connection c, Path dir) throws SQLException {
+        Integer existing = existingCaptureId(c, dir);
+        if (existing != null) {
+            return existing;
         }
         int id;
         try (PreparedStatement ps = c.prepareStatement("SELECT coalesce(max(capture_id), 0) + 1 FROM captures");

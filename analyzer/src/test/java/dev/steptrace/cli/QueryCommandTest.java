@@ -46,7 +46,7 @@ class QueryCommandTest {
     @Test
     void aStatementWithoutRowsSaysHowManyItChanged() {
         // The store holds one file: the slice ingested above.
-        Cli.Result r = Cli.run("query", "UPDATE files SET host_name = host_name", "--db", db.toString());
+        Cli.Result r = Cli.run("query", "UPDATE files SET host_name = host_name", "--db", db.toString(), "--write");
         Cli.assertExit(0, r);
         assertEquals("(1 row changed)\n", r.out());
     }

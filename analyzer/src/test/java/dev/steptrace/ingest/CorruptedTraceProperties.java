@@ -26,14 +26,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
+import java.util.zip.Inflater;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.RandomDistribution;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.jqwik.api.statistics.Statistics;
 import org.junit.jupiter.api.Assumptions;
@@ -195,6 +199,46 @@ class CorruptedTraceProperties {
     }
 
     /**
+     * A byte of a gzip file flipped (a bad disk block, a bad copy): gzip members of compressed or stored
+     * data, one or several. Whatever the flip: the events before the first decompressed byte it makes
+     * wrong are kept, and no row the intact file does not have is stored unless the file says its
+     * content may be wrong. A file that loads as {@code ingested} holds exactly the intact file's rows
+     * (the flip hit a header field nothing checks).
+     */
+    @Property
+    void flippedGzipByte(@ForAll("traces") Trace t, @ForAll("perMillion") int perMillion,
+                         @ForAll @IntRange(min = 1, max = 255) int mask, @ForAll @IntRange(min = 1, max = 3) int members,
+                         @ForAll boolean stored) throws Exception {
+        Members gz = Members.of(t.json, members, stored ? Deflater.NO_COMPRESSION : Deflater.DEFAULT_COMPRESSION);
+        int p = at(perMillion, gz.bytes.length);
+        byte[] damaged = gz.bytes.clone();
+        damaged[p] ^= (byte) mask;
+        int intact = gz.intactPrefix(t.json, damaged, p, mask);
+        Outcome o = ingestFile(t, damaged, true, t.json.length);
+        Statistics.label("status").collect(o.status);
+        Cli.assertCleanStderr(o.result);
+        assertEquals(o.status.equals("skipped") ? 1 : 0, o.result.exit(), o::describe);
+        Map<String, Integer> pristine = t.rowsOfEventsEndingBy(Long.MAX_VALUE);
+        if (o.status.equals("ingested")) {
+            assertEquals(pristine, o.rows, () -> "byte " + p + " ^ " + mask + "\n" + o.describe());
+            return;
+        }
+        assertTrue(Set.of("partial", "skipped").contains(o.status), o::describe);
+        Map<String, Integer> before = t.rowsOfEventsEndingBy(intact);
+        List<String> missing = TraceOracle.missing(before, o.rows);
+        assertTrue(missing.isEmpty(), () -> missing.size() + " of the " + TraceOracle.total(before)
+                + " complete events before byte " + intact + " (the first one the flip of file byte " + p + " ^ "
+                + mask + " makes wrong) are not in the store, e.g. " + missing.subList(0, Math.min(3, missing.size()))
+                + "\n" + o.describe());
+        if (o.reason == null || !o.reason.startsWith("content may be wrong: ")) {
+            List<String> invented = TraceOracle.missing(o.rows, pristine);
+            assertTrue(invented.isEmpty(), () -> invented.size() + " rows the intact file does not have, and the"
+                    + " file does not say its content may be wrong (byte " + p + " ^ " + mask + "), e.g. "
+                    + invented.subList(0, Math.min(3, invented.size())) + "\n" + o.describe());
+        }
+    }
+
+    /**
      * A profiler killed mid-write, then the capture rerun into the same file: the second ingest
      * replaces the partial rows with exactly the whole trace's (this also checks the oracle against
      * the reader on undamaged input).
@@ -335,6 +379,80 @@ class CorruptedTraceProperties {
             return new Outcome(t, variant, r, status, reason, damageOffset, jsonLength, rows);
         } finally {
             deleteTree(dir);
+        }
+    }
+
+    /**
+     * A trace written as gzip members (the JSON split in equal parts, each part one member, as {@code cat
+     * a.gz b.gz} makes), and how much of it a damaged copy still yields.
+     */
+    private static final class Members {
+        /** Java writes a 10-byte header without optional fields. */
+        private static final int HEADER = 10;
+        final byte[] bytes;
+        /** Per member: its offset in the file and the offset of its content in the JSON. */
+        final int[] fileStart;
+        final int[] jsonStart;
+
+        private Members(byte[] bytes, int[] fileStart, int[] jsonStart) {
+            this.bytes = bytes;
+            this.fileStart = fileStart;
+            this.jsonStart = jsonStart;
+        }
+
+        static Members of(byte[] json, int members, int level) throws IOException {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int[] fileStart = new int[members];
+            int[] jsonStart = new int[members];
+            for (int m = 0; m < members; m++) {
+                fileStart[m] = out.size();
+                jsonStart[m] = (int) ((long) json.length * m / members);
+                int end = (int) ((long) json.length * (m + 1) / members);
+                GZIPOutputStream gz = new GZIPOutputStream(out) {
+                    {
+                        def.setLevel(level);
+                    }
+                };
+                gz.write(json, jsonStart[m], end - jsonStart[m]);
+                gz.finish();
+            }
+            return new Members(out.toByteArray(), fileStart, jsonStart);
+        }
+
+        /**
+         * The length of the prefix of {@code json} that {@code damaged} (these members with file byte
+         * {@code flipped} xor {@code mask}) inflates to before its first wrong byte: each member's deflate
+         * data inflated one output byte at a time with {@link Inflater}, from where the intact file has
+         * it. A flip in the gzip magic, method or flags (but FTEXT, a hint) breaks its member from the
+         * start; one in the time stamp, XFL or OS byte, or in a trailer, changes no content byte.
+         */
+        int intactPrefix(byte[] json, byte[] damaged, int flipped, int mask) {
+            byte[] one = new byte[1];
+            for (int m = 0; m < fileStart.length; m++) {
+                int headerByte = flipped - fileStart[m];
+                if (headerByte >= 0 && headerByte < 3 || headerByte == 3 && mask != 1) {
+                    return jsonStart[m];
+                }
+                int at = jsonStart[m];
+                int end = m + 1 < jsonStart.length ? jsonStart[m + 1] : json.length;
+                Inflater inflater = new Inflater(true);
+                try {
+                    inflater.setInput(damaged, fileStart[m] + HEADER, damaged.length - fileStart[m] - HEADER);
+                    for (; at < end; at++) {
+                        if (inflater.inflate(one) == 0 || one[0] != json[at]) {
+                            return at;
+                        }
+                    }
+                    if (inflater.inflate(one) == 1) {
+                        return end; // more content than the member had: the byte after it is wrong
+                    }
+                } catch (DataFormatException e) {
+                    return at;
+                } finally {
+                    inflater.end();
+                }
+            }
+            return json.length;
         }
     }
 

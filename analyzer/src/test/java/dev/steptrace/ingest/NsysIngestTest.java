@@ -309,6 +309,29 @@ class NsysIngestTest {
         }
     }
 
+    /**
+     * Times that would not fit the store's range once the session start is added (a kernel at 2^62 ns,
+     * one lasting 2^60 ns) are dropped and counted, so that no query on them can overflow; the rest loads.
+     */
+    @ParameterizedTest
+    @EnumSource(Container.class)
+    void timesOutOfRangeAreDroppedAndCounted(Container container) throws Exception {
+        NsysCapture c = new NsysCapture(SESSION, 78);
+        c.call(T0, 1_000, 78, 5, "cudaLaunchKernel_v7000", false);
+        c.kernel(T0 + 2_000, 1_000, 0, 7, 5, GEMM);
+        c.kernel((1L << 62) + 5, 1_000, 0, 7, 6, GEMM);
+        c.kernel(T0 + 4_000, 1L << 60, 0, 7, 7, ATTENTION);
+        Path dir = Files.createDirectories(tmp.resolve("far"));
+        NsysFixtures.write(c, container, dir.resolve(container.fileName("rank0")));
+        Cli.assertExit(0, Cli.ingestJson(tmp.resolve("s.duckdb"), dir));
+        try (StoreDb s = StoreDb.open(tmp.resolve("s.duckdb"))) {
+            assertEquals(List.of(GEMM + "|" + (T0 + 2_000) + "|1000"),
+                    s.strings("SELECT concat_ws('|', name, ts_ns, dur_ns) FROM kernels"));
+            assertEquals("{\"events_with_times_out_of_range_dropped\":2}", s.string("SELECT anomalies FROM files"));
+            assertEquals(2, s.count("SELECT n_dropped FROM files"));
+        }
+    }
+
     /** One report around a whole server (work on two GPUs) is still one rank, and the report says so. */
     @Test
     void aFileWithTheWorkOfSeveralGpusIsReported() throws Exception {

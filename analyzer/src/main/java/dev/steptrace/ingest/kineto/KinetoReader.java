@@ -16,6 +16,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import dev.steptrace.ingest.InputDamage;
+import dev.steptrace.ingest.TimeLimits;
 
 /**
  * Streams one Kineto (torch.profiler) Chrome-trace JSON document into a {@link TraceEventSink}
@@ -31,6 +34,9 @@ public final class KinetoReader {
     private static final byte[] RESUME_OBJECT = "{\"traceEvents\":[".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] RESUME_ARRAY = "[".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_RECOVERIES = 1000;
+    /** The names of the {@code ph:"M"} events the reader keeps (process and thread names, labels, order). */
+    private static final List<String> METADATA_NAMES = List.of("process_name", "thread_name", "process_labels",
+            "process_sort_index", "thread_sort_index");
     private static final int MAX_STRING = 16 << 20;
 
     private static final JsonFactory FACTORY = JsonFactory.builder()
@@ -86,13 +92,29 @@ public final class KinetoReader {
         /** A Kineto header key: a damaged file that has one is a trace even if its event list was never reached. */
         private boolean sawTraceKey;
         private boolean rootIsArray;
+        /** The next parser starts with the synthetic {@link #RESUME_OBJECT} after a recovery. */
+        private boolean resuming;
         private boolean inEvents;
         private boolean inEvent;
         private long eventStart;
+        /** First and last offsets where the JSON was found broken (repaired or skipped), or -1. */
+        private long firstTrouble = -1;
+        private long lastTrouble = -1;
+        /** The input has returned its end (or its damage): nothing more can be learned from it. */
+        private boolean inputEnded;
+        /** The base added to the times as they are read (0 until known), and the range of kept starts. */
+        private long baseNs;
+        private long lateBaseNs = -1;
+        private long minTs = Long.MAX_VALUE;
+        private long maxTs = Long.MIN_VALUE;
 
         Run(RecordingInput input, NameDictionary names, TraceEventSink sink) {
             this.input = input;
             this.names = names;
+            // Metadata events come last in Kineto's files: their names must still have their text by then.
+            for (String m : METADATA_NAMES) {
+                names.idOf(m);
+            }
             this.sink = sink;
             this.fields = new EventFields(names, result, MAPPER, keepPythonFunctions);
         }
@@ -104,24 +126,27 @@ public final class KinetoReader {
             int recoveries = 0;
             while (true) {
                 try {
-                    readDocument(FACTORY.createParser(source));
+                    JsonParser p = FACTORY.createParser(source);
+                    readDocument(p);
+                    readEnd(p);
                     break;
                 } catch (RecordingInput.DamagedInputException e) {
-                    result.markDamaged(e.offset, "compressed stream broken (" + e.getMessage() + ")");
+                    inputDamaged(e);
                     break;
                 } catch (JsonEOFException e) {
-                    result.markDamaged(input.bytesRead(), "ends before the JSON is complete (truncated)");
+                    truncated();
                     break;
                 } catch (JsonProcessingException e) {
                     if (input.endReturned()) {
                         // Out of input inside a value read as a tree: databind reports that as a
                         // mismatch at the value's start, not as a JsonEOFException at the end.
-                        result.markDamaged(input.bytesRead(), "ends before the JSON is complete (truncated)");
+                        truncated();
                         break;
                     }
                     long errorOffset = absoluteOffset(e.getLocation());
                     if (!inEvents || ++recoveries > MAX_RECOVERIES) {
                         requireTrace(e, errorOffset);
+                        trouble(errorOffset);
                         result.markDamaged(errorOffset, "invalid JSON: " + e.getOriginalMessage());
                         break;
                     }
@@ -129,10 +154,11 @@ public final class KinetoReader {
                     try {
                         resumeAt = recover(errorOffset, e.getOriginalMessage());
                     } catch (RecordingInput.DamagedInputException broken) {
-                        result.markDamaged(broken.offset, "compressed stream broken (" + broken.getMessage() + ")");
+                        inputDamaged(broken);
                         break;
                     }
                     if (resumeAt < 0) {
+                        inputEnded = true;
                         break;
                     }
                     input.seek(resumeAt);
@@ -140,6 +166,7 @@ public final class KinetoReader {
                     source = new SequenceInputStream(new ByteArrayInputStream(prefix), input);
                     offsetDelta = resumeAt - prefix.length;
                     inEvent = false;
+                    resuming = !rootIsArray;
                 }
             }
             if (!sawTraceEvents && !(result.partial() && sawTraceKey)) {
@@ -147,7 +174,70 @@ public final class KinetoReader {
                         ? "not a trace: " + result.damageReason() : "JSON without \"traceEvents\"", -1);
             }
             result.jsonBytes = input.bytesRead();
+            addLateBase();
+            readRestAfterTrouble();
             return result;
+        }
+
+        private void truncated() {
+            inputEnded = true;
+            result.markDamaged(input.bytesRead(), "ends before the JSON is complete (truncated)");
+        }
+
+        /**
+         * The decompressed input ended early. Damage in a gzip member whose JSON was already found
+         * broken (repaired or skipped) means the breaks were made by the corruption, and events kept
+         * after them may be invented: the file is read again up to the first break
+         * ({@link ReadResult#rereadUpTo()}). Without such breaks the events read from the member are
+         * kept and the file says its content may be wrong.
+         */
+        private void inputDamaged(RecordingInput.DamagedInputException e) {
+            inputEnded = true;
+            if (!(e.getCause() instanceof InputDamage damage)) {
+                result.markDamaged(e.offset, "cannot read the rest of the file (" + e.getMessage() + ")");
+                return;
+            }
+            long suspect = damage.suspectFrom();
+            if (suspect < 0) {
+                result.markDamaged(e.offset, damage.getMessage());
+                return;
+            }
+            if (lastTrouble >= suspect) {
+                result.rereadUpTo(firstTrouble >= suspect ? firstTrouble : suspect, InputDamage.CONTENT_MAY_BE_WRONG
+                        + damage.getMessage() + ", and the JSON it holds breaks (any value kept from byte " + suspect
+                        + " of the decompressed JSON on may be wrong; nothing is kept from where the JSON breaks)");
+            }
+            result.markSuspect(e.offset, InputDamage.CONTENT_MAY_BE_WRONG + damage.getMessage() + " (its events from byte "
+                    + suspect + " of the decompressed JSON on were kept, but any value in them may be wrong; nothing"
+                    + " after it is read), found");
+        }
+
+        /** JSON damage (repaired or not) at {@code offset}. */
+        private void trouble(long offset) {
+            if (firstTrouble < 0) {
+                firstTrouble = offset;
+            }
+            lastTrouble = Math.max(lastTrouble, offset);
+        }
+
+        /**
+         * After JSON damage, when the read stopped before the end of the input: the rest is read (not
+         * parsed) to learn whether the damage came from corrupt compressed data, whose checks are at the
+         * end of each gzip member.
+         */
+        private void readRestAfterTrouble() throws IOException {
+            if (firstTrouble < 0 || inputEnded) {
+                return;
+            }
+            byte[] skip = new byte[1 << 16];
+            try {
+                input.seek(input.bytesRead());
+                while (input.read(skip, 0, skip.length) >= 0) {
+                    input.keepFrom(input.position());
+                }
+            } catch (RecordingInput.DamagedInputException e) {
+                inputDamaged(e);
+            }
         }
 
         private void requireTrace(JsonProcessingException e, long errorOffset) throws NotATraceException {
@@ -180,18 +270,28 @@ public final class KinetoReader {
                 JsonToken value = p.nextToken();
                 switch (key) {
                     case "traceEvents":
-                        sawTraceEvents = true;
-                        if (value == JsonToken.START_ARRAY) {
+                        if (resuming) {
+                            // The list the reader was in when it recovered from damage, not a second one.
+                            resuming = false;
+                            readEvents(p);
+                        } else if (sawTraceEvents) {
+                            // JSON leaves a repeated key undefined; reading both lists would count events twice.
+                            result.markDamaged(absoluteOffset(p.currentTokenLocation()),
+                                    "a second \"traceEvents\" (not read: a trace has one event list)");
+                            p.skipChildren();
+                        } else if (value == JsonToken.START_ARRAY) {
+                            sawTraceEvents = true;
                             readEvents(p);
                         } else {
-                            p.skipChildren();
+                            throw new NotATraceException("\"traceEvents\" is " + describe(value) + ", not a list",
+                                    absoluteOffset(p.currentTokenLocation()));
                         }
                         break;
                     case "baseTimeNanoseconds":
                         sawTraceKey = true;
                         if (value == JsonToken.VALUE_NUMBER_INT
                                 && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
-                            sink.baseTimeNanos(p.getLongValue(), !result.eventsRead());
+                            baseTime(p.getLongValue());
                         } else if (value == JsonToken.VALUE_NUMBER_INT) {
                             // getLongValue() would throw, and that parse error would end the read.
                             result.anomaly("integers_out_of_range_ignored");
@@ -212,6 +312,23 @@ public final class KinetoReader {
                         readMetadata(p, key);
                 }
             }
+        }
+
+        /**
+         * After the document: nothing but white space may follow. A second document or other bytes
+         * are not read, and the file says so.
+         */
+        private void readEnd(JsonParser p) throws IOException {
+            long end = absoluteOffset(p.currentLocation());
+            try {
+                if (p.nextToken() == null) {
+                    inputEnded = true;
+                    return;
+                }
+            } catch (JsonProcessingException e) {
+                // Not JSON: reported as content after the document all the same.
+            }
+            result.markDamaged(end, "content after the end of the JSON document (not read)");
         }
 
         private void readEvents(JsonParser p) throws IOException {
@@ -269,8 +386,42 @@ public final class KinetoReader {
                 result.anomaly("negative_durations_clamped");
                 e.durNs = 0;
             }
+            if (!TimeLimits.fits(baseNs, e.tsNs, e.durNs)) {
+                result.anomaly("events_with_times_out_of_range_dropped");
+                result.dropped(e.categoryName);
+                return;
+            }
+            minTs = Math.min(minTs, e.tsNs);
+            maxTs = Math.max(maxTs, e.tsNs);
             result.countKept(e.kind);
             sink.event(e);
+        }
+
+        /**
+         * {@code baseTimeNanoseconds}: added to every time when it is known before the events. Builds
+         * before 2025-03 wrote it after them: it is then added at the end ({@link #addLateBase}).
+         */
+        private void baseTime(long base) {
+            if (!TimeLimits.baseFits(base)) {
+                result.anomaly("base_time_out_of_range_ignored");
+            } else if (!result.eventsRead()) {
+                baseNs = base;
+                sink.baseTimeNanos(base, true);
+            } else {
+                lateBaseNs = base;
+            }
+        }
+
+        /** A base that came after the events is added when every kept time still fits with it, else ignored. */
+        private void addLateBase() {
+            if (lateBaseNs < 0) {
+                return;
+            }
+            if (minTs > maxTs || TimeLimits.fits(lateBaseNs, minTs, 0) && TimeLimits.fits(lateBaseNs, maxTs, 0)) {
+                sink.baseTimeNanos(lateBaseNs, false);
+            } else {
+                result.anomaly("base_time_out_of_range_ignored");
+            }
         }
 
         private void dispatchMetadata(TraceEvent e) {
@@ -279,6 +430,11 @@ public final class KinetoReader {
                 return;
             }
             String what = names.name(e.nameId);
+            if (what == null) {
+                // Not a name the metadata events use (those are kept, see Run): nothing to store.
+                result.dropped("ph:M");
+                return;
+            }
             Long tid = what.startsWith("thread_") && e.has(TraceEvent.TID) ? e.tid : null;
             Long sortIndex = e.has(TraceEvent.SORT_INDEX) ? e.sortIndex : null;
             sink.track(e.pid, tid, what, e.metaValue, sortIndex);
@@ -327,6 +483,7 @@ public final class KinetoReader {
          * else skip to the next event. Returns where the next parser starts, or -1 to stop.
          */
         private long recover(long errorOffset, String message) throws IOException {
+            trouble(inEvent ? eventStart : errorOffset);
             if (inEvent) {
                 Recovery.Repaired repaired = Recovery.repairQuotes(input, eventStart);
                 if (repaired != null && parseRepaired(repaired.json())) {
@@ -353,6 +510,22 @@ public final class KinetoReader {
             }
             dispatch(event);
             return true;
+        }
+    }
+
+    private static String describe(JsonToken value) {
+        switch (value) {
+            case START_OBJECT:
+                return "an object";
+            case VALUE_STRING:
+                return "a string";
+            case VALUE_NUMBER_INT:
+            case VALUE_NUMBER_FLOAT:
+                return "a number";
+            case VALUE_NULL:
+                return "null";
+            default:
+                return "a boolean";
         }
     }
 

@@ -36,6 +36,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     private final int fileId;
     private final NameDictionary names;
     private final BitSet usedNames = new BitSet();
+    private TableBatch spilledNames;
     private final TableBatch gpu;
     private final TableBatch cpu;
     private final TableBatch launch;
@@ -60,14 +61,14 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
      * @param eventsCounter progress counter shared by concurrent loads, bumped every few thousand events
      * @param inserter      the thread that inserts full batches while the next fills, or null to insert inline
      */
-    public KinetoStoreWriter(Connection connection, BufferAllocator allocator, int fileId, NameDictionary names,
+    public KinetoStoreWriter(Connection connection, BufferAllocator allocator, int fileId,
                              AtomicLong eventsCounter, ExecutorService inserter) throws SQLException {
         this.inserter = inserter;
         this.eventsCounter = eventsCounter;
         this.connection = connection;
         this.allocator = allocator;
         this.fileId = fileId;
-        this.names = names;
+        this.names = new NameDictionary(this::spilledName);
         List<TableBatch> opened = new ArrayList<>();
         try {
             gpu = open(opened, allocator, "gpu_ops", BATCH_ROWS);
@@ -82,6 +83,29 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         c = new CpuColumns(cpu);
         l = new LaunchColumns(launch);
         m = new CommColumns(comm);
+    }
+
+    /** The file's name dictionary, for the reader: names it does not keep are written to the store at once. */
+    public NameDictionary names() {
+        return names;
+    }
+
+    /**
+     * A name whose text the dictionary does not keep (a file with millions of distinct names): its row
+     * goes into {@code names} now; if no kept event uses it, {@link #finish} deletes it again.
+     */
+    private void spilledName(int id, char[] buf, int off, int len) {
+        try {
+            if (spilledNames == null) {
+                spilledNames = TableBatch.forTable(connection, allocator, "names", BATCH_ROWS);
+            }
+            spilledNames.setInt(spilledNames.column("file_id"), fileId);
+            spilledNames.setInt(spilledNames.column("name_id"), id);
+            spilledNames.setString(spilledNames.column("name"), new String(buf, off, len));
+            spilledNames.endRow();
+        } catch (SQLException e) {
+            throw new StoreWriteException(e);
+        }
     }
 
     private TableBatch open(List<TableBatch> opened, BufferAllocator allocator, String table, int rows)
@@ -307,11 +331,26 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     }
 
     private void writeNames() throws SQLException {
+        if (spilledNames != null) {
+            spilledNames.flush();
+            // Spilled names were written when first seen: those no kept event uses go again.
+            try (PreparedStatement ps = connection.prepareStatement("""
+                    DELETE FROM names n WHERE n.file_id = ? AND n.name_id >= ?
+                    AND NOT EXISTS (SELECT 1 FROM gpu_ops g WHERE g.file_id = n.file_id AND g.name_id = n.name_id)
+                    AND NOT EXISTS (SELECT 1 FROM cpu_ops c WHERE c.file_id = n.file_id AND c.name_id = n.name_id)
+                    AND NOT EXISTS (SELECT 1 FROM launches l WHERE l.file_id = n.file_id AND l.name_id = n.name_id)
+                    """)) {
+                ps.setInt(1, fileId);
+                ps.setInt(2, names.keptTexts());
+                ps.executeUpdate();
+            }
+        }
         try (TableBatch batch = TableBatch.forTable(connection, allocator, "names", BATCH_ROWS)) {
             int file = batch.column("file_id");
             int id = batch.column("name_id");
             int name = batch.column("name");
-            for (int n = usedNames.nextSetBit(0); n >= 0; n = usedNames.nextSetBit(n + 1)) {
+            int kept = names.keptTexts();
+            for (int n = usedNames.nextSetBit(0); n >= 0 && n < kept; n = usedNames.nextSetBit(n + 1)) {
                 batch.setInt(file, fileId);
                 batch.setInt(id, n);
                 batch.setString(name, names.name(n));
@@ -356,6 +395,9 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
 
     @Override
     public void close() {
+        if (spilledNames != null) {
+            spilledNames.close();
+        }
         gpu.close();
         cpu.close();
         launch.close();

@@ -17,9 +17,12 @@ public final class ReadResult {
     private final Map<String, Long> anomalies = new TreeMap<>();
 
     private boolean partial;
+    private boolean suspect;
     private long damageOffset = -1;
     private String damageReason;
     private long skippedBytes;
+    private long rereadUpTo = -1;
+    private String rereadReason;
 
     public long kept(EventKind kind) {
         return kept[kind.ordinal()];
@@ -59,6 +62,18 @@ public final class ReadResult {
         return skippedBytes;
     }
 
+    /**
+     * Where the file must be read again up to (an offset of the decompressed JSON), or -1: events after
+     * it were made from corrupt data and must not be kept. {@link #rereadReason()} says why.
+     */
+    public long rereadUpTo() {
+        return rereadUpTo;
+    }
+
+    public String rereadReason() {
+        return rereadReason;
+    }
+
     boolean eventsRead() {
         return eventsSeen > 0;
     }
@@ -81,6 +96,20 @@ public final class ReadResult {
             damageOffset = offset;
             damageReason = reason + " at byte " + offset;
         }
+    }
+
+    /** Damage after which the content read may be wrong: it names the file's damage, whatever came before. */
+    void markSuspect(long offset, String reason) {
+        if (!suspect) {
+            partial = false;
+            markDamaged(offset, reason);
+            suspect = true;
+        }
+    }
+
+    void rereadUpTo(long offset, String reason) {
+        rereadUpTo = offset;
+        rereadReason = reason;
     }
 
     void skipped(long from, long to, String reason) {

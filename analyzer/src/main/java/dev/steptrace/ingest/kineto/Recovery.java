@@ -23,7 +23,8 @@ final class Recovery {
      * end it where it stands: a key ends at a quote followed by {@code :}; an array element at one
      * followed by {@code ,} or {@code ]}; a value in an object at one followed by {@code }} or by
      * {@code ,} and the next key ({@code "...":}). Kineto wrote names such as {@code void k<"x">()} or
-     * {@code f("a", "b")} unescaped until 2026-07. Null when no end of the object is found.
+     * {@code f("a", "b")} unescaped until 2026-07. Null when no end of the object is found, or when the
+     * repair would have to escape a quote in a key or one followed by a colon.
      */
     static Repaired repairQuotes(RecordingInput in, long start) throws IOException {
         if (start < in.keptFrom()) {
@@ -58,6 +59,10 @@ final class Recovery {
                 if (c == '"') {
                     if (endsString(src, i + 1, key, open[depth - 1] == '[')) {
                         inString = false;
+                    } else if (key || beforeColon(src, i + 1)) {
+                        // A quote in a key, or one that ends a key ("...":): escaping it would turn keys
+                        // into text and lose the fields they hold. No Kineto name does that: not repairable.
+                        return null;
                     } else {
                         out.write('\\');
                     }
@@ -132,6 +137,14 @@ final class Recovery {
             }
         }
         return false;
+    }
+
+    /** Whether {@code j} (after white space) is a single colon, as after a key; {@code ::} is C++. */
+    private static boolean beforeColon(Lookahead src, int j) throws IOException {
+        while (isSpace(src.at(j))) {
+            j++;
+        }
+        return src.at(j) == ':' && src.at(j + 1) != ':';
     }
 
     /** Offset of the next event after {@code end}: past the separating comma, if any. */

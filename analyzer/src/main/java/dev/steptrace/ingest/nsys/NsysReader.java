@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.steptrace.ingest.FileSummary;
+import dev.steptrace.ingest.TimeLimits;
 import dev.steptrace.store.GpuOpColumns;
 import dev.steptrace.store.TableBatch;
 import java.io.IOException;
@@ -212,8 +213,11 @@ public final class NsysReader {
         if (normalized) {
             // --ts-normalize: times are UTC epoch nanoseconds already.
             base = 0;
-        } else if (session != NULL) {
+        } else if (session != NULL && TimeLimits.baseFits(session)) {
             base = session;
+        } else if (session != NULL) {
+            base = 0;
+            out.anomaly("base_time_out_of_range_ignored", 1);
         } else {
             base = 0;
             out.anomaly("no_session_start_time", 1);
@@ -335,8 +339,7 @@ public final class NsysReader {
         try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_KERNEL", KERNEL_COLUMNS, null)) {
             while (r.next()) {
                 long start = r.getLong(0);
-                if (start == NULL || start < 0) {
-                    dropped[0]++;
+                if (dropTimes(start, r.getLong(1))) {
                     continue;
                 }
                 long pid = readPid ? pidOrZero(r.getLong(11)) : 0;
@@ -431,8 +434,7 @@ public final class NsysReader {
         try (Rows r = src.scan(table, cols, null)) {
             while (r.next()) {
                 long start = r.getLong(0);
-                if (start == NULL || start < 0) {
-                    dropped[0]++;
+                if (dropTimes(start, r.getLong(1))) {
                     continue;
                 }
                 long pid = perProcessCorrelation ? pidOrZero(r.getLong(5)) : 0;
@@ -536,8 +538,7 @@ public final class NsysReader {
         try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_RUNTIME", cols, null)) {
             while (r.next()) {
                 long start = r.getLong(0);
-                if (start == NULL || start < 0) {
-                    dropped[0]++;
+                if (dropTimes(start, r.getLong(1))) {
                     continue;
                 }
                 long ts = start + base;
@@ -585,14 +586,17 @@ public final class NsysReader {
                 long type = r.getLong(2);
                 long start = r.getLong(0);
                 long end = r.getLong(1);
-                if (type == NVTX_MARK || type == NVTXT_MARK || start == NULL || start < 0) {
+                if (type == NVTX_MARK || type == NVTXT_MARK) {
                     dropped[0]++;
                     continue;
                 }
-                if (end == NULL) {
+                if (end == NULL && start != NULL && start >= 0) {
                     // A range still open when the capture ended.
                     unterminated++;
                     dropped[0]++;
+                    continue;
+                }
+                if (dropTimes(start, end)) {
                     continue;
                 }
                 long ts = start + base;
@@ -860,6 +864,24 @@ public final class NsysReader {
 
     private static long pidOrZero(long globalPid) {
         return globalPid == NULL ? 0 : pid(globalPid);
+    }
+
+    /**
+     * A row that starts before the session (activity before {@code cudaProfilerStart}), or whose times
+     * do not fit the store's range ({@link TimeLimits}): dropped and counted, and true.
+     */
+    private boolean dropTimes(long start, long end) {
+        if (start == NULL || start < 0) {
+            dropped[0]++;
+            return true;
+        }
+        long dur = end == NULL || end < start ? 0 : end - start;
+        if (!TimeLimits.fits(base, start, dur)) {
+            dropped[0]++;
+            out.anomaly("events_with_times_out_of_range_dropped", 1);
+            return true;
+        }
+        return false;
     }
 
     private long duration(long start, long end) {

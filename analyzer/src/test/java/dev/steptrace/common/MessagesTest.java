@@ -1,0 +1,37 @@
+package dev.steptrace.common;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+
+/** Text from traces made safe for terminals, and failures of the machine told from steptrace's own. */
+class MessagesTest {
+    @Test
+    void charactersThatDriveATerminalAreWrittenOut() {
+        // ESC sequences (colour, cursor), a carriage return that would overwrite the line, a C1 CSI,
+        // and a right-to-left override that reorders what follows.
+        assertEquals("k\\x1b[31mred\\x1b[0m\\x0dx\\x9b2J\\u202etxt",
+                Messages.printable("k\u001b[31mred\u001b[0m\rx\u009b2J\u202etxt"));
+        // Tabs and line feeds are text; so is every printable character, accents and CJK included.
+        String plain = "void k<\"x\">(int)\tnext\nÜber 核";
+        assertEquals(plain, Messages.printable(plain));
+    }
+
+    @Test
+    void faultsOfTheMachineAreToldApart() {
+        assertTrue(Messages.environmentFault(new AccessDeniedException("/x")));
+        assertTrue(Messages.environmentFault(new RuntimeException("wrapped",
+                new SQLException("IO Error: Could not write file \"s.duckdb.wal\": No space left on device"))));
+        assertTrue(Messages.environmentFault(new IOException("File too large")));
+        assertFalse(Messages.environmentFault(new IllegalStateException("ingest worker failed")));
+        assertFalse(Messages.environmentFault(new SQLException("Binder Error: column x does not exist")));
+        assertEquals("permission denied", Messages.io(new AccessDeniedException("/x")));
+        assertEquals("Read-only file system", Messages.io(new FileSystemException("/x", null, "Read-only file system")));
+    }
+}
