@@ -56,7 +56,7 @@ public final class Messages {
      */
     public static String printable(String text) {
         if (text == null) {
-            return null;
+            return "";
         }
         StringBuilder sb = null;
         for (int i = 0; i < text.length(); i++) {
@@ -137,16 +137,6 @@ public final class Messages {
             }
             i = j + 1;
         }
-        return sb.toString();
-    }
-
-    /** Text safe to print on a terminal: control characters (escape sequences among them) become {@code ?}. */
-    public static String printable(String text) {
-        if (text == null) {
-            return "";
-        }
-        StringBuilder sb = new StringBuilder(text.length());
-        text.codePoints().forEach(cp -> sb.appendCodePoint(Character.isISOControl(cp) ? '?' : cp));
         return sb.toString();
     }
 }
