@@ -20,6 +20,8 @@ import tech.tablesaw.api.Table;
  *
  * <table>
  *   <caption>Tables</caption>
+ *   <tr><td>{@code t_devices}</td><td>per file and device id its GPU work ran on: the device's name, and how it
+ *       was found ({@link CaptureDevices})</td></tr>
  *   <tr><td>{@code t_steps}</td><td>steps per file: name, phase, CPU range</td></tr>
  *   <tr><td>{@code t_classes}</td><td>category, subcategory and rule id of each (file, name, kind, variant):
  *       variant 0 is the name's class, others the classes {@link ContextClasses} gave some of its operations</td></tr>
@@ -78,6 +80,7 @@ public final class CaptureAnalysis implements AutoCloseable {
                 ps.setString(1, taxonomy.digest());
                 ps.execute();
             }
+            CaptureDevices.build(c);
             StepSource source = StepDetector.detect(c, stepRegex);
             StepAttribution.attribute(c, source);
             ContextClasses.refine(c, taxonomy);

@@ -30,6 +30,7 @@ final class CaptureQuality {
         List<Warning> out = new ArrayList<>();
         partialFiles(scope, out);
         ranks(scope, out);
+        CaptureDevices.warnings(c, out);
         steps(c, source, out);
         outsideSteps(c, out);
         graphsWithoutKernels(c, out);
@@ -85,6 +86,12 @@ final class CaptureQuality {
     }
 
     private static void steps(Connection c, StepSource source, List<Warning> out) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT code, message FROM t_step_notes")) {
+            while (rs.next()) {
+                out.add(new Warning(rs.getString(1), rs.getString(2) + "; the steps come from the next source, "
+                        + source.id()));
+            }
+        }
         long steps = StepDetector.count(c, "SELECT count(*) FROM t_steps");
         if (steps == 0) {
             out.add(new Warning("no_steps", "no steps were found (source tried: " + source.id()

@@ -89,16 +89,7 @@ public final class ReportBuilder {
         CaptureScope scope = analysis.scope();
         Integer worldSize = scope.files().stream().map(CaptureScope.FileInfo::worldSize)
                 .filter(w -> w != null).max(Integer::compare).orElse(null);
-        List<String> devices = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT DISTINCT d.name FROM devices d JOIN t_files USING (file_id)
-                WHERE d.device_id IN (SELECT DISTINCT device FROM gpu_ops g WHERE g.file_id = d.file_id)
-                ORDER BY 1
-                """)) {
-            while (rs.next()) {
-                devices.add(rs.getString(1));
-            }
-        }
+        List<String> devices = CaptureDevices.names(c);
         List<PartialFile> partial = scope.files().stream().filter(f -> "partial".equals(f.status()))
                 .map(f -> new PartialFile(f.path().toString(), f.partialReason())).toList();
         String format = scope.files().stream().map(CaptureScope.FileInfo::format).findFirst().orElse("kineto");

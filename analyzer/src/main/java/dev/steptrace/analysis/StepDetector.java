@@ -30,11 +30,17 @@ final class StepDetector {
     private static final List<String> GRAPH_LAUNCHES = List.of("cudaGraphLaunch", "hipGraphLaunch");
     /** NVTX domains of libraries, whose ranges mark library calls, never steps. */
     static final List<String> LIBRARY_NVTX_DOMAINS = List.of("NCCL", "cuBLAS", "cuBLASLt", "cuDNN", "CUTLASS", "NVSHMEM");
+    /** NVTX step ranges hold at least this share of the GPU time their thread launched inside its top-level ranges. */
+    static final double NVTX_STEP_SHARE = 0.9;
 
     private StepDetector() {}
 
-    /** Builds {@code t_annot} and {@code t_steps}; returns the source used. */
+    /**
+     * Builds {@code t_annot}, {@code t_steps} and {@code t_step_notes(code, message)} (why a step source that
+     * exists in the capture was not used, for the capture-quality warnings); returns the source used.
+     */
     static StepSource detect(Connection c, Pattern userRegex) throws SQLException {
+        exec(c, "CREATE OR REPLACE TEMP TABLE t_step_notes (code VARCHAR, message VARCHAR)");
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_annot AS
                 SELECT o.file_id, n.name, o.pid, o.tid, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns
@@ -49,11 +55,14 @@ final class StepDetector {
         if (userRegex != null) {
             source = matchNames(c, names, userRegex, StepSource.USER_REGEX) ? StepSource.USER_REGEX : null;
         }
-        if (source == null && matchNames(c, names, VLLM, StepSource.VLLM_ANNOTATION)) {
-            source = StepSource.VLLM_ANNOTATION;
-        } else if (source == null && matchNames(c, names, SGLANG, StepSource.SGLANG_ANNOTATION)) {
-            source = StepSource.SGLANG_ANNOTATION;
-        } else if (source == null && matchNames(c, names, PROFILER_STEP, StepSource.PROFILER_STEP)) {
+        if (source == null) {
+            // SGLang writes its step[...] annotations and, in some versions, vLLM's execute_..._generation_...
+            // form around the same work: a capture with SGLang's is SGLang's, whichever form marks its steps.
+            boolean vllm = matchNames(c, names, VLLM, StepSource.VLLM_ANNOTATION);
+            boolean sglang = matchNames(c, names, SGLANG, StepSource.SGLANG_ANNOTATION);
+            source = sglang ? StepSource.SGLANG_ANNOTATION : vllm ? StepSource.VLLM_ANNOTATION : null;
+        }
+        if (source == null && matchNames(c, names, PROFILER_STEP, StepSource.PROFILER_STEP)) {
             source = StepSource.PROFILER_STEP;
         }
         if (source != null) {
@@ -132,11 +141,17 @@ final class StepDetector {
      *       ({@link #LIBRARY_NVTX_DOMAINS}: NCCL marks its own API calls), with a duration;</li>
      *   <li>a range's level is how many candidate ranges enclose it; a range is busy when one of the
      *       main thread's GPU launches falls inside it;</li>
-     *   <li>the steps are the busy ranges of the shallowest level that has at least two of them (a
-     *       single range around the whole run is not a step: the level below it is used), or of the
-     *       shallowest busy level when no level has two.</li>
+     *   <li>the step level is the shallowest level that has more than one busy range (a single range around
+     *       the whole run is not a step: the level below it is used);</li>
+     *   <li>a step repeats at that level and tiles the GPU work: the steps are the ranges of one family (names
+     *       equal once digit runs are replaced, so {@code step_1}, {@code step_2} are one family) with at least
+     *       two ranges, a name that does not say {@code layer} (layers inside a step are not steps), holding
+     *       at least {@link #NVTX_STEP_SHARE} of the GPU time the thread launched inside its top-level ranges;
+     *       the family holding the most wins;</li>
+     *   <li>when every level has a single busy range, the outermost is the one step.</li>
      * </ol>
-     * Returns false (and builds nothing) when no file has a busy NVTX range.
+     * Returns false (and builds nothing) when no file has a busy NVTX range, or when a file's ranges are not
+     * steps (a note in {@code t_step_notes} says why; the next source is used).
      */
     private static boolean nvtxSteps(Connection c) throws SQLException {
         if (count(c, "SELECT count(*) FROM cpu_ops o JOIN t_files USING (file_id) WHERE o.nvtx = 'push_pop'") == 0) {
@@ -144,10 +159,10 @@ final class StepDetector {
         }
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_nvtx_launch AS
-                SELECT l.file_id, l.pid, l.tid, l.ts_ns
+                SELECT l.file_id, l.pid, l.tid, l.ts_ns, g.ns
                 FROM launches l JOIN t_files USING (file_id)
-                SEMI JOIN (SELECT DISTINCT g.file_id, g.correlation FROM gpu_ops g JOIN t_files USING (file_id)
-                           WHERE g.correlation IS NOT NULL) g
+                JOIN (SELECT g.file_id, g.correlation, sum(g.dur_ns) AS ns FROM gpu_ops g JOIN t_files USING (file_id)
+                      WHERE g.correlation IS NOT NULL AND g.kind <> 'sync' GROUP BY g.file_id, g.correlation) g
                     ON g.file_id = l.file_id AND g.correlation = l.correlation
                 """);
         exec(c, """
@@ -180,24 +195,64 @@ final class StepDetector {
                 """);
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_nvtx_busy AS
-                SELECT DISTINCT r.id, r.file_id, r.name, r.ts_ns, r.end_ns, r.level
+                SELECT r.id, r.file_id, r.name, regexp_replace(r.name, '[0-9]+', '#', 'g') AS family, r.ts_ns,
+                       r.end_ns, r.level, sum(l.ns) AS ns
                 FROM t_nvtx_levels r
                 JOIN t_nvtx_main m ON m.file_id = r.file_id
                 JOIN t_nvtx_launch l ON l.file_id = r.file_id AND l.pid = m.pid AND l.tid = m.tid
                     AND l.ts_ns >= r.ts_ns AND l.ts_ns < r.end_ns
+                GROUP BY r.id, r.file_id, r.name, r.ts_ns, r.end_ns, r.level
                 """);
+        // Per file, the step family: at the first level reached through single wrapping ranges, a family that
+        // repeats, is not named per layer and holds NVTX_STEP_SHARE of the GPU time; when every level has one
+        // range, the outermost is the one step; otherwise the best candidate, for the note.
         exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_steps AS
+                CREATE OR REPLACE TEMP TABLE t_nvtx_family AS
                 WITH per_level AS (
                     SELECT file_id, level, count(*) AS n FROM t_nvtx_busy GROUP BY file_id, level
-                ), chosen AS (
-                    SELECT file_id, coalesce(min(level) FILTER (WHERE n >= 2), min(level)) AS level
+                ), reach AS (
+                    SELECT file_id, coalesce(min(level) FILTER (WHERE n <> 1), max(level)) AS level,
+                           max(n) = 1 AS single
                     FROM per_level GROUP BY file_id
+                ), top AS (
+                    SELECT file_id, sum(ns) AS ns FROM t_nvtx_busy WHERE level = 0 GROUP BY file_id
+                ), families AS (
+                    SELECT b.file_id, b.level, b.family, count(*) AS n, sum(b.ns) / t.ns AS share,
+                           regexp_matches(b.family, '(?i)layer') AS layer
+                    FROM t_nvtx_busy b JOIN top t USING (file_id)
+                    GROUP BY b.file_id, b.level, b.family, t.ns
+                ), judged AS (
+                    SELECT f.*, r.level AS reach, r.single, r.single OR (f.n >= 2 AND NOT f.layer AND f.share >= %s) AS steps
+                    FROM families f JOIN reach r USING (file_id)
+                    WHERE f.level <= r.level
                 )
+                SELECT file_id, level, family, n, share, layer, steps FROM judged
+                QUALIFY row_number() OVER (PARTITION BY file_id
+                                           ORDER BY steps DESC, CASE WHEN single THEN -level ELSE (level = reach)::INTEGER END DESC,
+                                                    n >= 2 DESC, share DESC, family) = 1
+                """.formatted(String.valueOf(NVTX_STEP_SHARE)));
+        exec(c, """
+                INSERT INTO t_step_notes
+                SELECT 'nvtx_ranges_not_steps',
+                       'rank ' || coalesce(t.rank::VARCHAR, '?') || ': NVTX ranges do not mark steps: the range family'
+                       || ' at the top level (below single wrapping ranges) holding the most GPU work, '''
+                       || f.family || ''' (' || f.n || ' range(s), ' || round(100 * f.share, 1)
+                       || '%% of the GPU time its thread launched inside its top-level ranges), '
+                       || CASE WHEN f.layer THEN 'is named per layer: layers are not steps'
+                               ELSE 'does not repeat and hold at least %s%% of it' END
+                       || ' (docs/formats.md, steps from NVTX)'
+                FROM t_nvtx_family f JOIN t_files t USING (file_id)
+                WHERE NOT f.steps ORDER BY t.rank
+                """.formatted(Math.round(100 * NVTX_STEP_SHARE)));
+        if (count(c, "SELECT count(*) FROM t_nvtx_family WHERE NOT steps") > 0) {
+            return false;
+        }
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_steps AS
                 SELECT b.file_id, (row_number() OVER (PARTITION BY b.file_id ORDER BY b.ts_ns) - 1)::INTEGER AS step,
                        b.name, NULL::VARCHAR AS phase, b.ts_ns AS cpu_start, b.end_ns AS cpu_end,
                        NULL::BIGINT AS step_number
-                FROM t_nvtx_busy b JOIN chosen USING (file_id, level)
+                FROM t_nvtx_busy b JOIN t_nvtx_family f USING (file_id, level, family)
                 """);
         return count(c, "SELECT count(*) FROM t_steps") > 0;
     }
@@ -294,7 +349,7 @@ final class StepDetector {
         }
     }
 
-    private static List<String> strings(Connection c, String sql) throws SQLException {
+    static List<String> strings(Connection c, String sql) throws SQLException {
         List<String> out = new ArrayList<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {

@@ -5,6 +5,7 @@ import static dev.steptrace.testsupport.NsysFixtures.NCCL;
 import static dev.steptrace.testsupport.NsysFixtures.SESSION;
 import static dev.steptrace.testsupport.NsysFixtures.T0;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -66,7 +67,7 @@ class NvtxStepsTest {
         c.pushPop(T0 + 500_000, 300_000, HELPER, "helper_a");
         c.pushPop(T0 + 900_000, 300_000, HELPER, "helper_b");
         launch(c, T0 + 950_000, HELPER);
-        JsonNode phase = report(c).at("/phases/unknown");
+        JsonNode phase = report(c).at("/unknown");
         assertEquals("nvtx", phase.get("step_source").asText());
         assertEquals(3, phase.get("steps").asDouble());
         assertEquals(List.of("iteration", "iteration", "iteration"), stepNames());
@@ -84,10 +85,46 @@ class NvtxStepsTest {
         }
         // A range that launches nothing is not a step.
         c.pushPop(T0 + 9_000_000, 1_000_000, PID, "idle");
-        JsonNode phase = report(c).at("/phases/decode");
+        JsonNode phase = report(c).at("/decode");
         assertEquals("nvtx", phase.get("step_source").asText());
         assertEquals(4, phase.get("steps").asDouble(), "the phase comes from the step's name (decode)");
         assertEquals(2, phase.at("/categories/0/calls_per_step").asDouble());
+    }
+
+    @Test
+    void rangesNamedPerLayerAreNotSteps() throws Exception {
+        // A wrapper around three layer_N_forward ranges, each launching one GEMM: layers, not steps.
+        NsysCapture c = capture();
+        c.pushPop(T0, 10_000_000, PID, "generate");
+        for (int i = 0; i < 3; i++) {
+            long s = T0 + 1_000_000 + i * 2_000_000L;
+            c.pushPop(s, 1_000_000, PID, "layer_" + i + "_forward");
+            launch(c, s + 200_000, PID);
+        }
+        JsonNode report = reportJson(c);
+        assertEquals("gap", report.at("/phases/unknown/step_source").asText(), "the next source");
+        assertTrue(report.get("warnings").toString().contains("'layer_#_forward' (3 range(s), 100.0%"),
+                report.get("warnings").toString());
+    }
+
+    @Test
+    void aRepeatedRangeThatHoldsTooLittleOfTheGpuWorkIsNotAStep() throws Exception {
+        // Two "prepare" ranges hold 2 x 100 µs of the 100 + 100 + 3 x 100 µs launched: 40%, below 90%.
+        NsysCapture c = capture();
+        for (int i = 0; i < 2; i++) {
+            long s = T0 + i * 4_000_000L;
+            c.pushPop(s, 1_000_000, PID, "prepare");
+            launch(c, s + 200_000, PID);
+        }
+        c.pushPop(T0 + 9_000_000, 3_000_000, PID, "run_all");
+        for (int i = 0; i < 3; i++) {
+            launch(c, T0 + 9_100_000 + i * 500_000L, PID);
+        }
+        JsonNode report = reportJson(c);
+        assertEquals("gap", report.at("/phases/unknown/step_source").asText());
+        assertTrue(report.get("warnings").toString().contains("'prepare' (2 range(s), 40.0%")
+                && report.get("warnings").toString().contains("does not repeat and hold at least 90%"),
+                report.get("warnings").toString());
     }
 
     @Test
@@ -96,7 +133,7 @@ class NvtxStepsTest {
         c.pushPop(T0, 5_000_000, PID, "benchmark");
         launch(c, T0 + 100_000, PID);
         launch(c, T0 + 1_100_000, PID);
-        JsonNode phase = report(c).at("/phases/unknown");
+        JsonNode phase = report(c).at("/unknown");
         assertEquals("nvtx", phase.get("step_source").asText());
         assertEquals(1, phase.get("steps").asDouble());
     }
@@ -111,12 +148,16 @@ class NvtxStepsTest {
             c.pushPop(s, 1_000_000, PID, NsysFixtures.DECODE);
             launch(c, s + 200_000, PID);
         }
-        JsonNode decode = report(c).at("/phases/decode");
+        JsonNode decode = report(c).at("/decode");
         assertEquals("vllm_annotation", decode.get("step_source").asText());
         assertEquals(2, decode.get("steps").asDouble());
     }
 
     private JsonNode report(NsysCapture c) throws Exception {
+        return reportJson(c).get("phases");
+    }
+
+    private JsonNode reportJson(NsysCapture c) throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("cap"));
         NsysFixtures.write(c, Container.SQLITE, dir.resolve("rank0.sqlite"));
         Cli.Result r = Cli.run("report", dir.toString(), "--db", tmp.resolve("s.duckdb").toString(), "--out",

@@ -57,11 +57,18 @@ class NsysRealTraceTest {
         JsonSchemas.assertValid("report.schema.json", report);
         assertEquals("nsys-sqlite", report.at("/capture/format").asText());
         assertEquals("[\"NVIDIA GeForce RTX 4060 Ti\"]", report.at("/capture/devices").toString());
-        // The outermost range (weight_streaming_demo) wraps the run; the 16 ranges below it that launch
-        // GPU work (layer_N_kv_fetch, layer_N_forward for N = 0..7) are the steps.
+        // The outermost range (weight_streaming_demo) wraps the run; below it, the ranges that launch GPU
+        // work are per layer (layer_N_kv_fetch, layer_N_forward for N = 0..7): layers, not steps. The NVTX
+        // source is not used, and a warning says why (python sqlite3 over NVTX_EVENTS and the activity
+        // tables: layer_N_forward holds 24,533,348 of the 24,718,275 ns its thread launched, 99.3%).
         JsonNode phase = report.at("/phases/unknown");
-        assertEquals("nvtx", phase.get("step_source").asText());
-        assertEquals(16, phase.get("steps").asDouble());
+        assertEquals("gap", phase.get("step_source").asText());
+        JsonNode nvtx = null;
+        for (JsonNode w : report.get("warnings")) {
+            nvtx = w.get("code").asText().equals("nvtx_ranges_not_steps") ? w : nvtx;
+        }
+        assertTrue(nvtx != null && nvtx.get("message").asText().contains("'layer_#_forward' (8 range(s), 99.3%")
+                && nvtx.get("message").asText().contains("named per layer"), report.get("warnings").toString());
         try (StoreDb s = StoreDb.open(db)) {
             s.assertQueryable();
             // sqlite3: SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL → 64; _RUNTIME → 1089 (237 runtime,

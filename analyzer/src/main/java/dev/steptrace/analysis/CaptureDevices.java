@@ -1,0 +1,75 @@
+package dev.steptrace.analysis;
+
+import static dev.steptrace.analysis.StepDetector.exec;
+
+import dev.steptrace.report.BottleneckReport.Warning;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * Which GPU model each file's GPU work ran on, into temp table {@code t_devices(file_id, rank, device, name,
+ * how, listed)}: one row per (file, device id) its GPU operations carry. The name comes from the file's
+ * {@code devices} rows (Kineto {@code deviceProperties}, nsys {@code TARGET_INFO_GPU}):
+ * <ul>
+ *   <li>{@code how = 'listed'}: a row with the same device id;</li>
+ *   <li>{@code how = 'only_model'}: no row has that id, but every row names the same model, so the work ran
+ *       on that model (a guess, reported as a warning). ROCm traces number the devices the kernels ran on
+ *       (e.g. 9) differently from torch's {@code deviceProperties} (0 for the first visible GPU);</li>
+ *   <li>{@code how = NULL}, name NULL: no row has that id and the rows name several models (or none).</li>
+ * </ul>
+ * {@code listed} holds the ids the file's rows list, for messages.
+ */
+final class CaptureDevices {
+    private CaptureDevices() {}
+
+    static void build(Connection c) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_devices AS
+                WITH used AS (
+                    SELECT DISTINCT g.file_id, g.device FROM gpu_ops g JOIN t_files USING (file_id)
+                    WHERE g.device IS NOT NULL AND g.kind <> 'sync'
+                ), listed AS (
+                    SELECT file_id, count(DISTINCT name) AS models, min(name) AS name,
+                           string_agg(DISTINCT device_id::VARCHAR, ', ' ORDER BY device_id::VARCHAR) AS ids
+                    FROM devices JOIN t_files USING (file_id) WHERE name IS NOT NULL GROUP BY file_id
+                )
+                SELECT u.file_id, f.rank, u.device,
+                       coalesce(d.name, CASE WHEN l.models = 1 THEN l.name END) AS name,
+                       CASE WHEN d.name IS NOT NULL THEN 'listed' WHEN l.models = 1 THEN 'only_model' END AS how,
+                       l.ids AS listed
+                FROM used u JOIN t_files f USING (file_id)
+                LEFT JOIN devices d ON d.file_id = u.file_id AND d.device_id = u.device
+                LEFT JOIN listed l ON l.file_id = u.file_id
+                """);
+    }
+
+    /** The distinct device names of the capture, sorted. */
+    static List<String> names(Connection c) throws SQLException {
+        return StepDetector.strings(c, "SELECT DISTINCT name FROM t_devices WHERE name IS NOT NULL ORDER BY 1");
+    }
+
+    /** A warning per file whose device was guessed or is unknown. */
+    static void warnings(Connection c, List<Warning> out) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT rank, string_agg(device::VARCHAR, ', ' ORDER BY device), any_value(how), any_value(name),
+                       any_value(listed)
+                FROM t_devices WHERE how IS DISTINCT FROM 'listed'
+                GROUP BY file_id, rank, how ORDER BY rank, file_id
+                """)) {
+            while (rs.next()) {
+                String where = "rank " + rs.getObject(1) + ": GPU operations run on device " + rs.getString(2)
+                        + ", which the trace's device list does not have ("
+                        + (rs.getString(5) == null ? "it lists none" : "it lists id " + rs.getString(5)) + ")";
+                if ("only_model".equals(rs.getString(3))) {
+                    out.add(new Warning("device_guessed", where + "; taken to be " + rs.getString(4)
+                            + ", the only model it lists (ROCm traces number devices differently from deviceProperties)"));
+                } else {
+                    out.add(new Warning("device_unknown", where + "; the device model is unknown"));
+                }
+            }
+        }
+    }
+}
