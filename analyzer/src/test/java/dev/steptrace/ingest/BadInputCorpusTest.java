@@ -51,9 +51,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Some environment faults need a second process: permissions do not stop root, so as root those
  * cases run without the capabilities that bypass them ({@code setpriv}); a full disk is a small tmpfs
- * in a private mount namespace where the test may mount one, else a file-size limit ({@code ulimit
- * -f}); the million-name case runs at the launcher's heap, {@code -Xmx512m}. A case that cannot be
- * provoked here is skipped with a message saying why.
+ * in a private mount namespace ({@code unshare -m}); the million-name case runs at the launcher's heap,
+ * {@code -Xmx512m}. A case that cannot be provoked here is skipped with a message saying why.
  */
 class BadInputCorpusTest {
     private static final ObjectMapper JSON = new ObjectMapper();
