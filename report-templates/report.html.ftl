@@ -179,6 +179,18 @@
 <#else>
   <p class="empty">No collectives in this capture.</p>
 </#if>
+<#assign anyOverlap = false><#list view.phases as p><#if p.overlap??><#assign anyOverlap = true></#if></#list>
+<#if anyOverlap>
+  <table class="overlap" id="overlap">
+    <caption>Communication under other work: the part of the communication kernels' time (their union) during which other GPU operations ran on other streams (hidden), and the rest (exposed). Per step, mean over ranks.</caption>
+    <thead><tr><th>phase</th><th class="num">communication ms / step</th><th class="num">hidden ms / step</th><th class="num">exposed ms / step</th><th class="num">hidden share</th></tr></thead>
+    <tbody>
+<#list view.phases as p><#if p.overlap??>
+      <tr data-phase="${p.id}"><td>${p.label}</td><td class="num">${p.overlap.comm}</td><td class="num">${p.overlap.hidden}</td><td class="num">${p.overlap.exposed}</td><td class="num">${p.overlap.hiddenPct}</td></tr>
+</#if></#list>
+    </tbody>
+  </table>
+</#if>
 </section>
 
 <section id="kernels">
@@ -213,8 +225,33 @@
       <tr><th>idle within the step, ms / step</th><td class="num">${p.idle.idleMean}</td></tr>
       <tr><th>GPU busy share of the span</th><td class="num">${p.idle.busyPct}</td></tr>
       <tr><th>host gap before the step, ms (mean / median / p90)</th><td class="num">${p.idle.hostGapMean} / ${p.idle.hostGapMedian} / ${p.idle.hostGapP90}</td></tr>
+<#if p.host??>
+      <tr><th>idle waiting for the CPU to launch, ms / step (share of the span)</th><td class="num">${p.host.launchWait} (${p.host.launchWaitPct})</td></tr>
+      <tr><th>other idle within the step, ms / step</th><td class="num">${p.host.otherIdle}</td></tr>
+      <tr><th>CUDA graphs</th><td>${p.host.graphs}</td></tr>
+<#if p.host.replays != "0">
+      <tr><th>GPU time between graph replays, µs (mean / median / p90)</th><td class="num">${p.host.replayGapMean} / ${p.host.replayGapMedian} / ${p.host.replayGapP90}</td></tr>
+</#if>
+</#if>
     </tbody>
   </table>
+<#if p.host?? && p.host.launchBound>
+  <p class="note warning launch-bound" id="launch-bound-${p.id}">${p.label} is launch-bound: the GPU waits for the CPU to launch work ${p.host.launchWaitPct} of the step span.</p>
+</#if>
+<#if p.host?? && p.host.delays?has_content>
+  <details class="delays">
+    <summary>Launch delay per category (eager launches: launch call start to the operation's start)</summary>
+    <table class="delays" id="delays-${p.id}">
+      <thead><tr><th>category</th><th class="num">launches / step</th><th class="num">median µs</th><th class="num">p90 µs</th></tr></thead>
+      <tbody>
+<#list p.host.delays as d>
+        <tr><td><@m.swatch d.color/>${d.category}</td><td class="num">${d.launches}</td><td class="num">${d.medianUs}</td><td class="num">${d.p90Us}</td></tr>
+</#list>
+      </tbody>
+    </table>
+    <p class="note">A long delay means the CPU runs ahead and the GPU is the limit; a delay of a few µs with much idle waiting for launches means the GPU waits for the CPU.</p>
+  </details>
+</#if>
 <#if p.idle.largestGaps?has_content>
   <table class="gaps">
     <caption>Largest host gaps: GPU idle before the step began.</caption>

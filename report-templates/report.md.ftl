@@ -139,6 +139,17 @@ Wait: a collective's time beyond the fastest rank's duration for the same instan
 
 _No collectives in this capture._
 </#if>
+<#assign anyOverlap = false><#list view.phases as p><#if p.overlap??><#assign anyOverlap = true></#if></#list>
+<#if anyOverlap>
+
+Communication under other work (the part of the communication kernels' time during which other GPU operations ran on other streams):
+
+| phase | communication ms / step | hidden ms / step | exposed ms / step | hidden share |
+|:---|---:|---:|---:|---:|
+<#list view.phases as p><#if p.overlap??>
+| ${p.label} | ${p.overlap.comm} | ${p.overlap.hidden} | ${p.overlap.exposed} | ${p.overlap.hiddenPct} |
+</#if></#list>
+</#if>
 
 ## Top kernels
 <#list view.phases as p>
@@ -179,6 +190,30 @@ ${k.ref}. ${md.code(k.full)}
 | idle within the step | ${p.idle.idleMean} |
 | GPU busy share of the span | ${p.idle.busyPct} |
 | host gap before the step: mean / median / p90 | ${p.idle.hostGapMean} / ${p.idle.hostGapMedian} / ${p.idle.hostGapP90} |
+<#if p.host??>
+| idle waiting for the CPU to launch (share of the span) | ${p.host.launchWait} (${p.host.launchWaitPct}) |
+| other idle within the step | ${p.host.otherIdle} |
+| CUDA graphs | ${p.host.graphs} |
+<#if p.host.replays != "0">
+| GPU time between graph replays, µs: mean / median / p90 | ${p.host.replayGapMean} / ${p.host.replayGapMedian} / ${p.host.replayGapP90} |
+</#if>
+</#if>
+<#if p.host?? && p.host.launchBound>
+
+> **${p.label} is launch-bound:** the GPU waits for the CPU to launch work ${p.host.launchWaitPct} of the step span.
+</#if>
+<#if p.host?? && p.host.delays?has_content>
+
+<details><summary>Launch delay per category (eager launches: launch call start to the operation's start)</summary>
+
+| category | launches / step | median µs | p90 µs |
+|:---|---:|---:|---:|
+<#list p.host.delays as d>
+| ${d.category} | ${d.launches} | ${d.medianUs} | ${d.p90Us} |
+</#list>
+
+</details>
+</#if>
 <#if p.idle.largestGaps?has_content>
 
 Largest host gaps (GPU idle before the step began):

@@ -33,6 +33,10 @@ import tech.tablesaw.api.Table;
  *   <tr><td>{@code t_collectives}</td><td>collective instances with message bytes, wait and transfer</td></tr>
  *   <tr><td>{@code t_step_waits}</td><td>per step: collective wait and compute time (ns)</td></tr>
  *   <tr><td>{@code t_collective_arrivals}</td><td>per matched instance: the rank that arrived last, the others' wait</td></tr>
+ *   <tr><td>{@code t_step_overlap}</td><td>per step: communication time and the part of it under other work (ns)</td></tr>
+ *   <tr><td>{@code t_step_host}</td><td>per step: GPU idle, and the part of it waiting for launches (ns)</td></tr>
+ *   <tr><td>{@code t_launch_delays}</td><td>per file, phase and category: eager launch delays (ns)</td></tr>
+ *   <tr><td>{@code t_graph_replays}</td><td>CUDA graph replays: GPU window, gap since the previous one (ns)</td></tr>
  *   <tr><td>{@code t_step_kernels}</td><td>per step and kernel name: ns and calls (after {@link #buildStepKernels})</td></tr>
  * </table>
  */
@@ -88,6 +92,8 @@ public final class CaptureAnalysis implements AutoCloseable {
             CollectiveMetrics.build(c);
             CollectiveWaits.build(c);
             Stragglers.build(c);
+            OverlapMetrics.build(c);
+            HostBoundMetrics.build(c);
             List<Warning> warnings = CaptureQuality.check(c, scope, source);
             return new CaptureAnalysis(c, scope, source, warnings);
         } catch (SQLException | RuntimeException e) {

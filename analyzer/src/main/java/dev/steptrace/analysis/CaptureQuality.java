@@ -2,6 +2,7 @@ package dev.steptrace.analysis;
 
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.InputDamage;
+import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.report.BottleneckReport.Warning;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -38,6 +39,7 @@ final class CaptureQuality {
         unclassified(c, out);
         untypedGenericCollectives(c, out);
         clockOffsets(c, out);
+        launchBound(c, out);
         return out;
     }
 
@@ -238,6 +240,20 @@ final class CaptureQuality {
             out.add(new Warning("clock_offset", "rank clocks disagree (median offset of collective end times"
                     + " from the other ranks: " + String.join(", ", off) + "); cross-rank timelines are"
                     + " shifted by that much, per-rank durations are unaffected"));
+        }
+    }
+
+    /** A phase whose GPU waits for the CPU to launch work for much of the step (rule: {@link HostBoundMetrics}). */
+    private static void launchBound(Connection c, List<Warning> out) throws SQLException {
+        Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(c);
+        for (String phase : ReportBuilder.PHASES) {
+            BottleneckReport.HostBound h = host.get(phase);
+            if (h != null && Boolean.TRUE.equals(h.launchBound())) {
+                out.add(new Warning("launch_bound", String.format(Locale.ROOT, "%s is launch-bound: the GPU waits for"
+                                + " the CPU to launch work %.1f%% of the step span (%.2f ms per step, at least %.0f%% is"
+                                + " launch-bound); fewer, larger kernels or CUDA graphs would close the gaps",
+                        phase, h.launchWaitPctOfSpan(), h.launchWaitMsPerStep(), HostBoundMetrics.LAUNCH_BOUND_PCT)));
+            }
         }
     }
 }

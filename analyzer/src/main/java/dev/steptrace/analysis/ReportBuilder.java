@@ -53,6 +53,8 @@ public final class ReportBuilder {
         Map<String, Map<Integer, RankPhaseStats>> stats = rankPhaseStats();
         Map<String, Map<Integer, Map<String, double[]>>> subcats = rankSubcategories(stats);
         Map<String, List<BottleneckReport.Straggler>> stragglers = Stragglers.summarize(c);
+        Map<String, BottleneckReport.Overlap> overlap = OverlapMetrics.summarize(c);
+        Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(c);
         Map<String, BottleneckReport.Phase> phases = new LinkedHashMap<>();
         for (String phase : PHASES) {
             Map<Integer, RankPhaseStats> perRank = stats.get(phase);
@@ -65,7 +67,7 @@ public final class ReportBuilder {
                     acrossRanks(perRank, s -> s.busy), acrossRanks(perRank, s -> s.hostGap),
                     acrossRanks(perRank, s -> s.compute),
                     categories(subcats.get(phase), perRank.keySet().size()), kernels(phase, TOP_KERNELS),
-                    multiRank() ? stragglers.getOrDefault(phase, List.of()) : null));
+                    multiRank() ? stragglers.getOrDefault(phase, List.of()) : null, overlap.get(phase), host.get(phase)));
         }
         List<RankSummary> ranks = new ArrayList<>();
         for (int rank : analysis.scope().ranks()) {

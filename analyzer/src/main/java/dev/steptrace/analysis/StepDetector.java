@@ -27,7 +27,7 @@ final class StepDetector {
     private static final Pattern PREFILL_HINT = Pattern.compile("prefill|extend", Pattern.CASE_INSENSITIVE);
     private static final Pattern DECODE_HINT = Pattern.compile("decode", Pattern.CASE_INSENSITIVE);
     private static final Pattern MIXED_HINT = Pattern.compile("mixed", Pattern.CASE_INSENSITIVE);
-    private static final List<String> GRAPH_LAUNCHES = List.of("cudaGraphLaunch", "hipGraphLaunch");
+    static final List<String> GRAPH_LAUNCHES = List.of("cudaGraphLaunch", "hipGraphLaunch");
     /** NVTX domains of libraries, whose ranges mark library calls, never steps. */
     static final List<String> LIBRARY_NVTX_DOMAINS = List.of("NCCL", "cuBLAS", "cuBLASLt", "cuDNN", "CUTLASS", "NVSHMEM");
     /** NVTX step ranges hold at least this share of the GPU time their thread launched inside its top-level ranges. */
@@ -359,7 +359,7 @@ final class StepDetector {
         return out;
     }
 
-    private static String inList(List<String> values) {
+    static String inList(List<String> values) {
         StringBuilder sb = new StringBuilder("(");
         for (int i = 0; i < values.size(); i++) {
             sb.append(i > 0 ? ", '" : "'").append(values.get(i).replace("'", "''")).append('\'');

@@ -79,6 +79,15 @@ public final class SynthCommand implements Callable<Integer> {
                     + " repeatable. EXPECTED.json gives every rank's offset.")
     Map<String, String> clockOffsets = new LinkedHashMap<>();
 
+    @Option(names = "--comm-stream",
+            description = "Run the collectives on a stream of their own, under the compute that follows them (as two-batch overlap does).")
+    boolean commStream;
+
+    @Option(names = "--host-overhead", paramLabel = "FACTOR", defaultValue = "1",
+            description = "Multiply the host's time per eager launch (op dispatch, launch call): from about 2 the eager"
+                    + " decode step waits for the CPU (launch-bound; default: ${DEFAULT-VALUE}).")
+    double hostOverhead;
+
     @Option(names = {"-q", "--quiet"}, description = "No progress and no summary on stderr.")
     boolean quiet;
 
@@ -198,7 +207,8 @@ public final class SynthCommand implements Callable<Integer> {
             }
         }
         try {
-            WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors, slowRanks, clockOffsets(cl));
+            WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors, slowRanks, clockOffsets(cl),
+                    commStream, hostOverhead);
             return new SynthConfig(workload, steps, prefillSteps, target, !noGzip, out, fmt);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());

@@ -32,7 +32,35 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
      */
     public record Phase(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep,
                         Stat busyMsPerStep, Stat hostGapMsPerStep, Stat computeMsPerStep, List<CategoryShare> categories,
-                        List<TopKernel> topKernels, List<Straggler> stragglers) {}
+                        List<TopKernel> topKernels, List<Straggler> stragglers, Overlap overlap, HostBound hostBound) {}
+
+    /**
+     * Communication under other GPU work (docs/reports.md, "Overlap"), ms per step, means over ranks.
+     *
+     * @param commMsPerStep   the union of the step's communication kernels (allreduce and comm_other)
+     * @param hiddenMsPerStep the part of it during which other operations ran on other streams
+     * @param hiddenPct       hidden as a share of communication
+     */
+    public record Overlap(double commMsPerStep, double hiddenMsPerStep, double exposedMsPerStep, double hiddenPct) {}
+
+    /**
+     * Whether the GPU waits for the CPU (docs/reports.md, "Host-bound steps"), ms per step, means over ranks.
+     *
+     * @param idleMsPerStep       GPU idle inside the step: span minus busy
+     * @param launchWaitMsPerStep the part of it after which the next operation was launched only once the GPU
+     *                            was idle (null when the trace has no launch calls)
+     * @param launchWaitPctOfSpan launch wait as a share of the span
+     * @param launchBound         whether that share reaches the launch-bound threshold
+     * @param launchDelays        per category, from an eager launch call's start to its operation's start
+     * @param graphReplaysPerStep CUDA graph replays with kernels per step (0 when every kernel is launched eagerly)
+     * @param graphReplayGapUs    GPU time between consecutive replays, µs (null with fewer than two)
+     */
+    public record HostBound(double idleMsPerStep, Double launchWaitMsPerStep, Double otherIdleMsPerStep,
+                            Double launchWaitPctOfSpan, Boolean launchBound, List<LaunchDelay> launchDelays,
+                            double graphReplaysPerStep, PerStep graphReplayGapUs) {}
+
+    /** Launch delay of one category's eagerly launched operations: launches per step, mean, median and p90 µs. */
+    public record LaunchDelay(String category, double launchesPerStep, double meanUs, double medianUs, double p90Us) {}
 
     /**
      * A rank that arrived last at some of a phase's collective instances (docs/reports.md, "Stragglers").

@@ -39,7 +39,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * The report's charts, drawn with XChart from the model alone: per phase, the category shares (a
  * donut), kernel ms per step by category per rank (stacked bars, one per rank), and kernel ms per
- * step over the steps (one line per rank; min/mean/max lines beyond {@value #MAX_RANK_LINES} ranks).
+ * step over the steps (the median over ranks and the min-max band around it, readable at 64 ranks).
  * Categories keep their SPEC order and fixed color ({@link ReportCategories}).
  *
  * <p>HTML embeds them as inline SVG ({@link #svg}); Markdown links PNG files ({@link #png}). Drawing
@@ -54,8 +54,6 @@ public final class ReportCharts {
         }
     }
 
-    /** Beyond this many ranks the step chart draws min, mean and max lines instead of one per rank. */
-    public static final int MAX_RANK_LINES = 16;
 
     public enum Kind {
         SHARES("shares"), RANKS("ranks"), STEPS("steps");
@@ -79,12 +77,9 @@ public final class ReportCharts {
     private static final Font LABEL_FONT = new Font(Font.SANS_SERIF, Font.PLAIN, 12);
     private static final Font TICK_FONT = new Font(Font.SANS_SERIF, Font.PLAIN, 11);
 
-    /** Line colors for ranks (categorical, distinct from nothing in particular: ranks are not categories). */
-    private static final Color[] RANK_COLORS = {
-        new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728),
-        new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
-        new Color(0xbcbd22), new Color(0x17becf), new Color(0x393b79), new Color(0xad494a),
-        new Color(0x637939), new Color(0x8c6d31), new Color(0x7b4173), new Color(0x3182bd)};
+    /** The per-step chart's median line, and its min-max band (the same blue, translucent). */
+    private static final Color MEDIAN = new Color(0x1f77b4);
+    private static final Color BAND = new Color(0x1f, 0x77, 0xb4, 0x48);
 
     private ReportCharts() {}
 
@@ -129,7 +124,7 @@ public final class ReportCharts {
             XYChart steps = steps(label, phase, content.steps());
             if (steps != null) {
                 charts.add(new ReportChart(phase + "-steps", phase, Kind.STEPS,
-                        label + ": kernel ms per step, per rank", steps));
+                        label + ": kernel ms per step, median and range over ranks", steps));
             }
         }
         return charts;
@@ -220,17 +215,19 @@ public final class ReportCharts {
         if (steps == null) {
             return null;
         }
-        Map<Integer, List<StepPoint>> byRank = new TreeMap<>();
+        // Per step index: the kernel ms of every rank, sorted.
+        Map<Integer, List<Double>> byIndex = new TreeMap<>();
+        java.util.Set<Integer> ranks = new java.util.TreeSet<>();
         for (StepPoint sp : steps) {
             if (phase.equals(sp.phase())) {
-                byRank.computeIfAbsent(sp.rank(), k -> new ArrayList<>()).add(sp);
+                byIndex.computeIfAbsent(sp.index(), k -> new ArrayList<>()).add(sp.kernelMs());
+                ranks.add(sp.rank());
             }
         }
-        if (byRank.isEmpty()) {
+        if (byIndex.isEmpty()) {
             return null;
         }
-        byRank.values().forEach(l -> l.sort(Comparator.comparingInt(StepPoint::index)));
-        int maxSteps = byRank.values().stream().mapToInt(List::size).max().orElse(0);
+        byIndex.values().forEach(java.util.Collections::sort);
         XYChart chart = new XYChartBuilder().width(900).height(400)
                 .title(phaseLabel + ": kernel ms per step")
                 .xAxisTitle("step (within the phase)").yAxisTitle("kernel ms").build();
@@ -239,44 +236,30 @@ public final class ReportCharts {
         s.setLegendPosition(Styler.LegendPosition.OutsideE);
         s.setXAxisDecimalPattern("0");
         s.setYAxisDecimalPattern("0.##");
-        s.setMarkerSize(maxSteps <= 60 ? 5 : 0);
-        if (byRank.size() <= MAX_RANK_LINES) {
-            int i = 0;
-            for (Map.Entry<Integer, List<StepPoint>> e : byRank.entrySet()) {
-                List<Integer> x = e.getValue().stream().map(StepPoint::index).toList();
-                List<Double> y = e.getValue().stream().map(StepPoint::kernelMs).toList();
-                XYSeries series = chart.addSeries("rank " + e.getKey(), x, y);
-                Color c = RANK_COLORS[i++ % RANK_COLORS.length];
-                series.setLineColor(c);
-                series.setMarkerColor(c);
-                series.setMarker(maxSteps <= 60 ? SeriesMarkers.CIRCLE : SeriesMarkers.NONE);
-                series.setLineWidth(1.5f);
+        List<Double> x = byIndex.keySet().stream().map(Integer::doubleValue).toList();
+        List<Double> median = byIndex.values().stream().map(v -> ReportView.quantile(v, 0.5)).toList();
+        if (ranks.size() > 1) {
+            // The spread across ranks as one band (the max forward, the min back), readable at any rank count.
+            List<Double> bx = new ArrayList<>(x);
+            List<Double> by = new ArrayList<>(byIndex.values().stream().map(v -> v.get(v.size() - 1)).toList());
+            List<List<Double>> values = new ArrayList<>(byIndex.values());
+            for (int i = values.size() - 1; i >= 0; i--) {
+                bx.add(x.get(i));
+                by.add(values.get(i).get(0));
             }
-        } else {
-            // Many ranks: the spread across ranks, step by step.
-            Map<Integer, double[]> agg = new TreeMap<>(); // index -> min, sum, max, n
-            for (List<StepPoint> l : byRank.values()) {
-                for (StepPoint sp : l) {
-                    double[] a = agg.computeIfAbsent(sp.index(), k -> new double[] {Double.MAX_VALUE, 0, -Double.MAX_VALUE, 0});
-                    a[0] = Math.min(a[0], sp.kernelMs());
-                    a[1] += sp.kernelMs();
-                    a[2] = Math.max(a[2], sp.kernelMs());
-                    a[3]++;
-                }
-            }
-            List<Integer> x = new ArrayList<>(agg.keySet());
-            addLine(chart, "max over " + byRank.size() + " ranks", x, agg.values().stream().map(a -> a[2]).toList(), new Color(0xd62728));
-            addLine(chart, "mean", x, agg.values().stream().map(a -> a[1] / a[3]).toList(), new Color(0x1f77b4));
-            addLine(chart, "min", x, agg.values().stream().map(a -> a[0]).toList(), new Color(0x2ca02c));
+            XYSeries band = chart.addSeries("min–max over " + ranks.size() + " ranks", bx, by);
+            band.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.PolygonArea);
+            band.setFillColor(BAND);
+            band.setLineColor(BAND);
+            band.setMarker(SeriesMarkers.NONE);
         }
+        XYSeries line = chart.addSeries(ranks.size() > 1 ? "median" : "rank " + ranks.iterator().next(), x, median);
+        line.setLineColor(MEDIAN);
+        line.setMarkerColor(MEDIAN);
+        line.setMarker(x.size() <= 60 ? SeriesMarkers.CIRCLE : SeriesMarkers.NONE);
+        s.setMarkerSize(x.size() <= 60 ? 4 : 0);
+        line.setLineWidth(1.5f);
         return chart;
-    }
-
-    private static void addLine(XYChart chart, String name, List<Integer> x, List<Double> y, Color c) {
-        XYSeries series = chart.addSeries(name, x, y);
-        series.setLineColor(c);
-        series.setMarker(SeriesMarkers.NONE);
-        series.setLineWidth(1.5f);
     }
 
     /** The reports' look (white background, fonts, grid): shared by every chart steptrace draws, the API's included. */

@@ -51,7 +51,8 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                             List<StatRow> stats, List<Column> rankColumns, List<RankRow> ranks,
                             String minRank, String maxRank, List<StepRow> stepRows, int stepCount,
                             boolean stepRowsTruncated, List<KernelRow> topKernels, IdleView idle,
-                            StragglerView stragglers, ChartRef sharesChart, ChartRef ranksChart, ChartRef stepsChart) {}
+                            StragglerView stragglers, OverlapView overlap, HostBoundView host,
+                            ChartRef sharesChart, ChartRef ranksChart, ChartRef stepsChart) {}
 
     /**
      * A headline row. {@code color} is the category's fixed chart color; {@code subcategories} what is
@@ -188,10 +189,19 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
             if (!Fmt.NA.equals(dev)) {
                 bits.add(dev);
             }
+            String graphs = cudaGraphs(phases);
+            if (!graphs.isEmpty()) {
+                bits.add(graphs);
+            }
             summary = String.join(" · ", bits);
         }
         for (PhaseView p : phases) {
             facts.add(new Fact("Steps (" + p.id() + ")", p.steps() + " per rank, from " + p.stepSource(), false));
+        }
+        for (PhaseView p : phases) {
+            if (p.host() != null) {
+                facts.add(new Fact("CUDA graphs (" + p.id() + ")", p.host().graphs(), false));
+            }
         }
         String toolName = r.tool() == null ? "steptrace" : Fmt.text(r.tool().name());
         String toolVersion = r.tool() == null ? Fmt.NA : Fmt.text(r.tool().version());
@@ -200,6 +210,27 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         return new ReportView("steptrace report: " + captureName, toolName, toolVersion, Fmt.text(r.schema()),
                 captureName, summary, phases, main, collectives, warnings, partial, facts, names.longNames(),
                 chartsNote == null ? "" : chartsNote);
+    }
+
+    /**
+     * Whether the capture replays CUDA graphs, for the header: "replays CUDA graphs (decode)", "no CUDA
+     * graphs (eager launches)", or "" when the model does not say.
+     */
+    private static String cudaGraphs(List<PhaseView> phases) {
+        List<String> replayed = new ArrayList<>();
+        boolean known = false;
+        for (PhaseView p : phases) {
+            if (p.host() != null) {
+                known = true;
+                if (!"0".equals(p.host().replays())) {
+                    replayed.add(p.id());
+                }
+            }
+        }
+        if (!known) {
+            return "";
+        }
+        return replayed.isEmpty() ? "no CUDA graphs (eager launches)" : "replays CUDA graphs (" + String.join(", ", replayed) + ")";
     }
 
     private static PhaseView phase(String id, Phase p, List<RankSummary> rankSummaries, List<StepPoint> allSteps,
@@ -376,7 +407,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                 Fmt.ms(kernel == null ? null : kernel.p90()), stats, columns, rankRows,
                 minRank == null ? Fmt.NA : minRank.toString(), maxRank == null ? Fmt.NA : maxRank.toString(),
                 stepRows, byIndex.size(), byIndex.size() > stepRows.size(), top, idle,
-                StragglerView.of(p.stragglers()),
+                StragglerView.of(p.stragglers()), OverlapView.of(p.overlap()), HostBoundView.of(p.hostBound()),
                 charts.get(id + "-shares"), charts.get(id + "-ranks"), charts.get(id + "-steps"));
     }
 

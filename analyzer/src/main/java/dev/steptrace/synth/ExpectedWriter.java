@@ -31,7 +31,7 @@ import java.util.TreeMap;
  * <pre>
  * {"schema": "steptrace.synth-expected/1", "preset": "moe-tp8-graph", "seed": 1,
  *  "ranks": 8, "world_size": 8, "batch": 1, "scales": {"attention": 1.2}, "slow_ranks": {"3": 1.2},
- *  "format": "kineto",
+ *  "comm_stream": false, "host_overhead": 1.0, "format": "kineto",
  *  "files": [{"rank": 0, "file": "dp0_pp0_tp0_dcp0_ep0_rank0.NS.pt.trace.json.gz", "json_bytes": 123,
  *             "clock_offset_ns": 1234}],
  *  "phases": {
@@ -44,6 +44,9 @@ import java.util.TreeMap;
  *         "wait_ms_per_step": ..., "transfer_ms_per_step": ...}],   // SPEC's wait/transfer split
  *      "stragglers": [{"rank": 3, "late_instances": 1400, "late_share_pct": 91.9,
  *         "caused_wait_ms_per_step": ...}],   // ranks that arrived last at collectives (2 ranks or more)
+ *      "overlap": {"comm_ms_per_step": ..., "hidden_ms_per_step": ..., "hidden_pct": ...},
+ *      "host": {"span_ms_per_step": ..., "idle_ms_per_step": ..., "launch_wait_ms_per_step": ...,
+ *               "launch_wait_pct_of_span": ...},
  *      "per_rank": [{"rank": 0, "kernel_ms_per_step": ...,
  *         "categories": {"allreduce": {"ms_per_step": ..., "calls_per_step": 127}, ...}}]},
  *    "prefill": {...}},                        // present when --prefill-steps &gt; 0
@@ -87,6 +90,8 @@ public final class ExpectedWriter {
         config.scales().forEach((c, f) -> scales.put(c.id(), f));
         ObjectNode slow = root.putObject("slow_ranks");
         config.slowRanks().forEach((r, f) -> slow.put(Integer.toString(r), f));
+        root.put("comm_stream", config.commStream());
+        root.put("host_overhead", config.hostOverhead());
         root.put("format", format.id());
         ArrayNode fileNodes = root.putArray("files");
         for (FileInfo f : files) {
@@ -182,6 +187,28 @@ public final class ExpectedWriter {
         if (ranks.size() > 1) {
             o.set("stragglers", stragglers(mapper, ranks, phase));
         }
+        double[] span = new double[ranks.size()];
+        double[] idle = new double[ranks.size()];
+        double[] launchWait = new double[ranks.size()];
+        double[] comm = new double[ranks.size()];
+        double[] hidden = new double[ranks.size()];
+        for (int i = 0; i < ranks.size(); i++) {
+            RankTotals.PhaseTotals t = ranks.get(i).phase(phase);
+            span[i] = t.spanNs / 1e6 / t.steps;
+            idle[i] = t.idleNs / 1e6 / t.steps;
+            launchWait[i] = t.launchWaitNs / 1e6 / t.steps;
+            comm[i] = t.commNs / 1e6 / t.steps;
+            hidden[i] = t.hiddenNs / 1e6 / t.steps;
+        }
+        ObjectNode overlap = o.putObject("overlap");
+        overlap.put("comm_ms_per_step", mean(comm));
+        overlap.put("hidden_ms_per_step", mean(hidden));
+        overlap.put("hidden_pct", mean(comm) == 0 ? 0 : 100 * mean(hidden) / mean(comm));
+        ObjectNode host = o.putObject("host");
+        host.put("span_ms_per_step", mean(span));
+        host.put("idle_ms_per_step", mean(idle));
+        host.put("launch_wait_ms_per_step", mean(launchWait));
+        host.put("launch_wait_pct_of_span", 100 * mean(launchWait) / mean(span));
 
         ArrayNode perRankNodes = o.putArray("per_rank");
         for (int i = 0; i < ranks.size(); i++) {

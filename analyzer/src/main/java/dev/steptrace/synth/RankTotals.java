@@ -26,6 +26,12 @@ public final class RankTotals {
         final Map<Category, long[]> collectiveWaitTransferCalls = new EnumMap<>(Category.class);
         /** Per rank that arrived last at some collective instance: {instances, every rank's wait there, summed}. */
         final Map<Integer, long[]> lateArrivals = new TreeMap<>();
+        /** Summed over steps: span, idle inside the span, idle waiting for a launch, communication, communication under other work. */
+        long spanNs;
+        long idleNs;
+        long launchWaitNs;
+        long commNs;
+        long hiddenNs;
 
         public int steps() {
             return steps;
@@ -70,6 +76,7 @@ public final class RankTotals {
             t.calls = new long[t.ns.length];
         }
         t.steps++;
+        sweep(step, t);
         for (int i = 0; i < step.gpuCount(); i++) {
             RankStep.GpuOp g = step.gpu(i);
             KernelSpec spec = g.entry.spec();
@@ -85,5 +92,58 @@ public final class RankTotals {
                 late[1] += g.waitsNs;
             }
         }
+    }
+
+    /**
+     * The step's GPU timeline swept in time order: span, the time no operation runs (idle), the part
+     * of each idle gap after which the next operation's launch call began only once the GPU was idle
+     * (waiting for the CPU), communication time (collectives, as a union) and the part of it during
+     * which another operation ran too (hidden).
+     */
+    private static void sweep(RankStep step, PhaseTotals t) {
+        int n = step.gpuCount();
+        if (n == 0) {
+            return;
+        }
+        Map<Long, Long> launchAt = new java.util.HashMap<>();
+        for (int i = 0; i < step.callCount(); i++) {
+            launchAt.putIfAbsent(step.call(i).correlation, step.call(i).start);
+        }
+        // Boundaries: +1 at a start, -1 at an end, ends before starts at the same time.
+        long[][] events = new long[2 * n][];
+        for (int i = 0; i < n; i++) {
+            RankStep.GpuOp g = step.gpu(i);
+            long comm = g.entry.spec().collective().isCollective() ? 1 : 0;
+            events[2 * i] = new long[] {g.start, 1, comm, i};
+            events[2 * i + 1] = new long[] {g.start + g.dur, -1, comm, i};
+        }
+        java.util.Arrays.sort(events, (a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        long first = events[0][0];
+        int comm = 0;
+        int other = 0;
+        long at = first;
+        for (long[] e : events) {
+            long dt = e[0] - at;
+            if (comm > 0) {
+                t.commNs += dt;
+                if (other > 0) {
+                    t.hiddenNs += dt;
+                }
+            }
+            if (comm == 0 && other == 0 && dt > 0 && e[1] == 1) {
+                t.idleNs += dt;
+                Long launch = launchAt.get(step.gpu((int) e[3]).correlation);
+                if (launch != null && launch >= at) {
+                    t.launchWaitNs += dt;
+                }
+            }
+            if (e[2] == 1) {
+                comm += (int) e[1];
+            } else {
+                other += (int) e[1];
+            }
+            at = e[0];
+        }
+        t.spanNs += at - first;
     }
 }

@@ -1,6 +1,7 @@
 package dev.steptrace.analysis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -80,6 +81,14 @@ class ReportOnRealTracesTest {
         assertEquals(cats.get("allreduce").get("ms_per_step").asDouble(),
                 ar.get("wait_ms_per_step").asDouble() + ar.get("transfer_ms_per_step").asDouble(), 1e-6,
                 "wait + transfer = the all-reduce time of the mean rank");
+
+        // Every operation runs on stream 7: nothing can hide under anything.
+        assertEquals(0, decode.at("/overlap/hidden_pct").asDouble(), "one stream: 0% hidden");
+        assertTrue(decode.at("/overlap/comm_ms_per_step").asDouble() > 0);
+        // One graph replay per step, launched well before the GPU needs it.
+        assertEquals(1, decode.at("/host_bound/graph_replays_per_step").asDouble(), "one CUDA graph per ProfilerStep");
+        assertFalse(decode.at("/host_bound/launch_bound").asBoolean());
+        report.get("warnings").forEach(w -> assertFalse(w.get("code").asText().equals("launch_bound"), w.toString()));
     }
 
     @Test

@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.steptrace.cli.Main;
-import dev.steptrace.testing.JsonSchemas;
+import dev.steptrace.testsupport.SynthReports;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,8 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * jitter) names nobody.
  */
 class StragglersOnSynthTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @TempDir
     static Path tmp;
     static JsonNode slowed;
@@ -32,24 +28,10 @@ class StragglersOnSynthTest {
 
     @BeforeAll
     static void generateAndReport() throws Exception {
-        slowed = report("slowed", "--slow-rank", "2=1.2");
-        slowedTruth = JSON.readTree(tmp.resolve("slowed/EXPECTED.json").toFile());
-        even = report("even");
-    }
-
-    private static JsonNode report(String name, String... extra) throws Exception {
-        Path capture = tmp.resolve(name);
-        String[] synth = {"synth", "--preset", "moe-tp8-graph", "--ranks", "4", "--steps", "4", "--seed", "5",
-                "--out", capture.toString(), "--quiet"};
-        String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(synth), java.util.Arrays.stream(extra))
-                .toArray(String[]::new);
-        assertEquals(0, Main.run(args));
-        Path out = tmp.resolve(name + "-out");
-        assertEquals(0, Main.run("report", capture.toString(), "--db", tmp.resolve(name + ".duckdb").toString(),
-                "--out", out.toString(), "--format", "json", "--quiet"));
-        JsonNode report = JSON.readTree(out.resolve("report.json").toFile());
-        JsonSchemas.assertValid("report.schema.json", report);
-        return report;
+        SynthReports slow = SynthReports.of(tmp, "slowed", "moe-tp8-graph", 4, 4, "--slow-rank", "2=1.2");
+        slowed = slow.report();
+        slowedTruth = slow.expected();
+        even = SynthReports.of(tmp, "even", "moe-tp8-graph", 4, 4).report();
     }
 
     @ParameterizedTest

@@ -65,7 +65,7 @@ final class DecisionFixtures {
         }
         Map<String, BottleneckReport.Phase> phases = new LinkedHashMap<>();
         phases.put("decode", new BottleneckReport.Phase(steps, "vllm_annotation", stat(total), stat(spanMs),
-                stat(total * 0.97), stat(hostGapMs), null, withShares, List.of(), null));
+                stat(total * 0.97), stat(hostGapMs), null, withShares, List.of(), null, null, null));
         List<BottleneckReport.Collective> collectives = new ArrayList<>();
         for (CategoryShare c : withShares) {
             if (c.id().equals("allreduce")) {

@@ -120,6 +120,32 @@ class HtmlReportWriterTest {
     }
 
     @Test
+    void theHeaderSaysWhichPhasesReplayCudaGraphs() {
+        String header = between(html, "<header>", "</header>");
+        assertTrue(header.contains("replays CUDA graphs (decode)"), header);
+        String capture = between(html, "id=\"capture\"", "</section>");
+        assertTrue(capture.contains("<dt>CUDA graphs (decode)</dt><dd>replays CUDA graphs (1 replay per step)</dd>"), capture);
+        assertTrue(capture.contains("<dt>CUDA graphs (prefill)</dt><dd>launches every kernel eagerly (no CUDA graphs)</dd>"));
+    }
+
+    @Test
+    void overlapAndHostBoundFiguresAreShown() {
+        String overlap = between(html, "id=\"overlap\"", "</table>");
+        assertTrue(overlap.contains("<tr data-phase=\"decode\"><td>Decode</td><td class=\"num\">11.17</td><td class=\"num\">2.10</td>"
+                + "<td class=\"num\">9.07</td><td class=\"num\">18.8%</td></tr>"), overlap);
+        assertFalse(overlap.contains("data-phase=\"prefill\""), "no communication figures: no row");
+        String idle = between(html, "id=\"idle-prefill\"", "</table>");
+        assertTrue(idle.contains("<td class=\"num\">18.30 (22.8%)</td>"), idle);
+        assertTrue(html.contains("<p class=\"note warning launch-bound\" id=\"launch-bound-prefill\">Prefill is launch-bound"));
+        assertFalse(html.contains("id=\"launch-bound-decode\""));
+        String delays = between(html, "id=\"delays-prefill\"", "</table>");
+        assertTrue(delays.contains("Other GEMMs (cuBLAS, CUTLASS, nvjet)</td><td class=\"num\">244</td><td class=\"num\">4.1</td>"
+                + "<td class=\"num\">7.9</td>"), delays);
+        String decodeIdle = between(html, "id=\"idle-decode\"", "</table>");
+        assertTrue(decodeIdle.contains("<td class=\"num\">412.0 / 398.5 / 520.3</td>"), "gap between graph replays");
+    }
+
+    @Test
     void stepCountsArePluralOnlyWhenNotOne() {
         assertTrue(html.contains("20 steps per rank"));
         assertTrue(html.contains(">2 steps per rank"));
@@ -164,6 +190,7 @@ class HtmlReportWriterTest {
             assertTrue(seen.contains(refs.group(1)), "dangling reference " + refs.group(1));
         }
         assertTrue(html.contains("<title id=\"decode-ranks-title\">Decode: kernel ms per step by category, per rank</title>"));
+        assertTrue(html.contains("<title id=\"decode-steps-title\">Decode: kernel ms per step, median and range over ranks</title>"));
     }
 
     @Test

@@ -4,7 +4,10 @@ import dev.steptrace.report.BottleneckReport.Capture;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.CategoryWait;
 import dev.steptrace.report.BottleneckReport.Collective;
+import dev.steptrace.report.BottleneckReport.HostBound;
+import dev.steptrace.report.BottleneckReport.LaunchDelay;
 import dev.steptrace.report.BottleneckReport.MessageBytes;
+import dev.steptrace.report.BottleneckReport.Overlap;
 import dev.steptrace.report.BottleneckReport.PartialFile;
 import dev.steptrace.report.BottleneckReport.PerStep;
 import dev.steptrace.report.BottleneckReport.Phase;
@@ -76,7 +79,10 @@ final class ReportFixtures {
                 new Stat(24.31, 24.25, 24.90, new RankValue(3, 24.02), new RankValue(5, 24.66)),
                 new Stat(21.22, 21.20, 21.61, new RankValue(3, 20.93), new RankValue(5, 21.55)),
                 new Stat(0.41, 0.38, 0.62, new RankValue(1, 0.35), new RankValue(6, 0.47)),
-                computeStat(), categories(DECODE), decodeKernels(), decodeStragglers()));
+                computeStat(), categories(DECODE), decodeKernels(), decodeStragglers(),
+                new Overlap(11.17, 2.10, 9.07, 18.8),
+                new HostBound(0.90, 0.05, 0.85, 0.2, false, List.of(new LaunchDelay("memcpy", 1, 25.1, 21.7, 40.2)),
+                        1, new PerStep(412.0, 398.5, 520.3))));
         phases.put("prefill", new Phase(PREFILL_STEPS, "vllm_annotation",
                 new Stat(74.9, 74.9, 75.3, null, null),
                 new Stat(80.2, null, null, null, null),
@@ -84,7 +90,11 @@ final class ReportFixtures {
                 null, null,
                 categories(PREFILL),
                 List.of(new TopKernel("nvjet_tst_128x256_64x4_2x1_v_bz_coopB_TNN", "gemm", null, "gemm.nvjet", 30.1, 122.0, 246.7)),
-                null));
+                null, null,
+                // Prefill launched eagerly by a slow host: the GPU waits for launches 22.8% of the span.
+                new HostBound(22.0, 18.3, 3.7, 22.8, true,
+                        List.of(new LaunchDelay("gemm", 244, 5.2, 4.1, 7.9), new LaunchDelay("attention", 61, 6.0, 5.5, 9.3)),
+                        0, null)));
 
         List<Collective> collectives = List.of(
                 new Collective("decode", "allreduce", 127, 88.0, new MessageBytes(14336), 1.2, 3.10, 8.07),

@@ -38,7 +38,7 @@ public final class KinetoTraceWriter implements Closeable {
     private static final String GPU_NAME = Workload.GPU_NAME;
     private static final int NUM_SMS = Workload.GPU_SMS;
     private static final int MAX_WARPS_PER_SM = 48;
-    private static final int STREAM = 7;
+    private static final int STREAM = Workload.COMPUTE_STREAM;
     /** Kineto writes process metadata for GPUs 0-15 whether or not they exist. */
     private static final int METADATA_GPUS = 16;
 
@@ -71,9 +71,10 @@ public final class KinetoTraceWriter implements Closeable {
     private final long pid;
     private final String traceName;
 
-    private final byte[] flowGpuTail;
+    /** Per stream the kernel uses ({@link Workload#stream}). */
+    private final Map<Integer, byte[]> flowGpuTails = new java.util.HashMap<>();
     private final byte[] flowCpuTail;
-    private final byte[] kernelMid;
+    private final Map<Integer, byte[]> kernelMids = new java.util.HashMap<>();
     private final byte[] memcpyMid;
     private final byte[] processGroupRanks;
     private final Map<KernelSpec, byte[][]> kernelBytes = new IdentityHashMap<>();
@@ -94,10 +95,12 @@ public final class KinetoTraceWriter implements Closeable {
         this.pid = workload.pid(rank);
         long h = Long.rotateLeft(config.seed() * 0x9E3779B97F4A7C15L + rank, 17) ^ 0x5851F42D4C957F2DL;
         this.traceName = "/tmp/tmp" + base36(h, 8) + ".json";
-        this.flowGpuTail = bytes(", \"pid\": " + device + ", \"tid\": " + STREAM + ", \"ts\": ");
+        for (int stream : workload.streams()) {
+            flowGpuTails.put(stream, bytes(", \"pid\": " + device + ", \"tid\": " + stream + ", \"ts\": "));
+            kernelMids.put(stream, bytes("\"queued\": 0, \"device\": " + device + ", \"context\": 1,      \"stream\": " + stream
+                    + ", \"correlation\": "));
+        }
         this.flowCpuTail = bytes(", \"pid\": " + pid + ", \"tid\": " + pid + ", \"ts\": ");
-        this.kernelMid = bytes("\"queued\": 0, \"device\": " + device + ", \"context\": 1,      \"stream\": " + STREAM
-                + ", \"correlation\": ");
         this.memcpyMid = bytes("\"device\": " + device + ", \"context\": 1,      \"stream\": " + STREAM + ", \"correlation\": ");
         StringBuilder ranks = new StringBuilder("[");
         for (int r = 0; r < config.ranks(); r++) {
@@ -209,8 +212,10 @@ public final class KinetoTraceWriter implements Closeable {
             metadata("process_labels", metaTs, gpu, 0, "\"labels\": \"GPU " + gpu + "\"");
             metadata("process_sort_index", metaTs, gpu, 0, "\"sort_index\": " + (5_000_000 + gpu));
         }
-        metadata("thread_name", metaTs, device, STREAM, "\"name\": \"stream " + STREAM + " \"");
-        metadata("thread_sort_index", metaTs, device, STREAM, "\"sort_index\": " + STREAM);
+        for (int stream : workload.streams()) {
+            metadata("thread_name", metaTs, device, stream, "\"name\": \"stream " + stream + " \"");
+            metadata("thread_sort_index", metaTs, device, stream, "\"sort_index\": " + stream);
+        }
         metadata("thread_name", metaTs, pid, pid, "\"name\": \"thread " + pid + " (python3)\"");
         metadata("thread_sort_index", metaTs, pid, pid, "\"sort_index\": " + pid);
 
@@ -315,7 +320,8 @@ public final class KinetoTraceWriter implements Closeable {
         } else {
             out.raw(NO_EXTERNAL);
         }
-        out.raw(spec.isMemcpy() ? memcpyMid : kernelMid);
+        int stream = workload.stream(spec);
+        out.raw(spec.isMemcpy() ? memcpyMid : kernelMids.get(stream));
         out.num(g.correlation);
         out.raw(parts[1]);
         if (spec.isMemcpy()) {
@@ -341,7 +347,7 @@ public final class KinetoTraceWriter implements Closeable {
             out.unsigned(g.commsId);
         }
         out.raw(CLOSE);
-        flow(FLOW_F, g.correlation, flowGpuTail, g.start, FLOW_F_TAIL);
+        flow(FLOW_F, g.correlation, flowGpuTails.get(stream), g.start, FLOW_F_TAIL);
     }
 
     private void gpuAnnotation(RankStep.GpuAnnotation a) throws IOException {
@@ -376,7 +382,8 @@ public final class KinetoTraceWriter implements Closeable {
     /** The constant text before {@code ts} and after {@code correlation} of one kernel or memcpy. */
     private byte[][] kernelParts(KernelSpec spec) {
         String head = "  {\n    \"ph\": \"X\", \"cat\": \"" + (spec.isMemcpy() ? "gpu_memcpy" : "kernel") + "\", \"name\": \""
-                + new String(JsonSink.escape(spec.name()), StandardCharsets.UTF_8) + "\", \"pid\": " + device + ", \"tid\": " + STREAM;
+                + new String(JsonSink.escape(spec.name()), StandardCharsets.UTF_8) + "\", \"pid\": " + device + ", \"tid\": "
+                + workload.stream(spec);
         String tail;
         if (spec.isMemcpy()) {
             tail = ",      \"bytes\": " + spec.memcpyBytes();

@@ -39,6 +39,8 @@ public final class RankTimeline {
     private final long[] ready;
     private final long[] cursor;
     private final long[] prevEnd;
+    /** With {@code --comm-stream}: when each rank's collective stream is free again. */
+    private final long[] commEnd;
     private final long[] arrival;
     private final long[] gpuReady;
     private final long[] firstStart;
@@ -78,6 +80,7 @@ public final class RankTimeline {
         this.ready = new long[n];
         this.cursor = new long[n];
         this.prevEnd = new long[n];
+        this.commEnd = new long[n];
         this.arrival = new long[n];
         this.gpuReady = new long[n];
         this.firstStart = new long[n];
@@ -112,6 +115,7 @@ public final class RankTimeline {
         int annIdx = out.addHost(RankStep.HostKind.USER_ANNOTATION, t.annotation(), local(ready[rank]), annExt, evIdx++);
         for (int r = 0; r < n; r++) {
             cursor[r] = ready[r];
+            commEnd[r] = Long.MIN_VALUE;
             prepare(s, r);
         }
         long graphCorrelation = 0;
@@ -136,10 +140,18 @@ public final class RankTimeline {
             KernelSpec spec = e.spec();
             boolean eager = !graph || spec.isMemcpy();
             double nominal = e.baseNs() * config.scale(spec.category());
+            // With --comm-stream a collective waits for the compute before it and for its stream; the
+            // compute after it does not wait for it; the step's last operation waits for both streams.
+            boolean side = workload.stream(spec) == Workload.COMM_STREAM;
+            boolean join = config.commStream() && k == entries.size() - 1;
             for (int r = 0; r < n; r++) {
                 long earliest = eager ? launch(s, k, r, entries, graph) : gpuReady[r];
                 long bits = noise.bits(Noise.KERNEL, s, k, r);
-                arrival[r] = k == 0 ? earliest : Math.max(prevEnd[r] + Noise.low16(bits, 1_000, 3_000), earliest);
+                long after = join ? Math.max(prevEnd[r], commEnd[r]) : prevEnd[r];
+                arrival[r] = k == 0 ? earliest : Math.max(after + Noise.low16(bits, 1_000, 3_000), earliest);
+                if (side) {
+                    arrival[r] = Math.max(arrival[r], commEnd[r]);
+                }
                 if (k == 0) {
                     firstStart[r] = arrival[r];
                 }
@@ -153,7 +165,11 @@ public final class RankTimeline {
                 wait = collective(s, k, nominal, dur);
             }
             for (int r = 0; r < n; r++) {
-                prevEnd[r] = arrival[r] + dur[r];
+                if (side) {
+                    commEnd[r] = arrival[r] + dur[r];
+                } else {
+                    prevEnd[r] = arrival[r] + dur[r];
+                }
             }
             RankStep.GpuOp g = out.addGpu(e, k);
             g.start = local(arrival[rank]);
@@ -179,7 +195,7 @@ public final class RankTimeline {
         long gap = Noise.between(noise.bits(Noise.STEP, s, 0, 0), 220_000, 420_000);
         for (int r = 0; r < n; r++) {
             long bits = noise.bits(Noise.HOST, s, STEP_END, r);
-            long gpuEnd = prevEnd[r];
+            long gpuEnd = Math.max(prevEnd[r], commEnd[r]);
             long syncStart = cursor[r];
             long syncEnd = Math.max(syncStart + Noise.slot(bits, 0, 2_000, 4_000), gpuEnd + Noise.slot(bits, 1, 3_000, 6_000));
             long annEnd = syncEnd + Noise.slot(bits, 2, 8_000, 16_000);
@@ -241,7 +257,8 @@ public final class RankTimeline {
 
     /**
      * The host side of an eager launch on rank r: opens the scope and leaf ops as needed, makes the
-     * launch call, closes what ends here. Returns the earliest time the GPU can start the work.
+     * launch call, closes what ends here. Returns the earliest time the GPU can start the work. Host
+     * durations scale with {@code --host-overhead}; the launch's latency to the GPU does not.
      */
     private long launch(int s, int k, int r, List<TemplateEntry> entries, boolean graph) {
         TemplateEntry e = entries.get(k);
@@ -257,10 +274,10 @@ public final class RankTimeline {
                 scopeExt = external++;
                 scopeIdx = out.addHost(RankStep.HostKind.CPU_OP, e.scope(), local(c), scopeExt, evIdx++);
             }
-            c += Noise.slot(bits, 0, 1_000, 2_000);
+            c += host(Noise.slot(bits, 0, 1_000, 2_000));
         }
         if (spec.sharesOp()) {
-            c += Noise.slot(bits, 1, 500, 1_500);
+            c += host(Noise.slot(bits, 1, 500, 1_500));
         } else if (spec.op() != null) {
             if (observed) {
                 leafExt = external++;
@@ -272,18 +289,18 @@ public final class RankTimeline {
                     h.commsId = noise.bits(Noise.COMMS_ID, h.seq, 0, 0);
                 }
             }
-            c += comms ? Noise.slot(bits, 1, 6_000, 10_000) : Noise.slot(bits, 1, 2_000, 5_000);
+            c += host(comms ? Noise.slot(bits, 1, 6_000, 10_000) : Noise.slot(bits, 1, 2_000, 5_000));
             if (comms) {
                 if (observed) {
                     ncclExt = external++;
                     ncclIdx = out.addHost(RankStep.HostKind.USER_ANNOTATION, "nccl:all_reduce", local(c), ncclExt, evIdx++);
                 }
-                c += Noise.slot(bits, 2, 2_000, 3_000);
+                c += host(Noise.slot(bits, 2, 2_000, 3_000));
             }
         }
 
         long launchStart = c;
-        long launchDur = launchDuration(spec.launch(), bits);
+        long launchDur = host(launchDuration(spec.launch(), bits));
         c += launchDur;
         if (observed) {
             launchExt = spec.op() != null || spec.sharesOp() ? leafExt : scopeExt;
@@ -294,12 +311,12 @@ public final class RankTimeline {
         boolean nextShares = k + 1 < entries.size() && entries.get(k + 1).spec().sharesOp();
         if (!nextShares && (spec.op() != null || spec.sharesOp())) {
             if (comms) {
-                c += Noise.slot(bits, 3, 1_000, 2_000);
+                c += host(Noise.slot(bits, 3, 1_000, 2_000));
                 if (observed) {
                     close(ncclIdx, c);
                 }
             }
-            c += Noise.slot(bits, 3, 1_000, 2_500);
+            c += host(Noise.slot(bits, 3, 1_000, 2_500));
             if (observed) {
                 close(leafIdx, c);
             }
@@ -307,13 +324,18 @@ public final class RankTimeline {
         boolean scopeEnds = k + 1 == entries.size() || entries.get(k + 1).scopeId() != e.scopeId()
                 || !eager(entries.get(k + 1), graph);
         if (e.scopeId() != 0 && scopeEnds) {
-            c += Noise.slot(bits, 4, 1_000, 2_000);
+            c += host(Noise.slot(bits, 4, 1_000, 2_000));
             if (observed) {
                 close(scopeIdx, c);
             }
         }
-        cursor[r] = c + Noise.slot(bits, 5, 3_500, 6_500);
+        cursor[r] = c + host(Noise.slot(bits, 5, 3_500, 6_500));
         return launchStart + Noise.slot(bits, 6, 3_000, 5_000);
+    }
+
+    /** A host duration of eager launching, scaled by {@code --host-overhead}. */
+    private long host(long ns) {
+        return config.hostOverhead() == 1 ? ns : Math.round(ns * config.hostOverhead());
     }
 
     private static long launchDuration(LaunchApi api, long bits) {

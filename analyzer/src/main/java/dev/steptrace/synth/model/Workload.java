@@ -22,6 +22,10 @@ public final class Workload {
     public static final int GPU_SMS = 188;
     /** GPUs per node: {@code deviceProperties} lists them all, and a rank's device is its local index. */
     public static final int GPUS_PER_NODE = 8;
+    /** The stream every kernel runs on, or every kernel but the collectives with {@code --comm-stream}. */
+    public static final int COMPUTE_STREAM = 7;
+    /** The collectives' own stream with {@code --comm-stream} (NCCL's internal stream in PyTorch captures). */
+    public static final int COMM_STREAM = 13;
     /** Relative spread of compute speed between ranks (a GPU that clocks a little lower). */
     private static final double RANK_SPEED_SPREAD = 0.03;
     private static final long MAX_CLOCK_OFFSET_NS = 4_000;
@@ -66,6 +70,16 @@ public final class Workload {
     /** A fresh timeline observed from one rank; each call starts at the beginning of the capture. */
     public RankTimeline timeline(int rank) {
         return new RankTimeline(this, rank);
+    }
+
+    /** The stream a kernel of this spec runs on. */
+    public int stream(KernelSpec spec) {
+        return config.commStream() && spec.collective().isCollective() ? COMM_STREAM : COMPUTE_STREAM;
+    }
+
+    /** The streams kernels run on, in ascending order. */
+    public java.util.List<Integer> streams() {
+        return config.commStream() ? java.util.List.of(COMPUTE_STREAM, COMM_STREAM) : java.util.List.of(COMPUTE_STREAM);
     }
 
     /** The rank's CUDA device on its node. */

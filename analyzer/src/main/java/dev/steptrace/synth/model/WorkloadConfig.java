@@ -15,9 +15,12 @@ import java.util.TreeMap;
  * @param scales       duration factor per category; categories not listed keep factor 1
  * @param slowRanks    duration factor of the compute kernels of a rank (a straggler); ranks not listed keep 1
  * @param clockOffsets nanoseconds added to a rank's clock (ranks of another host); ranks not listed add 0
+ * @param commStream   collectives run on a stream of their own, under the compute that follows them
+ * @param hostOverhead factor of the host's time per eager launch (op dispatch, launch call); 1 = as measured
  */
 public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales,
-                             Map<Integer, Double> slowRanks, Map<Integer, Long> clockOffsets) {
+                             Map<Integer, Double> slowRanks, Map<Integer, Long> clockOffsets, boolean commStream,
+                             double hostOverhead) {
     public static final int MAX_RANKS = 1024;
     public static final int MAX_BATCH = 4096;
     public static final double MAX_SCALE = 1000;
@@ -52,11 +55,16 @@ public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map
                     + " ns is more than a minute");
         }
         clockOffsets = Collections.unmodifiableMap(new TreeMap<>(clockOffsets));
+        require(Double.isFinite(hostOverhead) && hostOverhead > 0 && hostOverhead <= MAX_SCALE,
+                "--host-overhead " + hostOverhead + ": the factor must be a positive number up to " + (int) MAX_SCALE);
     }
 
-    /** A workload without slow ranks whose ranks share one clock (up to the few microseconds each is off by). */
+    /**
+     * A workload without slow ranks, side streams or host slowdown, whose ranks share one clock (up to
+     * the few microseconds each is off by).
+     */
     public WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales) {
-        this(preset, ranks, batch, seed, scales, Map.of(), Map.of());
+        this(preset, ranks, batch, seed, scales, Map.of(), Map.of(), false, 1);
     }
 
     /** The factor for a rank's compute kernel durations (1 unless slowed). */

@@ -45,7 +45,7 @@ import java.util.regex.Pattern;
  */
 public final class NsysSqliteWriter implements Closeable {
     private static final int BATCH = 4096;
-    private static final int STREAM = 7;
+    private static final int STREAM = Workload.COMPUTE_STREAM;
     private static final long SESSION_LEAD_NS = 20_000_000L;
     private static final int NVTX_PUSH_POP = 59;
     private static final int NVTX_DOMAIN_CREATE = 75;
@@ -104,9 +104,12 @@ public final class NsysSqliteWriter implements Closeable {
         }
     }
 
+    private final Workload workload;
+
     private NsysSqliteWriter(Path file, Workload workload, int rank, long profilerStart) throws IOException {
         this.file = file;
         this.rank = rank;
+        this.workload = workload;
         this.device = workload.device(rank);
         this.pid = workload.pid(rank);
         this.globalPid = (1L << 48) | (pid << 24);
@@ -310,7 +313,7 @@ public final class NsysSqliteWriter implements Closeable {
         ps.setInt(3, device);
         ps.setInt(4, 1);
         ps.setNull(5, java.sql.Types.INTEGER);
-        ps.setInt(6, STREAM);
+        ps.setInt(6, workload.stream(g.entry.spec()));
         ps.setLong(7, g.correlation);
         ps.setLong(8, globalPid);
         return 9;

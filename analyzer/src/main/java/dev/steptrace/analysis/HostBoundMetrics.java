@@ -1,0 +1,171 @@
+package dev.steptrace.analysis;
+
+import static dev.steptrace.analysis.StepDetector.exec;
+
+import dev.steptrace.report.BottleneckReport.HostBound;
+import dev.steptrace.report.BottleneckReport.LaunchDelay;
+import dev.steptrace.report.BottleneckReport.PerStep;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Whether the GPU waits for the CPU (docs/reports.md, "Host-bound steps"). Temp tables:
+ * <ul>
+ *   <li>{@code t_step_host(file_id, rank, step, phase, phase_index, idle_ns, launch_wait_ns)}: the GPU's
+ *       idle time inside the step (span minus busy: every moment no operation runs, on any stream) and
+ *       the part of it spent waiting for the CPU to launch: the gaps after which the next operation's
+ *       launch call began only when the GPU was already idle;</li>
+ *   <li>{@code t_launch_delays(file_id, rank, phase, category, ops, mean_ns, median_ns, p90_ns)}: per
+ *       category, the delay from an eager launch call's start to its operation's start (operations of
+ *       CUDA graph replays are left out: the replay's one launch says nothing about each kernel);</li>
+ *   <li>{@code t_graph_replays(file_id, rank, step, phase, correlation, start_ns, end_ns, gap_ns)}: each
+ *       CUDA graph replay with kernels in a step, its GPU window, and the GPU time since the previous
+ *       replay of the file ended (null for the first).</li>
+ * </ul>
+ * A phase is launch-bound when the GPU waits for launches for at least
+ * {@value #LAUNCH_BOUND_PCT}% of the step's span (means over ranks).
+ */
+final class HostBoundMetrics {
+    /** Share of the span the GPU spends waiting for launches from which a phase is launch-bound. */
+    static final double LAUNCH_BOUND_PCT = 20;
+
+    private HostBoundMetrics() {}
+
+    static void build(Connection c) throws SQLException {
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_launch_calls AS
+                SELECT l.file_id, l.correlation, min(l.ts_ns) AS launch_ns,
+                       bool_or(n.name IN %s) AS graph
+                FROM launches l JOIN t_files USING (file_id)
+                JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
+                WHERE l.correlation IS NOT NULL
+                GROUP BY l.file_id, l.correlation
+                """.formatted(StepDetector.inList(StepDetector.GRAPH_LAUNCHES)));
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_step_host AS
+                WITH ordered AS (
+                    -- idle_since: when this rank's GPU last had nothing running (the latest end so far, any
+                    -- stream). One window per file in time order, as for busy time (StepMetrics); an operation
+                    -- whose predecessor is in another step starts its step, and its gap is the host gap.
+                    SELECT o.file_id, o.step, o.ts_ns, l.launch_ns,
+                           max(o.ts_ns + o.dur_ns) OVER w AS idle_since, lag(o.step) OVER w AS prev_step
+                    FROM t_ops_core o LEFT JOIN t_launch_calls l USING (file_id, correlation)
+                    WHERE o.step IS NOT NULL
+                    WINDOW w AS (PARTITION BY o.file_id ORDER BY o.ts_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+                ), waits AS (
+                    SELECT file_id, step, sum(ts_ns - idle_since) AS launch_wait_ns
+                    FROM ordered WHERE prev_step = step AND ts_ns > idle_since AND launch_ns >= idle_since
+                    GROUP BY file_id, step
+                )
+                SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(m.idle_ns, 0) AS idle_ns,
+                       least(coalesce(w.launch_wait_ns, 0), coalesce(m.idle_ns, 0))::BIGINT AS launch_wait_ns
+                FROM t_step_metrics m LEFT JOIN waits w USING (file_id, step)
+                """);
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_launch_delays AS
+                SELECT m.file_id, m.rank, m.phase, k.category, count(*) AS ops,
+                       avg(o.ts_ns - l.launch_ns) AS mean_ns,
+                       quantile_cont(o.ts_ns - l.launch_ns, 0.5) AS median_ns,
+                       quantile_cont(o.ts_ns - l.launch_ns, 0.9) AS p90_ns
+                FROM t_ops_core o
+                JOIN t_launch_calls l USING (file_id, correlation)
+                JOIN t_classes k USING (file_id, name_id, kind, variant)
+                JOIN t_step_metrics m USING (file_id, step)
+                WHERE NOT l.graph
+                GROUP BY ALL
+                """);
+        exec(c, """
+                CREATE OR REPLACE TEMP TABLE t_graph_replays AS
+                WITH replays AS (
+                    -- Aggregated on the operations alone: the steps' ranks and phases are joined to the few replays.
+                    SELECT o.file_id, o.correlation, any_value(o.step) AS step, min(o.ts_ns) AS start_ns,
+                           max(o.ts_ns + o.dur_ns) AS end_ns
+                    FROM t_ops_core o
+                    SEMI JOIN (SELECT file_id, correlation FROM t_launch_calls WHERE graph) l USING (file_id, correlation)
+                    WHERE o.step IS NOT NULL
+                    GROUP BY o.file_id, o.correlation
+                )
+                SELECT r.file_id, m.rank, r.step, m.phase, r.correlation, r.start_ns, r.end_ns,
+                       r.start_ns - lag(r.end_ns) OVER (PARTITION BY r.file_id ORDER BY r.start_ns) AS gap_ns
+                FROM replays r JOIN t_step_metrics m USING (file_id, step)
+                """);
+    }
+
+    /** Per phase, means over ranks of each rank's per-step means; every phase with steps. */
+    static Map<String, HostBound> summarize(Connection c) throws SQLException {
+        boolean launches = StepDetector.count(c, "SELECT count(*) FROM t_launch_calls") > 0;
+        Map<String, HostBound> out = new HashMap<>();
+        Map<String, List<LaunchDelay>> delays = launchDelays(c);
+        Map<String, double[]> replays = graphReplays(c);
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT phase, avg(idle), avg(launch_wait), avg(span)
+                FROM (SELECT h.phase, h.rank, avg(h.idle_ns) / 1e6 AS idle, avg(h.launch_wait_ns) / 1e6 AS launch_wait,
+                             avg(m.span_ns) / 1e6 AS span
+                      FROM t_step_host h JOIN t_step_metrics m USING (file_id, step)
+                      WHERE h.rank IS NOT NULL GROUP BY h.phase, h.rank)
+                GROUP BY phase
+                """)) {
+            while (rs.next()) {
+                String phase = rs.getString(1);
+                double idle = rs.getDouble(2);
+                Double wait = launches ? rs.getDouble(3) : null;
+                double span = rs.getDouble(4);
+                Double pct = wait == null || span <= 0 ? null : 100 * wait / span;
+                double[] g = replays.getOrDefault(phase, new double[] {0, Double.NaN, Double.NaN, Double.NaN});
+                out.put(phase, new HostBound(idle, wait, wait == null ? null : idle - wait, pct,
+                        pct == null ? null : pct >= LAUNCH_BOUND_PCT, delays.getOrDefault(phase, List.of()), g[0],
+                        Double.isNaN(g[1]) ? null : new PerStep(g[1], g[2], g[3])));
+            }
+        }
+        return out;
+    }
+
+    /** Per phase and category: launches per step, and the launch delay's mean, median and p90 (µs), means over ranks. */
+    private static Map<String, List<LaunchDelay>> launchDelays(Connection c) throws SQLException {
+        Map<String, List<LaunchDelay>> out = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                WITH steps AS (SELECT file_id, phase, count(*) AS n FROM t_step_metrics GROUP BY ALL)
+                SELECT d.phase, d.category, avg(d.ops / s.n), avg(d.mean_ns) / 1e3, avg(d.median_ns) / 1e3,
+                       avg(d.p90_ns) / 1e3
+                FROM t_launch_delays d JOIN steps s USING (file_id, phase)
+                WHERE d.rank IS NOT NULL
+                GROUP BY d.phase, d.category ORDER BY d.phase, sum(d.ops) DESC, d.category
+                """)) {
+            while (rs.next()) {
+                out.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(new LaunchDelay(rs.getString(2),
+                        rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6)));
+            }
+        }
+        return out;
+    }
+
+    /** Per phase: {replays per step, gap between replays mean, median, p90 (µs)}, means over ranks. */
+    private static Map<String, double[]> graphReplays(Connection c) throws SQLException {
+        Map<String, double[]> out = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                WITH steps AS (SELECT file_id, phase, count(*) AS n FROM t_step_metrics GROUP BY ALL),
+                per_rank AS (
+                    SELECT r.file_id, r.phase, count(*) / any_value(s.n) AS per_step,
+                           avg(r.gap_ns) / 1e3 AS mean_us, quantile_cont(r.gap_ns, 0.5) / 1e3 AS median_us,
+                           quantile_cont(r.gap_ns, 0.9) / 1e3 AS p90_us
+                    FROM t_graph_replays r JOIN steps s USING (file_id, phase)
+                    WHERE r.rank IS NOT NULL GROUP BY r.file_id, r.phase
+                )
+                SELECT phase, avg(per_step), avg(mean_us), avg(median_us), avg(p90_us) FROM per_rank GROUP BY phase
+                """)) {
+            while (rs.next()) {
+                double mean = rs.getDouble(3);
+                boolean gaps = !rs.wasNull();
+                out.put(rs.getString(1), new double[] {rs.getDouble(2), gaps ? mean : Double.NaN,
+                        gaps ? rs.getDouble(4) : Double.NaN, gaps ? rs.getDouble(5) : Double.NaN});
+            }
+        }
+        return out;
+    }
+}
