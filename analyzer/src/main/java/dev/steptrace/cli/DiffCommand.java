@@ -8,10 +8,13 @@ import dev.steptrace.api.Diff;
 import dev.steptrace.api.Steptrace;
 import dev.steptrace.api.SteptraceException;
 import dev.steptrace.ingest.IngestOptions;
+import dev.steptrace.report.CaptureDiff;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -37,6 +40,14 @@ public final class DiffCommand implements Callable<Integer> {
 
     @Mixin
     DocumentOptions documents;
+
+    /** Which verdicts fail a CI gate: {@code changed} is either direction. */
+    enum FailOn { slower, faster, changed }
+
+    @Option(names = "--fail-on", paramLabel = "VERDICT",
+            description = "Exit 3 when the verdict of any phase is VERDICT: ${COMPLETION-CANDIDATES} (changed: slower or"
+                    + " faster), after writing the outputs; for regression gates in CI (docs/diff.md).")
+    FailOn failOn;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "" + DiffBuilder.DEFAULT_SEED,
             description = "Seed of the bootstrap resampling (default: ${DEFAULT-VALUE}); same inputs and seed, same output.")
@@ -65,10 +76,38 @@ public final class DiffCommand implements Callable<Integer> {
                 for (Path p : written) {
                     stdout.println(p);
                 }
+                List<String> matched = matched(diff.model());
+                if (!matched.isEmpty()) {
+                    stdout.flush();
+                    err.println("steptrace: diff --fail-on " + failOn + ": " + String.join(", ", matched));
+                    err.flush();
+                    return Main.VERDICT_MATCHED;
+                }
             }
         }
         stdout.flush();
         return Main.OK;
+    }
+
+    /** "decode is slower (kernel time +1.23 ms per step)" for each phase whose verdict --fail-on names. */
+    private List<String> matched(CaptureDiff model) {
+        List<String> out = new ArrayList<>();
+        if (failOn == null) {
+            return out;
+        }
+        model.phases().forEach((phase, d) -> {
+            boolean hit = switch (failOn) {
+                case slower -> d.verdict().equals(CaptureDiff.SLOWER);
+                case faster -> d.verdict().equals(CaptureDiff.FASTER);
+                case changed -> !d.verdict().equals(CaptureDiff.NO_SIGNIFICANT_CHANGE);
+            };
+            if (hit) {
+                Double delta = d.kernelMsPerStep().deltaMs();
+                out.add(phase + " is " + d.verdict() + (delta == null ? ""
+                        : String.format(Locale.ROOT, " (kernel time %+.3f ms per step)", delta)));
+            }
+        });
+        return out;
     }
 
     /**

@@ -28,6 +28,8 @@ public final class Main implements Runnable {
     public static final int OK = 0;
     public static final int FAILED = 1;
     public static final int USAGE = 2;
+    /** {@code diff --fail-on}: a phase's verdict matched (docs/diff.md, "In CI"). */
+    public static final int VERDICT_MATCHED = 3;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

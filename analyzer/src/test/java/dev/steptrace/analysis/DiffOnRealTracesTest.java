@@ -158,6 +158,28 @@ class DiffOnRealTracesTest {
         assertTrue(parent.err().contains("holds 2 captures"), parent.err());
     }
 
+    /** A CI gate: LL is faster than Simple here (above), so Simple after LL is a regression, LL after Simple is not. */
+    @Test
+    void failOnGatesARegression() {
+        Cli.Result regression = failOn(ll, simple, "slower");
+        Cli.assertExit(3, regression);
+        assertTrue(regression.err().contains("diff --fail-on slower: decode is slower (kernel time +"), regression.err());
+        assertTrue(regression.out().contains("diff.json"), "the outputs are written first: " + regression.out());
+        Cli.assertExit(0, failOn(simple, ll, "slower"));
+        Cli.assertExit(3, failOn(simple, ll, "faster"));
+        Cli.assertExit(3, failOn(simple, ll, "changed"));
+        Cli.assertExit(3, failOn(ll, simple, "changed"));
+        Cli.assertExit(0, failOn(ll, ll, "changed"));
+        Cli.Result usage = failOn(ll, simple, "worse");
+        assertEquals(2, usage.exit(), usage::describe);
+        assertTrue(usage.err().contains("--fail-on") && usage.err().contains("slower, faster, changed"), usage.err());
+    }
+
+    private static Cli.Result failOn(Path a, Path b, String verdict) {
+        return Cli.run("diff", a.toString(), b.toString(), "--db", tmp.resolve("store.duckdb").toString(), "--out",
+                tmp.resolve("gate-" + verdict).toString(), "--format", "json", "--quiet", "--fail-on", verdict);
+    }
+
     private static JsonNode diff(String a, String b, String name, String... extra) throws Exception {
         Path out = tmp.resolve("diff-" + name);
         List<String> args = new ArrayList<>(List.of("diff", a, b, "--db", tmp.resolve("store.duckdb").toString(),
