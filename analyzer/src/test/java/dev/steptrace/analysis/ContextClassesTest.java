@@ -52,12 +52,7 @@ class ContextClassesTest {
      */
     @Test
     void routingOnlyBeforeAnMoeGemmOfTheSameStreamAndStep() throws Exception {
-        Trace t = new Trace();
-        t.step(1, 0, 1000);
-        t.kernel(ROUTER_GEMM, 7, 10, 20);
-        t.kernel(SOFTMAX, 7, 40, 3);
-        t.kernel(TOPK, 7, 50, 5);
-        t.kernel(MOE_GEMM, 7, 60, 30);
+        Trace t = routerThen(MOE_GEMM);
         t.kernel(SOFTMAX, 7, 200, 7);
         t.step(2, 1000, 1000);
         t.kernel(SOFTMAX, 7, 1010, 11);
@@ -73,13 +68,7 @@ class ContextClassesTest {
     /** The same kernels with the MoE GEMMs replaced by dense GEMMs: a dense model has no MoE routing time. */
     @Test
     void aDenseCaptureHasNoRouting() throws Exception {
-        Trace t = new Trace();
-        t.step(1, 0, 1000);
-        t.kernel(ROUTER_GEMM, 7, 10, 20);
-        t.kernel(SOFTMAX, 7, 40, 3);
-        t.kernel(TOPK, 7, 50, 5);
-        t.kernel(ROUTER_GEMM, 7, 60, 30);
-        Map<String, JsonNode> cats = categories(report(t, "dense"));
+        Map<String, JsonNode> cats = categories(report(routerThen(ROUTER_GEMM), "dense"));
         assertNull(cats.get("routing"));
         assertEquals(3 / 1000.0, sub(cats.get("other"), "softmax").get("ms_per_step").asDouble(), 1e-12);
         assertEquals(5 / 1000.0, sub(cats.get("other"), "sort_scan").get("ms_per_step").asDouble(), 1e-12);
@@ -113,12 +102,7 @@ class ContextClassesTest {
     @ValueSource(booleans = {false, true})
     void genericCollectivesTypedFromTheLaunchingCpuOp(boolean keepKernelArgs) throws Exception {
         Path original = TestData.sampleTraces().resolve("h200-tp2-moe-eager").resolve("batch16-prefill256");
-        Path rccl = Files.createDirectories(tmp.resolve("rccl"));
-        try (var files = Files.list(original)) {
-            for (Path f : files.sorted().toList()) {
-                renameCollectives(f, rccl.resolve(f.getFileName()), keepKernelArgs);
-            }
-        }
+        Path rccl = renamedCopy(original, "rccl", keepKernelArgs);
         JsonNode nccl = run(original);
         JsonNode generic = run(rccl);
         for (String phase : List.of("prefill", "decode")) {
@@ -147,13 +131,8 @@ class ContextClassesTest {
     /** Under CUDA graphs no CPU op launches the collective: the launches stay generic, and a warning says so. */
     @Test
     void graphReplaysLeaveGenericCollectivesUntyped() throws Exception {
-        Path original = TestData.sampleTraces().resolve("h200-tp2-moe-decode").resolve("graph-nccl-ll");
-        Path rccl = Files.createDirectories(tmp.resolve("rccl-graph"));
-        try (var files = Files.list(original)) {
-            for (Path f : files.sorted().toList()) {
-                renameCollectives(f, rccl.resolve(f.getFileName()), false);
-            }
-        }
+        Path rccl = renamedCopy(TestData.sampleTraces().resolve("h200-tp2-moe-decode").resolve("graph-nccl-ll"),
+                "rccl-graph", false);
         JsonNode report = run(rccl);
         Map<String, JsonNode> cats = categories(report.at("/phases/decode"));
         assertNull(cats.get("allreduce"), "nothing says which collective a graph replay ran");
@@ -162,6 +141,28 @@ class ContextClassesTest {
     }
 
     // ---- helpers -------------------------------------------------------------------------------------
+
+    /** Step 1 (0 to 1000 µs) on stream 7: a router GEMM, a softmax (3 µs), a top-k (5 µs), then {@code next} (30 µs). */
+    private static Trace routerThen(String next) {
+        Trace t = new Trace();
+        t.step(1, 0, 1000);
+        t.kernel(ROUTER_GEMM, 7, 10, 20);
+        t.kernel(SOFTMAX, 7, 40, 3);
+        t.kernel(TOPK, 7, 50, 5);
+        t.kernel(next, 7, 60, 30);
+        return t;
+    }
+
+    /** Every trace of {@code capture}, rewritten by {@link #renameCollectives}, in a new directory {@code name}. */
+    private Path renamedCopy(Path capture, String name, boolean keepKernelArgs) throws IOException {
+        Path dir = Files.createDirectories(tmp.resolve(name));
+        try (var files = Files.list(capture)) {
+            for (Path f : files.sorted().toList()) {
+                renameCollectives(f, dir.resolve(f.getFileName()), keepKernelArgs);
+            }
+        }
+        return dir;
+    }
 
     /** Rewrites a trace: NCCL kernel names become RCCL's generic name; optionally the kernels' comm args go. */
     private static void renameCollectives(Path in, Path out, boolean keepKernelArgs) throws IOException {

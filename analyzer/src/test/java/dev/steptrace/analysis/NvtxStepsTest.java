@@ -42,6 +42,21 @@ class NvtxStepsTest {
         corr++;
     }
 
+    /**
+     * A "generate" range around three 1 ms ranges named by {@code name}, each launching one GEMM 200 µs in;
+     * returns their starts.
+     */
+    private long[] generateAround(NsysCapture c, java.util.function.IntFunction<String> name) {
+        c.pushPop(T0, 10_000_000, PID, "generate");
+        long[] starts = new long[3];
+        for (int i = 0; i < 3; i++) {
+            starts[i] = T0 + 1_000_000 + i * 2_000_000L;
+            c.pushPop(starts[i], 1_000_000, PID, name.apply(i));
+            launch(c, starts[i] + 200_000, PID);
+        }
+        return starts;
+    }
+
     private NsysCapture capture() {
         NsysCapture c = new NsysCapture(SESSION, PID);
         c.domain(SESSION + 10, PID, 3, "NCCL", false);
@@ -52,12 +67,8 @@ class NvtxStepsTest {
     void aSingleRangeAroundTheRunIsNotAStepTheLevelBelowIs() throws Exception {
         NsysCapture c = capture();
         // "generate" wraps three "iteration" ranges, each with a nested "forward" around its launch.
-        c.pushPop(T0, 10_000_000, PID, "generate");
-        for (int i = 0; i < 3; i++) {
-            long s = T0 + 1_000_000 + i * 2_000_000L;
-            c.pushPop(s, 1_000_000, PID, "iteration");
+        for (long s : generateAround(c, i -> "iteration")) {
             c.pushPop(s + 100_000, 500_000, PID, "forward");
-            launch(c, s + 200_000, PID);
         }
         // An NCCL-domain range at the top level with a launch: a library call, not a step.
         c.pushPop(T0 + 12_000_000, 200_000, PID, "ncclAllReduce", 3);
@@ -95,12 +106,7 @@ class NvtxStepsTest {
     void rangesNamedPerLayerAreNotSteps() throws Exception {
         // A wrapper around three layer_N_forward ranges, each launching one GEMM: layers, not steps.
         NsysCapture c = capture();
-        c.pushPop(T0, 10_000_000, PID, "generate");
-        for (int i = 0; i < 3; i++) {
-            long s = T0 + 1_000_000 + i * 2_000_000L;
-            c.pushPop(s, 1_000_000, PID, "layer_" + i + "_forward");
-            launch(c, s + 200_000, PID);
-        }
+        generateAround(c, i -> "layer_" + i + "_forward");
         JsonNode report = reportJson(c);
         assertEquals("gap", report.at("/phases/unknown/step_source").asText(), "the next source");
         assertTrue(report.get("warnings").toString().contains("'layer_#_forward' (3 range(s), 100.0%"),
