@@ -16,6 +16,7 @@
 .verdict .decision { display: inline-block; padding: 2px 10px; border-radius: 4px; font-weight: 700; letter-spacing: .04em; margin-right: 8px; }
 .verdict.accept .decision { background: #e8eefb; color: #1d3f86; }
 .verdict.pursue .decision { background: #dff3e6; color: #1b6b3a; }
+.verdict.not_applicable .decision { background: #fdf0d5; color: #7a4b00; }
 table.options { min-width: 820px; }
 tr.chosen td { background: #f3fbf6 !important; font-weight: 600; }
 td.yes { color: #1b6b3a; } td.no { color: #9b1c1c; }

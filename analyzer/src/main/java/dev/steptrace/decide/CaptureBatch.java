@@ -1,5 +1,7 @@
 package dev.steptrace.decide;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.analysis.CaptureAnalysis;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,52 +12,142 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The batch size of a capture's steps in one phase, from vLLM's step annotations
- * ({@code execute_context_N(tokens)_generation_M(tokens)}: N + M sequences), read from the steps the
- * analysis already found (its {@code t_steps} table: no second pass over the trace). Steps of
- * different sizes give the most common size, and the memo says how many steps had it.
+ * The batch size of a capture's steps in one phase, read from the steps the analysis already found
+ * (its {@code t_steps} table: no second pass over the trace), first that says:
+ * <ol>
+ *   <li>the step annotations: vLLM's {@code execute_context_N(tokens)_generation_M(tokens)} (N + M
+ *       sequences), SGLang's {@code step[DECODE bs=32]};</li>
+ *   <li>in decode, the input shapes of the step's first GEMM or embedding ({@code cpu_ops.input_dims}):
+ *       the tokens it runs on (the rows of a GEMM's first input, the indices of an embedding), one per
+ *       sequence in a decode step. CUDA-graph replays carry no shapes.</li>
+ * </ol>
+ * Steps of different sizes give the most common size, and the memo says how many steps had it.
  *
- * @param batch   the most common batch size, or null when the capture does not say
- * @param steps   steps of the phase with that batch size (summed over ranks)
- * @param total   steps of the phase with a vLLM annotation (summed over ranks)
- * @param example one annotation name with that batch size
+ * @param batch    the most common batch size, or null when the capture does not say
+ * @param steps    steps of the phase with that batch size (summed over ranks)
+ * @param total    steps of the phase that said a batch size (summed over ranks)
+ * @param evidence where it was read, with one example ({@code vLLM step annotation execute_...})
  */
-public record CaptureBatch(Integer batch, int steps, int total, String example) {
+public record CaptureBatch(Integer batch, int steps, int total, String evidence) {
     static final Pattern VLLM = Pattern.compile("^execute(?:_\\d+)?_context_(\\d+)\\((.*)\\)_generation_(\\d+)\\((.*)\\)$");
+    static final Pattern SGLANG = Pattern.compile("^step\\[\\w+ bs=(\\d+)");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     public static final CaptureBatch UNKNOWN = new CaptureBatch(null, 0, 0, null);
 
     public static CaptureBatch of(CaptureAnalysis analysis, String phase) throws SQLException {
-        Map<Integer, int[]> counts = new TreeMap<>();
-        Map<Integer, String> examples = new TreeMap<>();
-        try (PreparedStatement ps = analysis.connection().prepareStatement(
-                "SELECT name, count(*) FROM t_steps WHERE phase = ? GROUP BY name ORDER BY name")) {
+        CaptureBatch annotated = fromAnnotations(analysis, phase);
+        if (annotated.batch() != null || !"decode".equals(phase)) {
+            return annotated;
+        }
+        return fromShapes(analysis, phase);
+    }
+
+    private static CaptureBatch fromAnnotations(CaptureAnalysis analysis, String phase) throws SQLException {
+        Counts counts = new Counts();
+        // The step's own name, or an annotation inside it (SGLang's step[...] inside the execute_ form): the
+        // first that says, per step.
+        try (PreparedStatement ps = analysis.connection().prepareStatement("""
+                SELECT s.file_id, s.step, a.name
+                FROM t_steps s JOIN t_annot a ON a.file_id = s.file_id AND a.ts_ns >= s.cpu_start AND a.ts_ns < s.cpu_end
+                WHERE s.phase = ? ORDER BY s.file_id, s.step, a.ts_ns, a.name
+                """)) {
             ps.setString(1, phase);
             try (ResultSet rs = ps.executeQuery()) {
+                String done = null;
                 while (rs.next()) {
-                    Matcher m = VLLM.matcher(rs.getString(1));
-                    if (!m.matches()) {
+                    String step = rs.getInt(1) + "/" + rs.getInt(2);
+                    if (step.equals(done)) {
                         continue;
                     }
-                    long n = Long.parseLong(m.group(1)) + Long.parseLong(m.group(3));
-                    if (n <= 0 || n > Integer.MAX_VALUE) {
-                        continue;
+                    String name = rs.getString(3);
+                    Matcher v = VLLM.matcher(name);
+                    Matcher g = SGLANG.matcher(name);
+                    if (v.matches()) {
+                        counts.add(Long.parseLong(v.group(1)) + Long.parseLong(v.group(3)), 1, "vLLM step annotation " + name);
+                        done = step;
+                    } else if (g.find()) {
+                        counts.add(Long.parseLong(g.group(1)), 1, "SGLang step annotation " + name);
+                        done = step;
                     }
-                    counts.computeIfAbsent((int) n, k -> new int[1])[0] += rs.getInt(2);
-                    examples.putIfAbsent((int) n, rs.getString(1));
                 }
             }
         }
-        if (counts.isEmpty()) {
-            return UNKNOWN;
-        }
-        int total = counts.values().stream().mapToInt(c -> c[0]).sum();
-        Map.Entry<Integer, int[]> best = null;
-        for (Map.Entry<Integer, int[]> e : counts.entrySet()) {
-            if (best == null || e.getValue()[0] > best.getValue()[0]) {
-                best = e;
+        return counts.best();
+    }
+
+    private static CaptureBatch fromShapes(CaptureAnalysis analysis, String phase) throws SQLException {
+        Counts counts = new Counts();
+        try (PreparedStatement ps = analysis.connection().prepareStatement("""
+                SELECT arg_min(n.name, o.ts_ns) AS op, arg_min(o.input_dims, o.ts_ns) AS dims
+                FROM t_steps s
+                JOIN cpu_ops o ON o.file_id = s.file_id AND o.ts_ns >= s.cpu_start AND o.ts_ns < s.cpu_end
+                JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
+                WHERE s.phase = ? AND o.input_dims IS NOT NULL
+                GROUP BY s.file_id, s.step ORDER BY s.file_id, s.step
+                """)) {
+            ps.setString(1, phase);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Long tokens = tokens(rs.getString(1), rs.getString(2));
+                    if (tokens != null) {
+                        counts.add(tokens, 1, "input shapes: " + rs.getString(1) + " " + rs.getString(2)
+                                + ", the first GEMM or embedding of the step (" + tokens + " tokens, one per sequence in"
+                                + " a decode step)");
+                    }
+                }
             }
         }
-        return new CaptureBatch(best.getKey(), best.getValue()[0], total, examples.get(best.getKey()));
+        return counts.best();
+    }
+
+    /** The tokens an op runs on: an embedding's index count, else the rows of a GEMM's first input. */
+    static Long tokens(String op, String inputDims) {
+        try {
+            JsonNode dims = JSON.readTree(inputDims);
+            JsonNode tokens = "aten::embedding".equals(op) ? dims.path(1) : dims.path(0);
+            int rows = "aten::embedding".equals(op) ? tokens.size() : tokens.size() - 1;
+            if (!tokens.isArray() || rows < 1) {
+                return null;
+            }
+            long n = 1;
+            for (int i = 0; i < rows; i++) {
+                if (!tokens.get(i).canConvertToLong() || tokens.get(i).asLong() <= 0) {
+                    return null;
+                }
+                n *= tokens.get(i).asLong();
+            }
+            return n;
+        } catch (java.io.IOException e) {
+            return null; // not JSON: no shape to read
+        }
+    }
+
+    /** Steps per batch size, with an example of where each size was read. */
+    private static final class Counts {
+        private final Map<Integer, int[]> counts = new TreeMap<>();
+        private final Map<Integer, String> examples = new TreeMap<>();
+
+        void add(long batch, int steps, String evidence) {
+            if (batch <= 0 || batch > Integer.MAX_VALUE) {
+                return;
+            }
+            counts.computeIfAbsent((int) batch, k -> new int[1])[0] += steps;
+            examples.putIfAbsent((int) batch, evidence);
+        }
+
+        CaptureBatch best() {
+            if (counts.isEmpty()) {
+                return UNKNOWN;
+            }
+            int total = counts.values().stream().mapToInt(c -> c[0]).sum();
+            Map.Entry<Integer, int[]> best = null;
+            for (Map.Entry<Integer, int[]> e : counts.entrySet()) {
+                if (best == null || e.getValue()[0] > best.getValue()[0]) {
+                    best = e;
+                }
+            }
+            return new CaptureBatch(best.getKey(), best.getValue()[0], total, examples.get(best.getKey()));
+        }
     }
 }

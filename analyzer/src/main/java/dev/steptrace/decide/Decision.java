@@ -10,7 +10,8 @@ import java.util.Map;
  * cannot support is null. Every number names where it came from: {@code facts.sources}, each option's
  * {@code derivation}, each check's {@code evidence}.
  *
- * @param decision {@code accept} (the tax stays) or {@code pursue}
+ * @param decision {@code accept} (the tax stays), {@code pursue}, or {@code not_applicable} (the scenario's hardware is not
+ *                 the capture's, and the scenario does not say the capture stands in for it)
  * @param option   the option to pursue, or null
  */
 public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef scenario, CaptureRef capture,
@@ -20,6 +21,7 @@ public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef sc
     public static final String SCHEMA = "steptrace.decision/1";
     public static final String ACCEPT = "accept";
     public static final String PURSUE = "pursue";
+    public static final String NOT_APPLICABLE = "not_applicable";
 
     public record ScenarioRef(String id, String title, String source) {}
 
@@ -35,7 +37,8 @@ public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef sc
      *
      * @param stepMs           kernel ms per step (what shares and speedups are of)
      * @param stepPeriodMs     GPU span plus the host gap before the step: the time a sequence waits per token
-     * @param regime           latency, bandwidth or unknown (message sizes not in the trace, not a collective, or no link bandwidth)
+     * @param regime           latency, mixed, bandwidth or unknown (message sizes not in the trace, not a collective, or no
+     *                         link bandwidth)
      * @param sources          per field above, where its number came from
      */
     public record Facts(String category, String subcategory, String label, String phase, double steps, int ranks,
@@ -46,7 +49,8 @@ public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef sc
     /**
      * One option, projected.
      *
-     * @param verdict    pursue, below_threshold, slower, violates_constraints, needs_hardware or not_evaluated
+     * @param verdict    pursue, outranked, below_threshold, slower, violates_constraints, needs_hardware, not_evaluated or
+     *                   not_applicable (the memo does not apply to the capture)
      * @param bound      the projection is an upper bound (e.g. compression with message sizes unknown)
      * @param derivation how the projected step was computed, with the scenario fields and capture numbers used
      */

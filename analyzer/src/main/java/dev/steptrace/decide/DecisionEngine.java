@@ -29,12 +29,19 @@ public final class DecisionEngine {
      * latency-bound: compressing its messages by half could save at most a tenth of it.
      */
     public static final double REGIME_THRESHOLD = 0.2;
+    /** From this share of the measured time on the wire a collective is bandwidth-bound; between the two, mixed. */
+    public static final double REGIME_BANDWIDTH = 0.8;
+    /** A premise share and the measured one further apart than this factor: the measurement contradicts the premise. */
+    static final double PREMISE_FACTOR = 2;
     /** Fewer steps per rank than this make the per-step numbers noisy. */
     static final int MIN_STEPS = 5;
     /** A burst timing and the capture's time per call that differ by more than this (percent) disagree. */
     static final double BURST_TOLERANCE_PCT = 25;
     /** A bench run's time per output token and the capture's step period that differ by more than this (percent) disagree. */
     static final double BENCH_TOLERANCE_PCT = 25;
+
+    private static final String NO_BATCH_IN_CAPTURE = "the capture does not say it: no vLLM or SGLang step annotation"
+            + " names it, and no decode step has input shapes (CUDA-graph replays carry none)";
 
     private final BottleneckReport report;
     private final Scenario s;
@@ -63,14 +70,14 @@ public final class DecisionEngine {
                 + Fmt.ranks(cap.ranks()) + ", mean over ranks)";
         if (captureBatch.batch() != null) {
             batch = captureBatch.batch();
-            batchSource = "capture: vLLM step annotation " + captureBatch.example() + " (" + captureBatch.steps() + " of "
-                    + captureBatch.total() + " annotated steps, all ranks)";
+            batchSource = "capture: " + captureBatch.evidence() + " (" + captureBatch.steps() + " of "
+                    + captureBatch.total() + " " + q.phase() + " steps that say, all ranks)";
         } else if (q.batch() != null) {
             batch = q.batch();
-            batchSource = "scenario question.batch (the capture has no vLLM step annotations)";
+            batchSource = "scenario question.batch (" + NO_BATCH_IN_CAPTURE + ")";
         } else {
             batch = null;
-            batchSource = "unknown: the capture has no vLLM step annotations and the scenario sets no question.batch";
+            batchSource = "unknown: " + NO_BATCH_IN_CAPTURE + ", and the scenario sets no question.batch";
         }
         this.tf = Numbers.x(q.minSpeedup());
     }
@@ -153,13 +160,16 @@ public final class DecisionEngine {
         double factor = busFactor(type, n);
         double wire = bytes * factor / (link * 1000);
         double ratio = wire / meanUs;
-        String r = ratio < REGIME_THRESHOLD ? "latency" : "bandwidth";
+        String r = ratio < REGIME_THRESHOLD ? "latency" : ratio >= REGIME_BANDWIDTH ? "bandwidth" : "mixed";
         return new Regime(r, bytes, wire, ratio, String.format(Locale.ROOT,
                 "%s per call (median, %s) x %s (%s bus factor, %d ranks) / %s GB/s (hardware.link_gbps) = %s µs on the wire, "
-                        + "against %s µs measured per call: %.1f%% of the call is moving bytes%s",
+                        + "against %s µs measured per call: %.1f%% of the call is moving bytes, so %s (%s)%s",
                 Fmt.bytes(bytes), capSrc, Numbers.plain(factor), type, n, Numbers.plain(link), Numbers.us(wire),
-                Numbers.us(meanUs), 100 * ratio, latencyFact));
+                Numbers.us(meanUs), 100 * ratio, r.equals("mixed") ? "mixed" : r + "-bound", REGIME_RULE, latencyFact));
     }
+
+    static final String REGIME_RULE = String.format(Locale.ROOT, "the rule: under %.0f%% of the call on the wire"
+            + " latency-bound, %.0f%% or more bandwidth-bound, mixed between", 100 * REGIME_THRESHOLD, 100 * REGIME_BANDWIDTH);
 
     /** nccl-tests' bus-bandwidth factors. */
     static double busFactor(String type, int n) {
@@ -228,8 +238,8 @@ public final class DecisionEngine {
             } else {
                 Scenario.Table t = (Scenario.Table) s.measured().get(r.perCallTable());
                 if (atBatch == null) {
-                    missing = missing != null ? missing : "the batch size is unknown (no vLLM step annotations in the capture, "
-                            + "no question.batch in the scenario), so measured." + t.name() + " cannot be read";
+                    missing = missing != null ? missing : "the batch size is unknown (" + NO_BATCH_IN_CAPTURE
+                            + "; no question.batch in the scenario), so measured." + t.name() + " cannot be read";
                 } else if (t.at(atBatch) == null) {
                     missing = missing != null ? missing : "measured." + t.name() + " has no value at batch " + atBatch
                             + " (it has batch " + joinInts(t.byBatch().keySet()) + ")";
@@ -469,8 +479,9 @@ public final class DecisionEngine {
             results.add(evaluate(o, r, revisits));
             reasons.add(r);
         }
+        Fit fit = fit();
         int best = -1;
-        for (int i = 0; i < results.size(); i++) {
+        for (int i = 0; i < results.size() && fit.applies(); i++) {
             Decision.OptionResult r = results.get(i);
             if (r.admissible() && r.projectedSpeedup() >= q.minSpeedup()
                     && (best < 0 || r.projectedSpeedup() > results.get(best).projectedSpeedup())) {
@@ -482,7 +493,10 @@ public final class DecisionEngine {
             Decision.OptionResult r = results.get(i);
             String verdict = r.verdict();
             List<String> why = reasons.get(i);
-            if (i == best) {
+            if (!fit.applies()) {
+                verdict = Decision.NOT_APPLICABLE;
+                why.add(0, "not weighed: the scenario's hardware is not the capture's (" + String.join("; ", fit.mismatches()) + ")");
+            } else if (i == best) {
                 verdict = "pursue";
                 why.add(0, "projected " + Numbers.x(r.projectedSpeedup()) + ", the best admissible option, above the " + tf
                         + " threshold (question.min_speedup)");
@@ -495,16 +509,22 @@ public final class DecisionEngine {
                     r.projectedTokensPerSec(), r.tokensPerStep(), r.violates(), r.needsHardware(), r.admissible(), verdict,
                     String.join("; ", why), r.derivation(), r.bound(), r.evidence(), r.byBatch()));
         }
-        String decision = best >= 0 ? Decision.PURSUE : Decision.ACCEPT;
+        String decision = !fit.applies() ? Decision.NOT_APPLICABLE : best >= 0 ? Decision.PURSUE : Decision.ACCEPT;
         String chosen = best >= 0 ? finals.get(best).id() : null;
         if (chosen != null) {
             revisits.removeIf(r -> r.option().equals(chosen));
         }
 
         List<BottleneckReport.Warning> warnings = new ArrayList<>();
-        List<Decision.Check> checks = checks(tax, share, amdahl, regime, period, bench, warnings);
+        List<Decision.Check> checks = checks(tax, share, amdahl, regime, period, bench, fit, warnings);
         warnings.addAll(report.warnings());
-        String summary = summary(decision, best >= 0 ? finals.get(best) : null, tax, share, amdahl, finals);
+        String premise = premise(tax, share);
+        String summary = !fit.applies() ? notApplicable(fit, tax, share)
+                : summary(decision, best >= 0 ? finals.get(best) : null, tax, share, amdahl, finals);
+        if (premise != null) {
+            int firstSentence = summary.indexOf(". ") + 1;
+            summary = summary.substring(0, firstSentence) + " " + premise + summary.substring(firstSentence);
+        }
         return new Decision(Decision.SCHEMA, new BottleneckReport.Tool("steptrace", toolVersion),
                 new Decision.ScenarioRef(s.id(), s.title(), s.source()),
                 new Decision.CaptureRef(cap.path(), cap.name(), cap.devices(), cap.worldSize(), cap.ranks(), phase.steps(),
@@ -570,7 +590,7 @@ public final class DecisionEngine {
     // ---- checks ----
 
     private List<Decision.Check> checks(Part tax, double share, Double amdahl, Regime regime, Double period,
-                                        Decision.Bench bench, List<BottleneckReport.Warning> warnings) {
+                                        Decision.Bench bench, Fit fit, List<BottleneckReport.Warning> warnings) {
         List<Decision.Check> out = new ArrayList<>();
         String amdahlEvidence = String.format(Locale.ROOT, "%s ms of %s per step of %s ms kernel time (%s): 1 / (1 - %.3f) = %s",
                 Numbers.ms(tax.ms()), tax.spec(), Numbers.ms(step), capSrc, share / 100, amdahl == null ? "n/a" : Numbers.x(amdahl));
@@ -587,39 +607,47 @@ public final class DecisionEngine {
         String regimeSummary = switch (regime.regime()) {
             case "latency" -> "Latency-bound: compressing the messages (e.g. FP8) would save almost nothing; fewer calls or a faster link would.";
             case "bandwidth" -> "Bandwidth-bound: fewer bytes per call (compression) or a faster link would shorten it.";
+            case "mixed" -> String.format(Locale.ROOT, "Mixed: %.0f%% of each call moves bytes, the rest is latency: halving the"
+                    + " bytes would save about %.0f%% of it; fewer calls or a lower-latency path would save more.",
+                    100 * regime.ratio(), 50 * regime.ratio());
             default -> "Unknown: latency or bandwidth cannot be told from this capture.";
         };
         out.add(new Decision.Check("collective-regime", "Latency or bandwidth", regime.regime().equals("unknown") ? "info" : "ok",
                 regime.ratio(), REGIME_THRESHOLD, regimeSummary, regime.evidence()));
 
-        // Hardware facts against the capture's devices.
         BottleneckReport.Capture cap = report.capture();
-        List<String> mismatch = new ArrayList<>();
-        String gpu = s.hardware().gpu();
-        if (gpu != null) {
-            if (cap.devices() == null || cap.devices().isEmpty()) {
-                mismatch.add("the capture names no devices to compare with hardware.gpu \"" + gpu + "\"");
-            } else if (cap.devices().stream().noneMatch(dev -> sameGpu(dev, gpu))) {
-                mismatch.add("hardware.gpu is \"" + gpu + "\" but the capture ran on " + String.join(", ", cap.devices()));
-            }
-        }
-        Integer world = cap.worldSize() != null ? cap.worldSize() : cap.ranks().size();
-        if (s.hardware().gpus() != null && !s.hardware().gpus().equals(world)) {
-            mismatch.add("hardware.gpus is " + s.hardware().gpus() + " but the capture has world size " + world);
-        }
-        String hwEvidence = "scenario: gpu " + Fmt.text(gpu) + ", gpus " + (s.hardware().gpus() == null ? "n/a" : s.hardware().gpus())
-                + ", interconnect " + Fmt.text(s.hardware().interconnect()) + "; capture " + cap.name() + ": devices "
-                + (cap.devices() == null || cap.devices().isEmpty() ? "n/a" : String.join(", ", cap.devices())) + ", world size "
-                + world + " (the interconnect is not in the trace)";
-        if (mismatch.isEmpty()) {
+        int world = cap.worldSize() != null ? cap.worldSize() : cap.ranks().size();
+        // Hardware facts against the capture's devices: a mismatch makes the memo not applicable, unless
+        // the scenario says the capture stands in for its hardware.
+        if (fit.mismatches().isEmpty()) {
             out.add(new Decision.Check("hardware-match", "Scenario hardware matches the capture", "ok", null, null,
-                    gpu == null && s.hardware().gpus() == null ? "The scenario states no GPU model or count to compare."
-                            : "The capture's devices match the scenario's hardware facts.", hwEvidence));
+                    s.hardware().gpu() == null && s.hardware().gpus() == null && s.hardware().interconnect() == null
+                            ? "The scenario states no GPU model, count or interconnect to compare."
+                            : "The capture's devices, count and interconnect match the scenario's hardware facts.",
+                    fit.evidence()));
+        } else if (s.hardware().captureStandsIn()) {
+            out.add(new Decision.Check("hardware-match", "Scenario hardware matches the capture", "info", null, null,
+                    "The capture stands in for the scenario's hardware (hardware.capture_stands_in): "
+                            + String.join("; ", fit.mismatches()) + ". The memo decides with the capture's numbers.",
+                    fit.evidence()));
         } else {
-            String msg = "The scenario's hardware facts do not match this capture: " + String.join("; ", mismatch)
-                    + ". Its hardware-dependent numbers (link bandwidth, measured tables) may not apply.";
-            out.add(new Decision.Check("hardware-match", "Scenario hardware matches the capture", "warn", null, null, msg, hwEvidence));
+            String msg = "Not applicable: the scenario's hardware is not the capture's: " + String.join("; ", fit.mismatches())
+                    + ". Nothing is decided; capture the scenario's hardware, or set hardware.capture_stands_in: true if"
+                    + " this capture stands in for it.";
+            out.add(new Decision.Check("hardware-match", "Scenario hardware matches the capture", "warn", null, null, msg,
+                    fit.evidence()));
             warnings.add(new BottleneckReport.Warning("hardware_mismatch", msg));
+        }
+        if (q.premiseSharePct() != null) {
+            String contradiction = premise(tax, share);
+            out.add(new Decision.Check("premise", "The question's premise", contradiction == null ? "ok" : "warn", share,
+                    q.premiseSharePct(), contradiction != null ? contradiction : String.format(Locale.ROOT,
+                    "The measurement agrees with the premise: %s is %s of %s kernel time, the question says about %s%%.",
+                    tax.spec(), Numbers.pct(share), q.phase(), Numbers.plain(q.premiseSharePct())),
+                    String.format(Locale.ROOT, "question.premise_share_pct %s%%; %s: %s ms of %s ms per step (%s); contradicted"
+                            + " when the measured share is under 1/%s or over %s times the premise",
+                            Numbers.plain(q.premiseSharePct()), tax.spec(), Numbers.ms(tax.ms()), Numbers.ms(step), capSrc,
+                            Numbers.plain(PREMISE_FACTOR), Numbers.plain(PREMISE_FACTOR))));
         }
 
         out.add(new Decision.Check("batch-size", "Batch size", batch == null ? "warn" : "ok",
@@ -703,6 +731,59 @@ public final class DecisionEngine {
     private static String normalize(String s) {
         return (" " + s.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", " ") + " ")
                 .replace(" nvidia ", " ").replace(" geforce ", " ").strip().replaceAll("\\s+", " ");
+    }
+
+    /**
+     * Whether the scenario's hardware is the capture's: GPU model (device names), GPU count (world size),
+     * interconnect ({@link CaptureInterconnect}; an unknown one is never a mismatch).
+     */
+    record Fit(List<String> mismatches, String evidence, boolean applies) {}
+
+    Fit fit() {
+        BottleneckReport.Capture cap = report.capture();
+        Scenario.Hardware h = s.hardware();
+        List<String> mismatch = new ArrayList<>();
+        if (h.gpu() != null) {
+            if (cap.devices() == null || cap.devices().isEmpty()) {
+                mismatch.add("the capture names no devices to compare with hardware.gpu \"" + h.gpu() + "\"");
+            } else if (cap.devices().stream().noneMatch(dev -> sameGpu(dev, h.gpu()))) {
+                mismatch.add("hardware.gpu is \"" + h.gpu() + "\" but the capture ran on " + String.join(", ", cap.devices()));
+            }
+        }
+        int world = cap.worldSize() != null ? cap.worldSize() : cap.ranks().size();
+        if (h.gpus() != null && h.gpus() != world) {
+            mismatch.add("hardware.gpus is " + h.gpus() + " but the capture has world size " + world);
+        }
+        CaptureInterconnect link = CaptureInterconnect.of(cap.devices(), world);
+        if (h.interconnect() != null && link.interconnect() != null && !h.interconnect().equals(link.interconnect())) {
+            mismatch.add("hardware.interconnect is " + h.interconnect() + " but the capture's GPUs are linked by "
+                    + link.interconnect());
+        }
+        String evidence = "scenario: gpu " + Fmt.text(h.gpu()) + ", gpus " + (h.gpus() == null ? "n/a" : h.gpus())
+                + ", interconnect " + Fmt.text(h.interconnect()) + (h.captureStandsIn() ? ", capture_stands_in" : "")
+                + "; capture " + cap.name() + ": devices "
+                + (cap.devices() == null || cap.devices().isEmpty() ? "n/a" : String.join(", ", cap.devices()))
+                + ", world size " + world + ", interconnect " + (link.interconnect() == null ? "unknown" : link.interconnect())
+                + " (" + link.evidence() + ")";
+        return new Fit(List.copyOf(mismatch), evidence, mismatch.isEmpty() || h.captureStandsIn());
+    }
+
+    /** The sentence that says the measurement contradicts the question's premise, or null. */
+    private String premise(Part tax, double share) {
+        Double premise = q.premiseSharePct();
+        if (premise == null || (share >= premise / PREMISE_FACTOR && share <= premise * PREMISE_FACTOR)) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "The measurement contradicts the question's premise: %s is %s of %s kernel time,"
+                + " not about %s%% (question.premise_share_pct).", tax.label(), Numbers.pct(share), q.phase(),
+                Numbers.plain(premise));
+    }
+
+    private String notApplicable(Fit fit, Part tax, double share) {
+        return "Not applicable: the scenario's hardware is not the capture's (" + String.join("; ", fit.mismatches())
+                + "). The capture's " + tax.spec() + " share (" + Numbers.pct(share) + " of " + q.phase()
+                + " kernel time) describes its own hardware, so no option is weighed; capture the scenario's hardware, or"
+                + " set hardware.capture_stands_in: true if this capture stands in for it.";
     }
 
     private static String joinInts(java.util.Collection<Integer> xs) {

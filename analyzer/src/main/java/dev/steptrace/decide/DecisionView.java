@@ -170,6 +170,7 @@ public record DecisionView(String title, String toolName, String toolVersion, St
 
         String decisionLabel = Decision.PURSUE.equals(d.decision())
                 ? "Pursue: " + d.options().stream().filter(o -> o.id().equals(d.option())).map(Decision.OptionResult::title).findFirst().orElse(d.option())
+                : Decision.NOT_APPLICABLE.equals(d.decision()) ? "Not applicable: the scenario's hardware is not the capture's"
                 : "Accept the " + taxName + " tax";
         String scenarioName = d.scenario().title() != null ? d.scenario().title() : Fmt.text(d.scenario().id());
         return new DecisionView("steptrace decision: " + d.capture().name(), d.tool().name(), d.tool().version(), d.schema(),

@@ -22,9 +22,10 @@ public record Scenario(String id, String title, String source, Question question
      * @param minSpeedup       an admissible option must project at least this speedup to be pursued
      * @param batch            the batch size to assume when the capture does not say (null: unknown)
      * @param operatingBatches batch sizes the service runs at: an option measured slower at one of them is not admissible
+     * @param premiseSharePct  the share of the phase's kernel time the question says the tax takes (null: no premise)
      */
     public record Question(String text, String phase, String tax, double minSpeedup, Integer batch,
-                           List<Integer> operatingBatches) {
+                           List<Integer> operatingBatches, Double premiseSharePct) {
         public String taxCategory() {
             int slash = tax.indexOf('/');
             return slash < 0 ? tax : tax.substring(0, slash);
@@ -36,8 +37,18 @@ public record Scenario(String id, String title, String source, Question question
         }
     }
 
-    /** Hardware facts; any may be null when the scenario does not say. */
-    public record Hardware(String gpu, Integer gpus, String interconnect, Double linkGbps, Double collectiveLatencyUs) {}
+    /**
+     * Hardware facts; any may be null when the scenario does not say.
+     *
+     * @param interconnect    {@code pcie}, {@code nvlink} or {@code xgmi}
+     * @param captureStandsIn the capture was taken on other hardware on purpose: a mismatch of GPU model, count or
+     *                        interconnect is reported, but the memo decides with the capture's numbers
+     */
+    public record Hardware(String gpu, Integer gpus, String interconnect, Double linkGbps, Double collectiveLatencyUs,
+                           boolean captureStandsIn) {
+        /** The interconnects a scenario can name. */
+        public static final List<String> INTERCONNECTS = List.of("pcie", "nvlink", "xgmi");
+    }
 
     /** A measured input: a table by batch size, or a burst timing of one collective. */
     public sealed interface Measured permits Table, Burst {

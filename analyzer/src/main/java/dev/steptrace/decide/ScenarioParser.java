@@ -82,7 +82,7 @@ public final class ScenarioParser {
         String title = string(top, "", "title", false);
         Scenario.Question question = question(required(top, "", "question"));
         Scenario.Hardware hardware = top.has("hardware") && !top.get("hardware").isNull()
-                ? hardware(top.get("hardware")) : new Scenario.Hardware(null, null, null, null, null);
+                ? hardware(top.get("hardware")) : new Scenario.Hardware(null, null, null, null, null, false);
         Map<String, String> constraints = constraints(top.get("constraints"));
         Map<String, Scenario.Measured> measured = measured(top.get("measured"));
         List<Scenario.Option> options = options(required(top, "", "options"), constraints, measured);
@@ -111,7 +111,7 @@ public final class ScenarioParser {
     private Scenario.Question question(JsonNode node) {
         String p = "question";
         ObjectNode q = object(node, p);
-        keys(q, p, "text", "phase", "tax", "min_speedup", "batch", "operating_batches");
+        keys(q, p, "text", "phase", "tax", "min_speedup", "batch", "operating_batches", "premise_share_pct");
         String phase = string(q, p, "phase", false);
         if (phase == null) {
             phase = "decode";
@@ -133,13 +133,18 @@ public final class ScenarioParser {
                 operating.add(positiveInt(a.get(i), p + ".operating_batches[" + i + "]"));
             }
         }
-        return new Scenario.Question(string(q, p, "text", false), phase, tax, min, batch, List.copyOf(operating));
+        Double premise = number(q, p, "premise_share_pct", false);
+        if (premise != null && (premise <= 0 || premise > 100)) {
+            throw fail(p + ".premise_share_pct", "expected a share of the phase's kernel time above 0 and at most 100 (percent),"
+                    + " got " + Numbers.plain(premise));
+        }
+        return new Scenario.Question(string(q, p, "text", false), phase, tax, min, batch, List.copyOf(operating), premise);
     }
 
     private Scenario.Hardware hardware(JsonNode node) {
         String p = "hardware";
         ObjectNode h = object(node, p);
-        keys(h, p, "gpu", "gpus", "interconnect", "link_gbps", "collective_latency_us");
+        keys(h, p, "gpu", "gpus", "interconnect", "link_gbps", "collective_latency_us", "capture_stands_in");
         Double link = number(h, p, "link_gbps", false);
         if (link != null && link <= 0) {
             throw fail(p + ".link_gbps", "expected a bandwidth above 0 GB/s, got " + Numbers.plain(link));
@@ -148,8 +153,23 @@ public final class ScenarioParser {
         if (latency != null && latency < 0) {
             throw fail(p + ".collective_latency_us", "expected a latency of at least 0 µs, got " + Numbers.plain(latency));
         }
-        return new Scenario.Hardware(string(h, p, "gpu", false), positiveInt(h, p, "gpus", false),
-                string(h, p, "interconnect", false), link, latency);
+        String interconnect = string(h, p, "interconnect", false);
+        if (interconnect != null) {
+            interconnect = interconnect.toLowerCase(java.util.Locale.ROOT);
+            if (!Scenario.Hardware.INTERCONNECTS.contains(interconnect)) {
+                throw fail(p + ".interconnect", "expected one of " + String.join(", ", Scenario.Hardware.INTERCONNECTS)
+                        + ", got \"" + interconnect + "\"");
+            }
+        }
+        boolean standsIn = false;
+        if (h.has("capture_stands_in") && !h.get("capture_stands_in").isNull()) {
+            if (!h.get("capture_stands_in").isBoolean()) {
+                throw fail(p + ".capture_stands_in", "expected true or false, got " + kind(h.get("capture_stands_in")));
+            }
+            standsIn = h.get("capture_stands_in").asBoolean();
+        }
+        return new Scenario.Hardware(string(h, p, "gpu", false), positiveInt(h, p, "gpus", false), interconnect, link,
+                latency, standsIn);
     }
 
     private Map<String, String> constraints(JsonNode node) {

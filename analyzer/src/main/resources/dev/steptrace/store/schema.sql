@@ -114,7 +114,8 @@ CREATE TABLE IF NOT EXISTS cpu_ops (
     dur_ns      BIGINT NOT NULL,
     external_id BIGINT,
     nvtx        nvtx_range_kind,            -- NVTX ranges of Nsight Systems exports: push/pop or start/end; NULL for Kineto rows
-    nvtx_domain VARCHAR                     -- the NVTX range's domain; NULL for the default domain
+    nvtx_domain VARCHAR,                    -- the NVTX range's domain; NULL for the default domain
+    input_dims  VARCHAR                     -- Kineto args "Input Dims" as JSON, for GEMM and embedding ops only
 );
 
 CREATE TABLE IF NOT EXISTS launches (

@@ -17,7 +17,7 @@ SELECT * EXCLUDE (kind, bytes) FROM gpu_events WHERE kind = 'kernel';
 
 CREATE OR REPLACE VIEW cpu_events AS
 SELECT f.capture_id, c.file_id, f.rank, c.kind, n.name, c.pid, c.tid,
-       c.ts_ns, c.dur_ns, c.ts_ns + c.dur_ns AS end_ns, c.external_id
+       c.ts_ns, c.dur_ns, c.ts_ns + c.dur_ns AS end_ns, c.external_id, c.input_dims
 FROM cpu_ops c
 JOIN files f USING (file_id)
 JOIN names n ON n.file_id = c.file_id AND n.name_id = c.name_id;

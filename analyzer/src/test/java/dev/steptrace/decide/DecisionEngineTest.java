@@ -86,9 +86,13 @@ class DecisionEngineTest {
     }
 
     @Test
-    void h200NvlinkCaptureReportsItsShareAndWarnsAboutTheHardware() {
+    void h200NvlinkCaptureIsNotWhatThePcieScenarioIsAbout() {
         Decision d = decide(DecisionFixtures.h200(), CaptureBatch.UNKNOWN, BUNDLED);
-        assertEquals("accept", d.decision());
+        assertEquals("not_applicable", d.decision());
+        assertNull(d.option());
+        assertTrue(d.summary().startsWith("Not applicable: the scenario's hardware is not the capture's"), d.summary());
+        assertTrue(d.summary().contains("hardware.interconnect is pcie but the capture's GPUs are linked by nvlink"), d.summary());
+        assertTrue(d.options().stream().allMatch(o -> o.verdict().equals("not_applicable")));
         assertEquals(2.5, d.facts().sharePct(), 0.3);
         assertEquals(1.03, d.facts().amdahlMaxSpeedup(), 0.01);
         assertEquals(1, d.facts().batch(), "from the scenario's question.batch");
@@ -155,10 +159,12 @@ class DecisionEngineTest {
 
     @Test
     void largeMessagesAreBandwidthBound() {
+        // 29,360,128 B x 2 x 7/8 / 64 GB/s = 802.9 µs on the wire of a 900 µs call: 89%, 80% or more.
         BottleneckReport r = DecisionFixtures.report("prefill", DecisionFixtures.RTX, 8, 5, 470, 0.4, 29360128.0, List.of(
-                DecisionFixtures.cat("allreduce", 254.1, 127), DecisionFixtures.cat("gemm", 88, 428)));
+                DecisionFixtures.cat("allreduce", 114.3, 127), DecisionFixtures.cat("gemm", 88, 428)));
         Decision d = decide(r, DecisionFixtures.batch(1), BUNDLED);
         assertEquals("bandwidth", d.facts().regime());
+        assertEquals(29360128 * 2.0 * 7 / 8 / 64000, d.facts().wireUs(), 1e-9);
     }
 
     @Test

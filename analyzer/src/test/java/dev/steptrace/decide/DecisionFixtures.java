@@ -84,6 +84,6 @@ final class DecisionFixtures {
     }
 
     static CaptureBatch batch(int b) {
-        return new CaptureBatch(b, 20, 20, "execute_context_0(0)_generation_" + b + "(" + b + ")");
+        return new CaptureBatch(b, 20, 20, "vLLM step annotation execute_context_0(0)_generation_" + b + "(" + b + ")");
     }
 }

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Reads the fields of one event object into a {@link TraceEvent}: the keys every phase has, and the
@@ -22,6 +24,16 @@ final class EventFields {
     private final ObjectMapper mapper;
     /** The value of the last {@link #integer} call that returned true. */
     private long number;
+
+    /**
+     * CPU ops whose {@code Input Dims} are kept ({@code cpu_ops.input_dims}): the GEMMs and the embedding, from
+     * whose shapes a step's token count is read when no annotation gives the batch (docs/schema.md).
+     */
+    static final Set<String> SHAPE_OPS = Set.of("aten::mm", "aten::addmm", "aten::matmul", "aten::linear", "aten::bmm",
+            "aten::embedding");
+    /** Per name id of the file: whether it was looked up, and whether it is one of {@link #SHAPE_OPS}. */
+    private final BitSet shapeNameSeen = new BitSet();
+    private final BitSet shapeName = new BitSet();
 
     /** False when python_function events are dropped: they are then skipped without being read. */
     private final boolean keepPythonFunctions;
@@ -197,6 +209,14 @@ final class EventFields {
                 case "Collective name":
                     e.comm().collective = text(p, t);
                     break;
+                case "Input Dims":
+                    // Only for the few ops named before their args (Kineto writes name first); others skip it.
+                    if (t == JsonToken.START_ARRAY && e.kind == EventKind.CPU_OP && keepsShapes(e.nameId)) {
+                        e.inputDims = mapper.readTree(p).toString();
+                    } else {
+                        p.skipChildren();
+                    }
+                    break;
                 case "dtype":
                     e.comm().dtype = text(p, t);
                     break;
@@ -248,6 +268,17 @@ final class EventFields {
                     p.skipChildren();
             }
         }
+    }
+
+    private boolean keepsShapes(int nameId) {
+        if (nameId < 0) {
+            return false;
+        }
+        if (!shapeNameSeen.get(nameId)) {
+            shapeNameSeen.set(nameId);
+            shapeName.set(nameId, SHAPE_OPS.contains(names.name(nameId)));
+        }
+        return shapeName.get(nameId);
     }
 
     private void category(JsonParser p, TraceEvent e) throws IOException {

@@ -206,6 +206,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         cpu.setLong(c.ts, ts);
         cpu.setLong(c.dur, e.durNs);
         cpu.setLongIf(e.has(TraceEvent.EXTERNAL_ID), c.externalId, e.externalId);
+        cpu.setString(c.inputDims, e.inputDims);
         cpu.endRow();
     }
 
@@ -443,6 +444,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         final int ts;
         final int dur;
         final int externalId;
+        final int inputDims;
         final int[] codes = new int[EventKind.values().length];
 
         CpuColumns(TableBatch b) {
@@ -454,6 +456,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
             ts = b.column("ts_ns");
             dur = b.column("dur_ns");
             externalId = b.column("external_id");
+            inputDims = b.column("input_dims");
             codes[EventKind.CPU_OP.ordinal()] = b.enumCode(kind, "cpu_op");
             codes[EventKind.USER_ANNOTATION.ordinal()] = b.enumCode(kind, "user_annotation");
             codes[EventKind.GPU_USER_ANNOTATION.ordinal()] = b.enumCode(kind, "gpu_user_annotation");

@@ -59,6 +59,9 @@ public final class TraceEvent {
         return commTouched && comm.collective != null;
     }
 
+    /** {@code args."Input Dims"} as compact JSON, kept for the CPU ops of {@code EventFields#SHAPE_OPS} only. */
+    public String inputDims;
+
     public CommArgs comm() {
         commTouched = true;
         return comm;
@@ -72,6 +75,7 @@ public final class TraceEvent {
         present = 0;
         nameId = -1;
         metaValue = null;
+        inputDims = null;
         if (commTouched) {
             comm.reset();
             commTouched = false;
