@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * <ol>
  *   <li>the step annotations: vLLM's {@code execute_context_N(tokens)_generation_M(tokens)} (N + M
  *       sequences), SGLang's {@code step[DECODE bs=32]};</li>
- *   <li>in decode, the input shapes of the step's first GEMM or embedding ({@code cpu_ops.input_dims}):
+ *   <li>in decode, the input shapes of the step's first GEMM or embedding ({@code op_shapes.input_dims}):
  *       the tokens it runs on (the rows of a GEMM's first input, the indices of an embedding), one per
  *       sequence in a decode step. CUDA-graph replays carry no shapes.</li>
  * </ol>
@@ -79,11 +79,13 @@ public record CaptureBatch(Integer batch, int steps, int total, String evidence)
     private static CaptureBatch fromShapes(CaptureAnalysis analysis, String phase) throws SQLException {
         Counts counts = new Counts();
         try (PreparedStatement ps = analysis.connection().prepareStatement("""
-                SELECT arg_min(n.name, o.ts_ns) AS op, arg_min(o.input_dims, o.ts_ns) AS dims
+                SELECT arg_min(n.name, o.ts_ns) AS op, arg_min(sh.input_dims, o.ts_ns) AS dims
                 FROM t_steps s
                 JOIN cpu_ops o ON o.file_id = s.file_id AND o.ts_ns >= s.cpu_start AND o.ts_ns < s.cpu_end
+                JOIN op_shapes sh ON sh.file_id = o.file_id AND sh.shape_id = o.shape_id
                 JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
-                WHERE s.phase = ? AND o.input_dims IS NOT NULL
+                WHERE s.phase = ? AND sh.input_dims IS NOT NULL
+                  AND n.name IN ('aten::mm', 'aten::addmm', 'aten::matmul', 'aten::linear', 'aten::bmm', 'aten::embedding')
                 GROUP BY s.file_id, s.step ORDER BY s.file_id, s.step
                 """)) {
             ps.setString(1, phase);

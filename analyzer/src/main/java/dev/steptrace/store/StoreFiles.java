@@ -16,7 +16,7 @@ import java.util.Map;
 public final class StoreFiles {
     /** Every table with a file_id column: what replacing or dropping a file must clear. */
     private static final List<String> FILE_TABLES =
-            List.of("gpu_ops", "cpu_ops", "launches", "comm_meta", "names", "devices", "tracks", "files");
+            List.of("gpu_ops", "cpu_ops", "op_shapes", "launches", "comm_meta", "names", "devices", "tracks", "files");
 
     private StoreFiles() {}
 

@@ -115,7 +115,18 @@ CREATE TABLE IF NOT EXISTS cpu_ops (
     external_id BIGINT,
     nvtx        nvtx_range_kind,            -- NVTX ranges of Nsight Systems exports: push/pop or start/end; NULL for Kineto rows
     nvtx_domain VARCHAR,                    -- the NVTX range's domain; NULL for the default domain
-    input_dims  VARCHAR                     -- Kineto args "Input Dims" as JSON, for GEMM and embedding ops only
+    shape_id    INTEGER                     -- the op's input shapes (record_shapes): op_shapes(file_id, shape_id); NULL without
+);
+
+-- The distinct input shapes of a file's CPU ops (Kineto record_shapes args), each once per file; cpu_ops
+-- rows point here by (file_id, shape_id). Values are the args' JSON arrays as written, compacted.
+CREATE TABLE IF NOT EXISTS op_shapes (
+    file_id         INTEGER NOT NULL,
+    shape_id        INTEGER NOT NULL,
+    input_dims      VARCHAR,                -- "Input Dims", e.g. [[4096,7168],[7168,5120]]
+    input_types     VARCHAR,                -- "Input type", e.g. ["c10::BFloat16","c10::BFloat16"]
+    input_strides   VARCHAR,                -- "Input Strides"
+    concrete_inputs VARCHAR                 -- "Concrete Inputs": scalar arguments as text, "" for tensors
 );
 
 CREATE TABLE IF NOT EXISTS launches (

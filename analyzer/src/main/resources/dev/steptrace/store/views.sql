@@ -17,7 +17,7 @@ SELECT * EXCLUDE (kind, bytes) FROM gpu_events WHERE kind = 'kernel';
 
 CREATE OR REPLACE VIEW cpu_events AS
 SELECT f.capture_id, c.file_id, f.rank, c.kind, n.name, c.pid, c.tid,
-       c.ts_ns, c.dur_ns, c.ts_ns + c.dur_ns AS end_ns, c.external_id, c.input_dims
+       c.ts_ns, c.dur_ns, c.ts_ns + c.dur_ns AS end_ns, c.external_id
 FROM cpu_ops c
 JOIN files f USING (file_id)
 JOIN names n ON n.file_id = c.file_id AND n.name_id = c.name_id;
@@ -28,3 +28,12 @@ SELECT f.capture_id, l.file_id, f.rank, l.kind, n.name, l.pid, l.tid,
 FROM launches l
 JOIN files f USING (file_id)
 JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id;
+
+-- CPU ops with the input shapes they recorded (record_shapes), e.g. every aten::mm's operand dims.
+CREATE OR REPLACE VIEW cpu_op_shapes AS
+SELECT f.capture_id, c.file_id, f.rank, n.name, c.pid, c.tid, c.ts_ns, c.dur_ns, c.external_id,
+       s.input_dims, s.input_types, s.input_strides, s.concrete_inputs
+FROM cpu_ops c
+JOIN files f USING (file_id)
+JOIN names n ON n.file_id = c.file_id AND n.name_id = c.name_id
+JOIN op_shapes s ON s.file_id = c.file_id AND s.shape_id = c.shape_id;

@@ -5,9 +5,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Reads the fields of one event object into a {@link TraceEvent}: the keys every phase has, and the
@@ -25,15 +23,6 @@ final class EventFields {
     /** The value of the last {@link #integer} call that returned true. */
     private long number;
 
-    /**
-     * CPU ops whose {@code Input Dims} are kept ({@code cpu_ops.input_dims}): the GEMMs and the embedding, from
-     * whose shapes a step's token count is read when no annotation gives the batch (docs/schema.md).
-     */
-    static final Set<String> SHAPE_OPS = Set.of("aten::mm", "aten::addmm", "aten::matmul", "aten::linear", "aten::bmm",
-            "aten::embedding");
-    /** Per name id of the file: whether it was looked up, and whether it is one of {@link #SHAPE_OPS}. */
-    private final BitSet shapeNameSeen = new BitSet();
-    private final BitSet shapeName = new BitSet();
 
     /** False when python_function events are dropped: they are then skipped without being read. */
     private final boolean keepPythonFunctions;
@@ -209,14 +198,6 @@ final class EventFields {
                 case "Collective name":
                     e.comm().collective = text(p, t);
                     break;
-                case "Input Dims":
-                    // Only for the few ops named before their args (Kineto writes name first); others skip it.
-                    if (t == JsonToken.START_ARRAY && e.kind == EventKind.CPU_OP && keepsShapes(e.nameId)) {
-                        e.inputDims = mapper.readTree(p).toString();
-                    } else {
-                        p.skipChildren();
-                    }
-                    break;
                 case "dtype":
                     e.comm().dtype = text(p, t);
                     break;
@@ -260,6 +241,12 @@ final class EventFields {
                 case "Out split size":
                     e.comm().outSplit = text(p, t);
                     break;
+                case "Input Dims":
+                case "Input type":
+                case "Input Strides":
+                case "Concrete Inputs":
+                    compact(p, t, e.touchInputs().of(key));
+                    break;
                 case "Is asynchronized op":
                     e.comm().isAsync = t == JsonToken.VALUE_TRUE
                             || (t != JsonToken.VALUE_FALSE && integer(p, t) && number != 0);
@@ -270,15 +257,63 @@ final class EventFields {
         }
     }
 
-    private boolean keepsShapes(int nameId) {
-        if (nameId < 0) {
-            return false;
+    /**
+     * Appends the value that starts at token {@code t} to {@code out} as compact JSON, from the
+     * tokenizer's buffers (shapes are kept for every CPU op, so no tree and no String per value).
+     */
+    private static void compact(JsonParser p, JsonToken t, StringBuilder out) throws IOException {
+        out.setLength(0);
+        int depth = 0;
+        for (JsonToken tok = t; tok != null; tok = p.nextToken()) {
+            if (tok != JsonToken.END_ARRAY && tok != JsonToken.END_OBJECT && out.length() > 0
+                    && "[{:".indexOf(out.charAt(out.length() - 1)) < 0) {
+                out.append(',');
+            }
+            switch (tok) {
+                case START_ARRAY -> {
+                    out.append('[');
+                    depth++;
+                }
+                case START_OBJECT -> {
+                    out.append('{');
+                    depth++;
+                }
+                case END_ARRAY -> {
+                    out.append(']');
+                    depth--;
+                }
+                case END_OBJECT -> {
+                    out.append('}');
+                    depth--;
+                }
+                case FIELD_NAME -> {
+                    quoted(p, out);
+                    out.append(':');
+                }
+                case VALUE_STRING -> quoted(p, out);
+                default -> out.append(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+            }
+            if (depth == 0) {
+                return;
+            }
         }
-        if (!shapeNameSeen.get(nameId)) {
-            shapeNameSeen.set(nameId);
-            shapeName.set(nameId, SHAPE_OPS.contains(names.name(nameId)));
+    }
+
+    private static void quoted(JsonParser p, StringBuilder out) throws IOException {
+        char[] c = p.getTextCharacters();
+        int end = p.getTextOffset() + p.getTextLength();
+        out.append('"');
+        for (int i = p.getTextOffset(); i < end; i++) {
+            char ch = c[i];
+            if (ch == '"' || ch == '\\') {
+                out.append('\\').append(ch);
+            } else if (ch < 0x20) {
+                out.append(String.format("\\u%04x", (int) ch));
+            } else {
+                out.append(ch);
+            }
         }
-        return shapeName.get(nameId);
+        out.append('"');
     }
 
     private void category(JsonParser p, TraceEvent e) throws IOException {

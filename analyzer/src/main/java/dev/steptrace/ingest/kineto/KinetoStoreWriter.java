@@ -41,6 +41,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     private final TableBatch cpu;
     private final TableBatch launch;
     private final TableBatch comm;
+    private final OpShapes shapes;
     private final GpuOpColumns g;
     private final CpuColumns c;
     private final LaunchColumns l;
@@ -75,6 +76,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
             cpu = open(opened, allocator, "cpu_ops", BATCH_ROWS);
             launch = open(opened, allocator, "launches", BATCH_ROWS);
             comm = open(opened, allocator, "comm_meta", 4096);
+            shapes = new OpShapes(connection, allocator, fileId, inserter);
         } catch (SQLException | RuntimeException e) {
             opened.forEach(TableBatch::close);
             throw e;
@@ -206,7 +208,9 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         cpu.setLong(c.ts, ts);
         cpu.setLong(c.dur, e.durNs);
         cpu.setLongIf(e.has(TraceEvent.EXTERNAL_ID), c.externalId, e.externalId);
-        cpu.setString(c.inputDims, e.inputDims);
+        if (e.hasInputs()) {
+            cpu.setInt(c.shapeId, shapes.idOf(e.inputs()));
+        }
         cpu.endRow();
     }
 
@@ -305,6 +309,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         cpu.flush();
         launch.flush();
         comm.flush();
+        shapes.flush();
         if (lateBaseNs != 0) {
             // Builds before 2025-03 wrote baseTimeNanoseconds after the events.
             for (String table : TIMED_TABLES) {
@@ -403,6 +408,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         cpu.close();
         launch.close();
         comm.close();
+        shapes.close();
     }
 
     /** What the files row needs from the writer. */
@@ -444,7 +450,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         final int ts;
         final int dur;
         final int externalId;
-        final int inputDims;
+        final int shapeId;
         final int[] codes = new int[EventKind.values().length];
 
         CpuColumns(TableBatch b) {
@@ -456,7 +462,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
             ts = b.column("ts_ns");
             dur = b.column("dur_ns");
             externalId = b.column("external_id");
-            inputDims = b.column("input_dims");
+            shapeId = b.column("shape_id");
             codes[EventKind.CPU_OP.ordinal()] = b.enumCode(kind, "cpu_op");
             codes[EventKind.USER_ANNOTATION.ordinal()] = b.enumCode(kind, "user_annotation");
             codes[EventKind.GPU_USER_ANNOTATION.ordinal()] = b.enumCode(kind, "gpu_user_annotation");

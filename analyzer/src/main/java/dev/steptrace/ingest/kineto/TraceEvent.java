@@ -49,6 +49,7 @@ public final class TraceEvent {
     public long sortIndex;
     private boolean commTouched;
     private final CommArgs comm = new CommArgs();
+    private final OpInputs inputs = new OpInputs();
 
     public boolean has(int flag) {
         return (present & flag) != 0;
@@ -59,12 +60,23 @@ public final class TraceEvent {
         return commTouched && comm.collective != null;
     }
 
-    /** {@code args."Input Dims"} as compact JSON, kept for the CPU ops of {@code EventFields#SHAPE_OPS} only. */
-    public String inputDims;
-
     public CommArgs comm() {
         commTouched = true;
         return comm;
+    }
+
+    /** True when the args carried input shapes ({@code record_shapes}). */
+    public boolean hasInputs() {
+        return inputs.present;
+    }
+
+    public OpInputs inputs() {
+        return inputs;
+    }
+
+    OpInputs touchInputs() {
+        inputs.present = true;
+        return inputs;
     }
 
     void reset() {
@@ -75,10 +87,43 @@ public final class TraceEvent {
         present = 0;
         nameId = -1;
         metaValue = null;
-        inputDims = null;
         if (commTouched) {
             comm.reset();
             commTouched = false;
+        }
+        if (inputs.present) {
+            inputs.reset();
+        }
+    }
+
+    /**
+     * The inputs a CPU op recorded under {@code record_shapes}: {@code Input Dims}, {@code Input type},
+     * {@code Input Strides} and {@code Concrete Inputs}, each as compact JSON text (empty when absent).
+     * Reused builders: no String per event.
+     */
+    public static final class OpInputs {
+        public final StringBuilder dims = new StringBuilder();
+        public final StringBuilder types = new StringBuilder();
+        public final StringBuilder strides = new StringBuilder();
+        public final StringBuilder concrete = new StringBuilder();
+        private boolean present;
+
+        /** The builder of one of the four args, by its key in the trace. */
+        StringBuilder of(String arg) {
+            return switch (arg) {
+                case "Input Dims" -> dims;
+                case "Input type" -> types;
+                case "Input Strides" -> strides;
+                default -> concrete;
+            };
+        }
+
+        void reset() {
+            dims.setLength(0);
+            types.setLength(0);
+            strides.setLength(0);
+            concrete.setLength(0);
+            present = false;
         }
     }
 
