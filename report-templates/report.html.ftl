@@ -23,6 +23,7 @@
     <a href="#steps">Per step</a>
     <a href="#collectives">Collectives</a>
     <a href="#kernels">Top kernels</a>
+    <a href="#roofline">Hardware limits</a>
     <a href="#idle">Idle and host gaps</a>
     <a href="#warnings">Warnings<#if view.warnings?has_content || view.partialFiles?has_content> (${view.warnings?size + view.partialFiles?size})</#if></a>
     <a href="#capture">Capture</a>
@@ -210,6 +211,63 @@
   </div>
 <#else>
   <p class="empty">No kernels in this phase.</p>
+</#if>
+</#list>
+</section>
+
+<section id="roofline">
+  <h2>How close to the hardware</h2>
+  <p class="note">Work from the trace's shapes and collective sizes, or from the model file for steps without shapes; bounds from the device's dense peak rates (docs/roofline.md). 100% of the bound is the speed of light.</p>
+<#list view.phases as p>
+  <h3>${p.label}</h3>
+<#if p.roofline??>
+<#assign r = p.roofline>
+<#if r.peaksKnown>
+  <p>GPU: <b>${r.device}</b>. Peaks used: ${r.peaks}. Source: <a href="${r.sourceUrl}">${r.source}</a><#if r.note?has_content> (${r.note})</#if>.</p>
+<#else>
+  <p class="note warning">GPU: <b>${r.device}</b>: unknown peak. No device entry matches, so there is no bound or floor; <code>--device-peaks FILE</code> can add one.</p>
+</#if>
+<#if r.modelInfo?has_content>
+  <p>Model file: ${r.modelInfo}.</p>
+</#if>
+  <div class="scroll">
+  <table class="roofline" id="roofline-${p.id}">
+    <thead><tr><th>Category</th><th class="num">ms / step</th><th class="num">floor ms</th><th class="num">measured / floor</th><th class="num">TFLOP/s</th><th class="num">GB/s</th><th class="num">FLOPs / byte</th><th>bound</th><th class="num">% of bound</th><th>work from</th><th class="num">time with known work</th></tr></thead>
+    <tbody>
+<#list r.categories as c>
+      <tr data-category="${c.id}"><td><@m.swatch c.color/>${c.label}</td><td class="num">${c.ms}</td><td class="num">${c.floorMs}</td><td class="num">${c.overFloor}</td><td class="num">${c.tflops}</td><td class="num">${c.gbps}</td><td class="num">${c.intensity}</td><td>${c.bound}</td><td class="num">${c.pctOfBound}</td><td>${c.source}</td><td class="num">${c.coverage}</td></tr>
+</#list>
+    </tbody>
+  </table>
+  </div>
+  <#if r.chart??><@m.chart ref=r.chart class="roofline"/></#if>
+<#if r.below?has_content>
+  <h4>Kernels furthest below their bound</h4>
+  <div class="scroll">
+  <table class="kernels" id="below-bound-${p.id}">
+    <thead><tr><th>kernel</th><th>category</th><th class="num">ms / step</th><th class="num">bound ms</th><th class="num">lost ms / step</th><th class="num">% of bound</th><th>bound</th><th class="num">TFLOP/s</th><th class="num">GB/s</th><th class="num">FLOPs / byte</th></tr></thead>
+    <tbody>
+<#list r.below as k>
+      <tr><td class="kernel"><@m.kernelName k.name/></td><td><@m.swatch k.color/>${k.category}</td><td class="num">${k.ms}</td><td class="num">${k.boundMs}</td><td class="num">${k.lostMs}</td><td class="num">${k.pctOfBound}</td><td>${k.bound}</td><td class="num">${k.tflops}</td><td class="num">${k.gbps}</td><td class="num">${k.intensity}</td></tr>
+</#list>
+    </tbody>
+  </table>
+  </div>
+</#if>
+<#if r.floors?has_content>
+  <details><summary>How the floors were worked out</summary>
+  <table class="floors">
+    <thead><tr><th>Category</th><th class="num">bytes</th><th class="num">FLOPs</th><th class="num">floor ms</th><th>bound</th><th>derivation</th></tr></thead>
+    <tbody>
+<#list r.floors as f>
+      <tr><td>${f.category}</td><td class="num">${f.bytes}</td><td class="num">${f.flops}</td><td class="num">${f.floorMs}</td><td>${f.bound}</td><td>${f.derivation}</td></tr>
+</#list>
+    </tbody>
+  </table>
+  </details>
+</#if>
+<#else>
+  <p class="empty">Nothing to say for this phase: no GPU name, no known work, no model file.</p>
 </#if>
 </#list>
 </section>

@@ -178,6 +178,62 @@ ${k.ref}. ${md.code(k.full)}
 </details>
 </#if>
 
+## How close to the hardware
+
+Work from the trace's shapes and collective sizes, or from the model file for steps without shapes; bounds from the device's dense peak rates (docs/roofline.md). 100% of the bound is the speed of light.
+<#list view.phases as p>
+
+### ${p.label}
+<#if p.roofline??>
+<#assign r = p.roofline>
+
+<#if r.peaksKnown>
+GPU: **${r.device}**. Peaks used: ${r.peaks}. Source: [${r.source}](${r.sourceUrl?no_esc})<#if r.note?has_content> (${r.note})</#if>.
+<#else>
+GPU: **${r.device}**: unknown peak. No device entry matches, so there is no bound or floor; `--device-peaks FILE` can add one.
+</#if>
+<#if r.modelInfo?has_content>
+
+Model file: ${r.modelInfo}.
+</#if>
+
+| category | ms / step | floor ms | measured / floor | TFLOP/s | GB/s | FLOPs / byte | bound | % of bound | work from | time with known work |
+|:---|---:|---:|---:|---:|---:|---:|:---|---:|:---|---:|
+<#list r.categories as c>
+| ${c.label} | ${c.ms} | ${c.floorMs} | ${c.overFloor} | ${c.tflops} | ${c.gbps} | ${c.intensity} | ${c.bound} | ${c.pctOfBound} | ${c.source} | ${c.coverage} |
+</#list>
+<#if r.chart??>
+
+![${r.chart.title}](${r.chart.file?no_esc})
+</#if>
+<#if r.below?has_content>
+
+Kernels furthest below their bound:
+
+| kernel | category | ms / step | bound ms | lost ms / step | % of bound | bound | TFLOP/s | GB/s | FLOPs / byte |
+|:---|:---|---:|---:|---:|---:|:---|---:|---:|---:|
+<#list r.below as k>
+| ${md.codeCell(k.name.display)}<#if k.name.shortened> [${k.name.ref}]</#if> | ${k.category} | ${k.ms} | ${k.boundMs} | ${k.lostMs} | ${k.pctOfBound} | ${k.bound} | ${k.tflops} | ${k.gbps} | ${k.intensity} |
+</#list>
+</#if>
+<#if r.floors?has_content>
+
+<details><summary>How the floors were worked out</summary>
+
+| category | bytes | FLOPs | floor ms | bound | derivation |
+|:---|---:|---:|---:|:---|:---|
+<#list r.floors as f>
+| ${f.category} | ${f.bytes} | ${f.flops} | ${f.floorMs} | ${f.bound} | ${f.derivation} |
+</#list>
+
+</details>
+</#if>
+<#else>
+
+_Nothing to say for this phase: no GPU name, no known work, no model file._
+</#if>
+</#list>
+
 ## Idle and host gaps
 <#list view.phases as p>
 

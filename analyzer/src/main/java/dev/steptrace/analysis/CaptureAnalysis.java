@@ -3,12 +3,15 @@ package dev.steptrace.analysis;
 import dev.steptrace.classify.StoreClassifier;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.roofline.KernelWork;
+import dev.steptrace.roofline.RooflineInputs;
 import dev.steptrace.store.Store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import tech.tablesaw.api.Table;
@@ -38,6 +41,7 @@ import tech.tablesaw.api.Table;
  *   <tr><td>{@code t_launch_delays}</td><td>per file, phase and category: eager launch delays (ns)</td></tr>
  *   <tr><td>{@code t_graph_replays}</td><td>CUDA graph replays: GPU window, gap since the previous one (ns)</td></tr>
  *   <tr><td>{@code t_step_kernels}</td><td>per step and kernel name: ns and calls (after {@link #buildStepKernels})</td></tr>
+ *   <tr><td>{@code t_kernel_work}</td><td>GPU operations with known work: FLOPs, bytes, least times ({@link KernelWork})</td></tr>
  * </table>
  */
 public final class CaptureAnalysis implements AutoCloseable {
@@ -45,13 +49,18 @@ public final class CaptureAnalysis implements AutoCloseable {
     private final CaptureScope scope;
     private final StepSource stepSource;
     private final List<Warning> warnings;
+    private final RooflineInputs rooflineInputs;
+    private final KernelWork kernelWork;
     private boolean stepKernels;
 
-    private CaptureAnalysis(Connection connection, CaptureScope scope, StepSource stepSource, List<Warning> warnings) {
+    private CaptureAnalysis(Connection connection, CaptureScope scope, StepSource stepSource, List<Warning> warnings,
+                            RooflineInputs rooflineInputs, KernelWork kernelWork) {
         this.connection = connection;
         this.scope = scope;
         this.stepSource = stepSource;
         this.warnings = warnings;
+        this.rooflineInputs = rooflineInputs;
+        this.kernelWork = kernelWork;
     }
 
     /**
@@ -61,6 +70,16 @@ public final class CaptureAnalysis implements AutoCloseable {
      */
     public static CaptureAnalysis run(Store store, int captureId, Taxonomy taxonomy, Pattern stepRegex)
             throws SQLException {
+        return run(store, captureId, taxonomy, stepRegex, RooflineInputs.defaults());
+    }
+
+    /**
+     * Analyses a capture already in the store, with these device peaks and model file for the roofline.
+     *
+     * @param stepRegex annotation names that mark steps (overrides the built-in sources), or null
+     */
+    public static CaptureAnalysis run(Store store, int captureId, Taxonomy taxonomy, Pattern stepRegex,
+                                      RooflineInputs roofline) throws SQLException {
         StoreClassifier.classify(store, taxonomy);
         Connection c = store.newConnection();
         try {
@@ -94,8 +113,10 @@ public final class CaptureAnalysis implements AutoCloseable {
             Stragglers.build(c);
             OverlapMetrics.build(c);
             HostBoundMetrics.build(c);
-            List<Warning> warnings = CaptureQuality.check(c, scope, source);
-            return new CaptureAnalysis(c, scope, source, warnings);
+            KernelWork work = KernelWork.build(c, roofline);
+            List<Warning> warnings = new ArrayList<>(CaptureQuality.check(c, scope, source));
+            warnings.addAll(work.warnings());
+            return new CaptureAnalysis(c, scope, source, List.copyOf(warnings), roofline, work);
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;
@@ -112,6 +133,16 @@ public final class CaptureAnalysis implements AutoCloseable {
 
     public List<Warning> warnings() {
         return warnings;
+    }
+
+    /** The device peaks and model file this analysis was run with. */
+    public RooflineInputs rooflineInputs() {
+        return rooflineInputs;
+    }
+
+    /** Each kernel's work ({@code t_kernel_work}) and each file's matched GPU. */
+    public KernelWork kernelWork() {
+        return kernelWork;
     }
 
     /** The analysis connection, for queries over the temp tables listed in the class comment. */

@@ -16,6 +16,7 @@ import dev.steptrace.report.BottleneckReport.SubcategoryShare;
 import dev.steptrace.report.BottleneckReport.TopKernel;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.StepPoint;
+import dev.steptrace.roofline.RooflineSummary;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -56,6 +57,7 @@ public final class ReportBuilder {
         Map<String, BottleneckReport.Overlap> overlap = OverlapMetrics.summarize(c);
         Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(c);
         Map<String, BottleneckReport.Phase> phases = new LinkedHashMap<>();
+        RooflineSummary roofline = RooflineSummary.of(c, analysis.kernelWork(), analysis.rooflineInputs());
         for (String phase : PHASES) {
             Map<Integer, RankPhaseStats> perRank = stats.get(phase);
             if (perRank == null) {
@@ -66,8 +68,12 @@ public final class ReportBuilder {
                     acrossRanks(perRank, s -> s.kernel), acrossRanks(perRank, s -> s.span),
                     acrossRanks(perRank, s -> s.busy), acrossRanks(perRank, s -> s.hostGap),
                     acrossRanks(perRank, s -> s.compute),
-                    categories(subcats.get(phase), perRank.keySet().size()), kernels(phase, TOP_KERNELS),
-                    multiRank() ? stragglers.getOrDefault(phase, List.of()) : null, overlap.get(phase), host.get(phase)));
+                    categories(subcats.get(phase), perRank.keySet().size()).stream()
+                            .map(cs -> cs.withRoofline(roofline.category(phase, cs.id(), cs.msPerStep()))).toList(),
+                    kernels(phase, TOP_KERNELS).stream()
+                            .map(k -> k.withRoofline(roofline.kernel(phase, k.name()))).toList(),
+                    multiRank() ? stragglers.getOrDefault(phase, List.of()) : null, overlap.get(phase), host.get(phase),
+                    roofline.phase(phase)));
         }
         List<RankSummary> ranks = new ArrayList<>();
         for (int rank : analysis.scope().ranks()) {

@@ -2,6 +2,9 @@ package dev.steptrace.api;
 
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.classify.TaxonomyException;
+import dev.steptrace.roofline.ModelSpec;
+import dev.steptrace.roofline.RooflineFileException;
+import dev.steptrace.roofline.RooflineInputs;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -9,21 +12,35 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * How a capture is analysed: the kernel taxonomy (built-in rules, optionally with a user's rule file in
- * front, as {@code --taxonomy FILE} does) and the step source ({@code --step-regex}).
+ * front, as {@code --taxonomy FILE} does), the step source ({@code --step-regex}), and the roofline's
+ * device peaks and model file ({@code --device-peaks FILE}, {@code --model FILE}; docs/roofline.md).
  *
  * @param taxonomy  the kernel classification rules
  * @param stepRegex annotation names that mark steps, overriding the built-in step sources; null for
  *                  the built-in sources
+ * @param roofline  device peaks and model file
  */
-public record AnalysisOptions(Taxonomy taxonomy, Pattern stepRegex) {
+public record AnalysisOptions(Taxonomy taxonomy, Pattern stepRegex, RooflineInputs roofline) {
     /**
-     * Checks the taxonomy is given.
+     * Checks the taxonomy and the roofline inputs are given.
+     *
+     * @param taxonomy  the kernel classification rules
+     * @param stepRegex annotation names that mark steps, or null
+     * @param roofline  device peaks and model file
+     */
+    public AnalysisOptions {
+        Objects.requireNonNull(taxonomy, "taxonomy");
+        Objects.requireNonNull(roofline, "roofline");
+    }
+
+    /**
+     * The built-in device peaks and no model file.
      *
      * @param taxonomy  the kernel classification rules
      * @param stepRegex annotation names that mark steps, or null
      */
-    public AnalysisOptions {
-        Objects.requireNonNull(taxonomy, "taxonomy");
+    public AnalysisOptions(Taxonomy taxonomy, Pattern stepRegex) {
+        this(taxonomy, stepRegex, RooflineInputs.defaults());
     }
 
     /**
@@ -47,7 +64,7 @@ public record AnalysisOptions(Taxonomy taxonomy, Pattern stepRegex) {
      */
     public AnalysisOptions withTaxonomyFile(Path rules) {
         try {
-            return new AnalysisOptions(taxonomy.withUserRules(rules), stepRegex);
+            return new AnalysisOptions(taxonomy.withUserRules(rules), stepRegex, roofline);
         } catch (TaxonomyException e) {
             throw new SteptraceException(e.getMessage(), e);
         }
@@ -61,12 +78,41 @@ public record AnalysisOptions(Taxonomy taxonomy, Pattern stepRegex) {
      */
     public AnalysisOptions withStepRegex(String regex) {
         if (regex == null) {
-            return new AnalysisOptions(taxonomy, null);
+            return new AnalysisOptions(taxonomy, null, roofline);
         }
         try {
-            return new AnalysisOptions(taxonomy, Pattern.compile(regex));
+            return new AnalysisOptions(taxonomy, Pattern.compile(regex), roofline);
         } catch (PatternSyntaxException e) {
             throw new SteptraceException("the step regex is not a valid regular expression: " + e.getDescription(), e);
+        }
+    }
+
+    /**
+     * These options with a user's device peaks file tried before the built-in peaks.
+     *
+     * @param peaks a device peaks YAML file (docs/roofline.md)
+     * @return new options
+     */
+    public AnalysisOptions withDevicePeaksFile(Path peaks) {
+        try {
+            return new AnalysisOptions(taxonomy, stepRegex,
+                    new RooflineInputs(roofline.peaks().withUserFile(peaks), roofline.model()));
+        } catch (RooflineFileException e) {
+            throw new SteptraceException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * These options with a model file: floors per decode step for each category (docs/roofline.md).
+     *
+     * @param model a model YAML file
+     * @return new options
+     */
+    public AnalysisOptions withModelFile(Path model) {
+        try {
+            return new AnalysisOptions(taxonomy, stepRegex, new RooflineInputs(roofline.peaks(), ModelSpec.read(model)));
+        } catch (RooflineFileException e) {
+            throw new SteptraceException(e.getMessage(), e);
         }
     }
 }

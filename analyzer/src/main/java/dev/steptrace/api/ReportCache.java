@@ -19,7 +19,8 @@ import java.util.HexFormat;
  * Report contents kept in the store's {@code report_cache} table, so that a second report over the same
  * files (another format, another phase, other templates) skips the capture's analysis. An entry is found
  * only under the same files (path, size, content hash, ingest time, rank: re-ingesting a file changes the
- * key) and the same options (taxonomy digest, step regex), made by this steptrace build.
+ * key) and the same options (taxonomy digest, step regex, device peaks and model file), made by this
+ * steptrace build.
  */
 final class ReportCache {
     /**
@@ -65,7 +66,7 @@ final class ReportCache {
         }
         String stepRegex = options.stepRegex() == null ? "" : options.stepRegex().pattern();
         return new ReportCache(c, captureId, sha256(files.toString()),
-                sha256(options.taxonomy().digest() + '\u0000' + stepRegex), build);
+                sha256(options.taxonomy().digest() + '\u0000' + stepRegex + '\u0000' + options.roofline().digest()), build);
     }
 
     /** The kept content, or null when there is none for these files and options. */

@@ -340,7 +340,7 @@ public final class Steptrace implements AutoCloseable {
     public Capture capture(int captureId, AnalysisOptions options) {
         CaptureAnalysis analysis;
         try {
-            analysis = CaptureAnalysis.run(store, captureId, options.taxonomy(), options.stepRegex());
+            analysis = CaptureAnalysis.run(store, captureId, options.taxonomy(), options.stepRegex(), options.roofline());
         } catch (SQLException e) {
             throw SteptraceException.internal("analysing capture " + captureId + " failed: "
                     + Messages.firstLine(e.getMessage()), e);

@@ -1,6 +1,10 @@
 package dev.steptrace.cli;
 
 import dev.steptrace.api.AnalysisOptions;
+import dev.steptrace.roofline.DevicePeaks;
+import dev.steptrace.roofline.ModelSpec;
+import dev.steptrace.roofline.RooflineFileException;
+import dev.steptrace.roofline.RooflineInputs;
 import java.nio.file.Path;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -21,6 +25,14 @@ public final class AnalysisArgs {
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
 
+    @Option(names = "--device-peaks", paramLabel = "FILE",
+            description = "GPU peak rates to try before the built-in ones (docs/roofline.md).")
+    Path devicePeaksFile;
+
+    @Option(names = "--model", paramLabel = "FILE",
+            description = "A model file: floors per decode step for each category (docs/roofline.md).")
+    Path modelFile;
+
     AnalysisOptions options() {
         Pattern regex = null;
         if (stepRegex != null) {
@@ -31,6 +43,13 @@ public final class AnalysisArgs {
                         "--step-regex is not a valid regular expression: " + e.getDescription());
             }
         }
-        return new AnalysisOptions(Taxonomies.load(taxonomyFile), regex);
+        try {
+            DevicePeaks peaks = devicePeaksFile == null ? DevicePeaks.builtIn()
+                    : DevicePeaks.builtIn().withUserFile(devicePeaksFile);
+            ModelSpec model = modelFile == null ? null : ModelSpec.read(modelFile);
+            return new AnalysisOptions(Taxonomies.load(taxonomyFile), regex, new RooflineInputs(peaks, model));
+        } catch (RooflineFileException e) {
+            throw new UserError(e.getMessage(), e);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import java.util.List;
 import java.util.Map;
 
@@ -32,7 +33,16 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
      */
     public record Phase(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep,
                         Stat busyMsPerStep, Stat hostGapMsPerStep, Stat computeMsPerStep, List<CategoryShare> categories,
-                        List<TopKernel> topKernels, List<Straggler> stragglers, Overlap overlap, HostBound hostBound) {}
+                        List<TopKernel> topKernels, List<Straggler> stragglers, Overlap overlap, HostBound hostBound,
+                        PhaseRoofline roofline) {
+        /** A phase without roofline figures. */
+        public Phase(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep, Stat busyMsPerStep,
+                     Stat hostGapMsPerStep, Stat computeMsPerStep, List<CategoryShare> categories,
+                     List<TopKernel> topKernels, List<Straggler> stragglers, Overlap overlap, HostBound hostBound) {
+            this(steps, stepSource, kernelMsPerStep, spanMsPerStep, busyMsPerStep, hostGapMsPerStep, computeMsPerStep,
+                    categories, topKernels, stragglers, overlap, hostBound, null);
+        }
+    }
 
     /**
      * Communication under other GPU work (docs/reports.md, "Overlap"), ms per step, means over ranks.
@@ -99,12 +109,81 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
 
     /** A headline category's time: share of total kernel time, calls per step. */
     public record CategoryShare(String id, String label, double msPerStep, double sharePct, double callsPerStep,
-                                List<SubcategoryShare> subcategories) {}
+                                List<SubcategoryShare> subcategories, @JsonUnwrapped Roofline roofline) {
+        /** No figures is {@link Roofline#NONE}: report.json then says null for each, and reads back the same. */
+        public CategoryShare {
+            roofline = roofline == null ? Roofline.NONE : roofline;
+        }
+
+        /** A category without roofline figures (per-rank breakdowns, fixtures). */
+        public CategoryShare(String id, String label, double msPerStep, double sharePct, double callsPerStep,
+                             List<SubcategoryShare> subcategories) {
+            this(id, label, msPerStep, sharePct, callsPerStep, subcategories, null);
+        }
+
+        public CategoryShare withRoofline(Roofline r) {
+            return new CategoryShare(id, label, msPerStep, sharePct, callsPerStep, subcategories, r);
+        }
+    }
 
     public record SubcategoryShare(String id, double msPerStep, double callsPerStep) {}
 
     public record TopKernel(String name, String category, String subcategory, String rule, double msPerStep,
-                            double callsPerStep, double meanUs) {}
+                            double callsPerStep, double meanUs, @JsonUnwrapped Roofline roofline) {
+        public TopKernel {
+            roofline = roofline == null ? Roofline.NONE : roofline;
+        }
+
+        /** A kernel without roofline figures. */
+        public TopKernel(String name, String category, String subcategory, String rule, double msPerStep,
+                         double callsPerStep, double meanUs) {
+            this(name, category, subcategory, rule, msPerStep, callsPerStep, meanUs, null);
+        }
+
+        public TopKernel withRoofline(Roofline r) {
+            return new TopKernel(name, category, subcategory, rule, msPerStep, callsPerStep, meanUs, r);
+        }
+    }
+
+    /**
+     * How close a category or kernel came to the hardware (docs/roofline.md): its work per step (FLOPs,
+     * bytes), the rates achieved, FLOPs per byte, the bound that applies ({@code compute}, {@code memory}
+     * or {@code interconnect}) and the share of the bound's time its measured time is. With a model file,
+     * the decode step's floor and measured / floor. Fields the trace, the peaks or the model cannot
+     * support are null.
+     *
+     * @param workSource      {@code trace} (shapes, collective sizes), {@code model} (the model file: a step
+     *                        without shapes), or null
+     * @param workCoveragePct share of the category's kernel time whose work the trace gives
+     */
+    public record Roofline(Double flopsPerStep, Double bytesPerStep, Double achievedTflops, Double achievedGbps,
+                           Double arithmeticIntensity, String bound, Double pctOfBound, Double floorMsPerStep,
+                           Double measuredOverFloor, String workSource, Double workCoveragePct) {
+        /** Nothing known. */
+        public static final Roofline NONE = new Roofline(null, null, null, null, null, null, null, null, null, null, null);
+    }
+
+    /**
+     * A phase's roofline context: the GPU the trace names, the peaks matched to it (null: unknown peak),
+     * the model file's name and decode workload, its floors per category, and the kernels that lose the
+     * most time per step to their bound.
+     */
+    public record PhaseRoofline(String device, DevicePeakRates peaks, String model, Long modelBatch,
+                                Long modelContext, List<ModelFloor> floors, List<BelowBound> furthestBelowBound) {}
+
+    /** The dense peaks used, with their source. */
+    public record DevicePeakRates(String id, String label, Double bf16Tflops, Double fp16Tflops, Double fp8Tflops,
+                                  Double int8Tops, Double hbmGbps, String interconnect, Double interconnectGbps,
+                                  String source, String sourceUrl, String note) {}
+
+    /** What one decode step must move and compute in a category, its least time and how that was worked out. */
+    public record ModelFloor(String category, double bytes, double flops, Double floorMs, String bound,
+                             String derivation) {}
+
+    /** A kernel (by name) and the time per step it spends beyond its bound. */
+    public record BelowBound(String name, String category, double msPerStep, double boundMsPerStep,
+                             double lostMsPerStep, Double pctOfBound, String bound, Double achievedTflops,
+                             Double achievedGbps, Double arithmeticIntensity) {}
 
     /**
      * One collective type in one phase. {@code wait}/{@code transfer} split each instance's time into

@@ -84,6 +84,38 @@ public final class Fmt {
         return exact + String.format(Locale.ROOT, " (%.1f %s)", x, units[u]);
     }
 
+    /** A rate or ratio of any size (TFLOP/s, FLOPs per byte): three significant digits ({@code 989}, {@code 23.3}, {@code 0.481}). */
+    public static String rate(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        double a = Math.abs(v);
+        return String.format(Locale.ROOT, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
+    }
+
+    /** How many times a bound a measured time is: one decimal and a times sign ({@code 20.5×}). */
+    public static String times(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        return String.format(Locale.ROOT, "%.1f×", v);
+    }
+
+    /** A large quantity in decimal units: {@code 6.04 G} + unit ({@code GB}, {@code GFLOP}). */
+    public static String si(Double v, String unit) {
+        if (missing(v)) {
+            return NA;
+        }
+        String[] prefixes = {"", "k", "M", "G", "T", "P"};
+        double x = v;
+        int i = 0;
+        while (Math.abs(x) >= 1000 && i < prefixes.length - 1) {
+            x /= 1000;
+            i++;
+        }
+        return rate(x) + " " + prefixes[i] + unit;
+    }
+
     /** Ranks as ranges: {@code 0–7}, {@code 0–3, 5, 7}. */
     public static String ranks(List<Integer> ranks) {
         if (ranks == null || ranks.isEmpty()) {

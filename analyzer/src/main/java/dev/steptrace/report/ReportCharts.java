@@ -56,7 +56,7 @@ public final class ReportCharts {
 
 
     public enum Kind {
-        SHARES("shares"), RANKS("ranks"), STEPS("steps");
+        SHARES("shares"), RANKS("ranks"), STEPS("steps"), ROOFLINE("roofline");
 
         private final String id;
 
@@ -125,6 +125,11 @@ public final class ReportCharts {
             if (steps != null) {
                 charts.add(new ReportChart(phase + "-steps", phase, Kind.STEPS,
                         label + ": kernel ms per step, median and range over ranks", steps));
+            }
+            XYChart roofline = RooflineChart.of(label, p);
+            if (roofline != null) {
+                charts.add(new ReportChart(phase + "-roofline", phase, Kind.ROOFLINE,
+                        label + ": roofline (achieved TFLOP/s against FLOPs per byte)", roofline));
             }
         }
         return charts;

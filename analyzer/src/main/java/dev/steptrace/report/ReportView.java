@@ -52,7 +52,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                             String minRank, String maxRank, List<StepRow> stepRows, int stepCount,
                             boolean stepRowsTruncated, List<KernelRow> topKernels, IdleView idle,
                             StragglerView stragglers, OverlapView overlap, HostBoundView host,
-                            ChartRef sharesChart, ChartRef ranksChart, ChartRef stepsChart) {}
+                            ChartRef sharesChart, ChartRef ranksChart, ChartRef stepsChart, RooflineView roofline) {}
 
     /**
      * A headline row. {@code color} is the category's fixed chart color; {@code subcategories} what is
@@ -408,7 +408,8 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                 minRank == null ? Fmt.NA : minRank.toString(), maxRank == null ? Fmt.NA : maxRank.toString(),
                 stepRows, byIndex.size(), byIndex.size() > stepRows.size(), top, idle,
                 StragglerView.of(p.stragglers()), OverlapView.of(p.overlap()), HostBoundView.of(p.hostBound()),
-                charts.get(id + "-shares"), charts.get(id + "-ranks"), charts.get(id + "-steps"));
+                charts.get(id + "-shares"), charts.get(id + "-ranks"), charts.get(id + "-steps"),
+                RooflineView.of(p, names::of, charts.get(id + "-roofline")));
     }
 
     /** The largest subcategories with their shares, in one line ("norm 2.1%, rotary 0.4%, …"). */

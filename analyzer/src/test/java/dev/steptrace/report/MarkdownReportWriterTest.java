@@ -58,7 +58,7 @@ class MarkdownReportWriterTest {
                 "| **Total** | **21.70** | **100.0%** | **1047** |"), lines.subList(first + 2, first + 9));
         List<String> sections = lines.stream().filter(l -> l.startsWith("## ")).toList();
         assertEquals(List.of("## Where the time goes", "## Per rank", "## Per step", "## Collectives", "## Top kernels",
-                "## Idle and host gaps", "## Capture-quality warnings", "## Capture"), sections);
+                "## How close to the hardware", "## Idle and host gaps", "## Capture-quality warnings", "## Capture"), sections);
     }
 
     @Test

@@ -1,0 +1,135 @@
+package dev.steptrace.roofline;
+
+import dev.steptrace.report.BottleneckReport.Warning;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Checks a model file against what the capture's own shapes say, where it has any (eager steps record
+ * them; CUDA-graph replays do not): the hidden size the norms normalize over, the attention heads, KV
+ * heads and head size per GPU, the decode batch and KV length, the router's experts and top-k, and the
+ * attention calls per decode step (one per layer). Each disagreement is a warning: a floor computed
+ * from a wrong model file would mislead.
+ */
+final class ModelCheck {
+    private static final String CODE = "model_file_disagrees";
+    private static final Map<String, int[]> ATTENTION = Map.of(
+            // op -> {layout: 0 = [B, H, S, D], 1 = [B, S, H, D]}
+            "aten::_scaled_dot_product_flash_attention", new int[] {0},
+            "aten::_scaled_dot_product_efficient_attention", new int[] {0},
+            "aten::_scaled_dot_product_cudnn_attention", new int[] {0},
+            "aten::_cudnn_attention_forward", new int[] {0},
+            "aten::_flash_attention_forward", new int[] {1},
+            "aten::_efficient_attention_forward", new int[] {1});
+    private static final List<String> NORMS = List.of("aten::rms_norm", "aten::_fused_rms_norm",
+            "aten::native_layer_norm", "aten::layer_norm");
+    private static final Pattern LAST_INT = Pattern.compile("(\\d+)\\s*\\]\\s*$");
+
+    private ModelCheck() {}
+
+    static List<Warning> check(Connection c, ModelSpec m) throws SQLException {
+        TreeSet<Long> hidden = new TreeSet<>();
+        TreeSet<String> heads = new TreeSet<>();
+        TreeSet<String> decodeShape = new TreeSet<>();
+        TreeSet<String> routers = new TreeSet<>();
+        Map<String, Double> attentionCalls = new TreeMap<>();
+        List<String> names = new ArrayList<>(ATTENTION.keySet());
+        names.addAll(NORMS);
+        names.add("aten::topk");
+        String in = String.join(", ", names.stream().map(n -> "'" + n + "'").toList());
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                WITH steps AS (SELECT phase, count(*) AS steps FROM t_step_metrics WHERE rank IS NOT NULL GROUP BY phase)
+                SELECT m.phase, n.name, p.input_dims, p.input_types, p.concrete_inputs, count(*) AS calls,
+                       any_value(steps.steps) AS steps
+                FROM t_launch_ops l
+                JOIN (SELECT DISTINCT file_id, external_id, step FROM t_ops_core WHERE step IS NOT NULL) o
+                     USING (file_id, external_id)
+                JOIN t_step_metrics m USING (file_id, step)
+                JOIN steps USING (phase)
+                JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
+                JOIN op_shapes p ON p.file_id = l.file_id AND p.shape_id = l.shape_id
+                WHERE m.rank IS NOT NULL AND n.name IN (""" + in + """
+                )
+                GROUP BY ALL ORDER BY ALL
+                """)) {
+            while (rs.next()) {
+                String phase = rs.getString(1);
+                String name = rs.getString(2);
+                OpCall call = OpCall.parse(name, rs.getString(3), rs.getString(4), rs.getString(5));
+                if (call == null) {
+                    continue;
+                }
+                if (NORMS.contains(name) && call.arg(1) != null) {
+                    Matcher last = LAST_INT.matcher(call.arg(1).concrete());
+                    if (last.find()) {
+                        hidden.add(Long.parseLong(last.group(1)));
+                    }
+                } else if (name.equals("aten::topk") && call.tensor(0) != null && call.integer(1) != null) {
+                    routers.add("top-" + call.integer(1) + " of " + call.tensor(0).dim(-1));
+                } else if (ATTENTION.containsKey(name)) {
+                    OpCall.Arg q = call.tensor(0);
+                    OpCall.Arg k = call.tensor(1);
+                    if (q == null || k == null || q.rank() != 4 || k.rank() != 4) {
+                        continue;
+                    }
+                    boolean bshd = ATTENTION.get(name)[0] == 1;
+                    int h = bshd ? 2 : 1;
+                    int seq = bshd ? 1 : 2;
+                    heads.add(q.dim(h) + " heads, " + k.dim(h) + " KV heads of size " + q.dim(3));
+                    attentionCalls.merge(phase, rs.getDouble(6) / rs.getDouble(7), Double::sum);
+                    if (phase.equals(RooflineSummary.FLOOR_PHASE)) {
+                        decodeShape.add("batch " + q.dim(0) + " over " + k.dim(seq) + " keys");
+                    }
+                }
+            }
+        }
+        List<Warning> out = new ArrayList<>();
+        String file = "the model file " + m.file();
+        if (!hidden.isEmpty() && !hidden.contains(m.hiddenSize())) {
+            out.add(new Warning(CODE, file + " says hidden_size " + m.hiddenSize() + "; the capture's norms normalize over "
+                    + join(hidden)));
+        }
+        ModelSpec.Attention a = m.attention();
+        long tp = m.parallel().tp();
+        if (!a.mla() && !heads.isEmpty()) {
+            String expected = (a.heads() / tp) + " heads, " + Math.max(1, a.kvHeads() / tp) + " KV heads of size "
+                    + a.headDim();
+            if (!heads.contains(expected)) {
+                out.add(new Warning(CODE, file + " means " + expected + " per GPU (tensor parallel " + tp
+                        + "); the capture's attention runs " + join(heads)));
+            }
+        }
+        String workload = "batch " + m.workload().batch() + " over " + m.workload().context() + " keys";
+        if (!decodeShape.isEmpty() && !decodeShape.contains(workload)) {
+            out.add(new Warning(CODE, file + " describes decode steps of " + workload
+                    + "; the capture's decode attention runs " + join(decodeShape)
+                    + " (its floors are for the model file's workload)"));
+        }
+        if (m.moe() != null && !routers.isEmpty()) {
+            String expected = "top-" + m.moe().topK() + " of " + m.moe().experts();
+            if (!routers.contains(expected)) {
+                out.add(new Warning(CODE, file + " routes " + expected + " experts; the capture's router picks "
+                        + join(routers)));
+            }
+        }
+        Double perStep = attentionCalls.get(RooflineSummary.FLOOR_PHASE);
+        if (perStep != null && Math.abs(perStep - m.layers()) > 0.5) {
+            out.add(new Warning(CODE, file + " says " + m.layers() + " layers; the capture's decode steps run "
+                    + DecodeFloors.num(Math.round(perStep * 10) / 10.0) + " attention calls per step"));
+        }
+        return out;
+    }
+
+    private static String join(TreeSet<?> values) {
+        return String.join("; ", values.stream().map(String::valueOf).toList());
+    }
+}

@@ -1,0 +1,230 @@
+package dev.steptrace.roofline;
+
+import dev.steptrace.report.BottleneckReport.BelowBound;
+import dev.steptrace.report.BottleneckReport.DevicePeakRates;
+import dev.steptrace.report.BottleneckReport.ModelFloor;
+import dev.steptrace.report.BottleneckReport.PhaseRoofline;
+import dev.steptrace.report.BottleneckReport.Roofline;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The report's roofline figures, from {@code t_kernel_work} and the model file's floors: per phase, each
+ * category's and each kernel's work per step, achieved rates, the bound that applies and how far below
+ * it they ran (docs/roofline.md). Per-step values are each rank's sum over its steps divided by its
+ * steps, averaged over the ranks with steps in the phase, as the report's times are; rates are the
+ * work over the time of the kernels whose work is known.
+ */
+public final class RooflineSummary {
+    /** The report lists this many kernels furthest below their bound per phase. */
+    public static final int BELOW_BOUND = 10;
+    /** Floors describe a decode step: the model file's workload. */
+    public static final String FLOOR_PHASE = "decode";
+
+    /** Sums over ranks of one group's kernels: per-step sums (each rank's total over its steps) and totals. */
+    private static final class Agg {
+        double flopsPerStep;
+        double bytesPerStep;
+        double nsBoundPerStep;
+        double boundNsPerStep;
+        double nsWorkPerStep;
+        double flops;
+        double nsFlops;
+        double bytes;
+        double nsBytes;
+        double flopsBoth;
+        double bytesBoth;
+        double computeNs;
+        double memoryNs;
+        double linkNs;
+        double boundNs;
+        double nsBound;
+        double nsWork;
+        boolean hasFlops;
+        boolean hasBytes;
+        String category;
+    }
+
+    private final Map<String, Integer> ranks = new HashMap<>();
+    private final Map<String, Map<String, Agg>> categories = new HashMap<>();
+    private final Map<String, Map<String, Agg>> kernels = new HashMap<>();
+    private final Map<String, Double> categoryNs = new HashMap<>();
+    private final Map<String, ModelFloor> floors;
+    private final DevicePeaks.Device device;
+    private final String deviceName;
+    private final ModelSpec model;
+
+    private RooflineSummary(Map<String, ModelFloor> floors, DevicePeaks.Device device, String deviceName,
+                            ModelSpec model) {
+        this.floors = floors;
+        this.device = device;
+        this.deviceName = deviceName;
+        this.model = model;
+    }
+
+    public static RooflineSummary of(Connection c, KernelWork work, RooflineInputs inputs) throws SQLException {
+        String deviceName = null;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT device_name FROM t_file_peaks WHERE device_name IS NOT NULL ORDER BY file_id LIMIT 1")) {
+            if (rs.next()) {
+                deviceName = rs.getString(1);
+            }
+        }
+        // The floors need one GPU: the first file's (a capture is one kind of GPU in practice).
+        DevicePeaks.Device device = work.devices().values().stream().filter(Objects::nonNull).findFirst().orElse(null);
+        Map<String, ModelFloor> floors = inputs.model() == null ? Map.of() : DecodeFloors.of(inputs.model(), device);
+        RooflineSummary r = new RooflineSummary(floors, device, deviceName, inputs.model());
+        r.load(c);
+        return r;
+    }
+
+    private void load(Connection c) throws SQLException {
+        Map<String, Integer> stepsOf = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT phase, file_id, count(*) FROM t_step_metrics WHERE rank IS NOT NULL GROUP BY ALL")) {
+            while (rs.next()) {
+                stepsOf.put(rs.getString(1) + "/" + rs.getInt(2), rs.getInt(3));
+                ranks.merge(rs.getString(1), 1, Integer::sum);
+            }
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT phase, category, sum(ns) FROM t_step_categories WHERE rank IS NOT NULL GROUP BY ALL")) {
+            while (rs.next()) {
+                categoryNs.put(rs.getString(1) + "/" + rs.getString(2), rs.getDouble(3));
+            }
+        }
+        aggregate(c, "k.category", categories, stepsOf);
+        aggregate(c, "n.name", kernels, stepsOf);
+    }
+
+    private static void aggregate(Connection c, String key, Map<String, Map<String, Agg>> into,
+                                  Map<String, Integer> stepsOf) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT m.phase, w.file_id, %s AS key, any_value(k.category),
+                       sum(w.flops), sum(w.dur_ns) FILTER (w.flops IS NOT NULL),
+                       sum(w.bytes), sum(w.dur_ns) FILTER (w.bytes IS NOT NULL),
+                       sum(w.flops) FILTER (w.bytes IS NOT NULL), sum(w.bytes) FILTER (w.flops IS NOT NULL),
+                       sum(w.compute_ns), sum(w.memory_ns), sum(w.link_ns),
+                       sum(w.bound_ns), sum(w.dur_ns) FILTER (w.bound_ns IS NOT NULL), sum(w.dur_ns)
+                FROM t_kernel_work w
+                JOIN t_step_metrics m USING (file_id, step)
+                JOIN t_classes k USING (file_id, name_id, kind)
+                JOIN names n USING (file_id, name_id)
+                WHERE m.rank IS NOT NULL
+                GROUP BY ALL ORDER BY ALL
+                """.formatted(key))) {
+            while (rs.next()) {
+                String phase = rs.getString(1);
+                int steps = stepsOf.getOrDefault(phase + "/" + rs.getInt(2), 0);
+                if (steps == 0) {
+                    continue;
+                }
+                Agg a = into.computeIfAbsent(phase, p -> new HashMap<>()).computeIfAbsent(rs.getString(3), k -> new Agg());
+                a.category = rs.getString(4);
+                double flops = rs.getDouble(5);
+                a.hasFlops |= !rs.wasNull();
+                a.flops += flops;
+                a.flopsPerStep += flops / steps;
+                a.nsFlops += rs.getDouble(6);
+                double bytes = rs.getDouble(7);
+                a.hasBytes |= !rs.wasNull();
+                a.bytes += bytes;
+                a.bytesPerStep += bytes / steps;
+                a.nsBytes += rs.getDouble(8);
+                a.flopsBoth += rs.getDouble(9);
+                a.bytesBoth += rs.getDouble(10);
+                a.computeNs += rs.getDouble(11);
+                a.memoryNs += rs.getDouble(12);
+                a.linkNs += rs.getDouble(13);
+                a.boundNs += rs.getDouble(14);
+                a.boundNsPerStep += rs.getDouble(14) / steps;
+                a.nsBound += rs.getDouble(15);
+                a.nsBoundPerStep += rs.getDouble(15) / steps;
+                a.nsWork += rs.getDouble(16);
+                a.nsWorkPerStep += rs.getDouble(16) / steps;
+            }
+        }
+    }
+
+    /** A category's figures; {@code msPerStep} is its measured kernel time per step (the report's). */
+    public Roofline category(String phase, String category, double msPerStep) {
+        Agg a = categories.getOrDefault(phase, Map.of()).get(category);
+        ModelFloor floor = FLOOR_PHASE.equals(phase) ? floors.get(category) : null;
+        Double floorMs = floor == null ? null : floor.floorMs();
+        Double overFloor = floorMs == null || floorMs <= 0 ? null : msPerStep / floorMs;
+        if (a == null && floor != null) {
+            // No shapes (a CUDA-graph step): the model says what the category must do.
+            Double flops = floor.flops() > 0 ? floor.flops() : null;
+            return new Roofline(flops, floor.bytes(), flops == null ? null : floor.flops() / msPerStep / 1e9,
+                    floor.bytes() / msPerStep / 1e6, flops == null ? null : floor.flops() / floor.bytes(),
+                    floor.bound(), floorMs == null ? null : 100 * floorMs / msPerStep, floorMs, overFloor, "model", null);
+        }
+        Double total = categoryNs.get(phase + "/" + category);
+        Roofline r = fromTrace(a, phase, total);
+        return new Roofline(r.flopsPerStep(), r.bytesPerStep(), r.achievedTflops(), r.achievedGbps(),
+                r.arithmeticIntensity(), r.bound(), r.pctOfBound(), floorMs, overFloor, r.workSource(), r.workCoveragePct());
+    }
+
+    /** A kernel's figures, from the trace alone. */
+    public Roofline kernel(String phase, String name) {
+        return fromTrace(kernels.getOrDefault(phase, Map.of()).get(name), phase, null);
+    }
+
+    private Roofline fromTrace(Agg a, String phase, Double totalNs) {
+        if (a == null) {
+            return totalNs == null ? Roofline.NONE
+                    : new Roofline(null, null, null, null, null, null, null, null, null, null, 0.0);
+        }
+        int n = ranks.getOrDefault(phase, 1);
+        String bound = null;
+        double most = 0;
+        for (Object[] b : new Object[][] {{"compute", a.computeNs}, {"memory", a.memoryNs}, {"interconnect", a.linkNs}}) {
+            if ((double) b[1] > most) {
+                most = (double) b[1];
+                bound = (String) b[0];
+            }
+        }
+        return new Roofline(a.hasFlops ? a.flopsPerStep / n : null, a.hasBytes ? a.bytesPerStep / n : null,
+                a.nsFlops > 0 ? a.flops / a.nsFlops / 1e3 : null, a.nsBytes > 0 ? a.bytes / a.nsBytes : null,
+                a.bytesBoth > 0 ? a.flopsBoth / a.bytesBoth : null, bound,
+                a.nsBound > 0 ? 100 * a.boundNs / a.nsBound : null, null, null, "trace",
+                totalNs == null || totalNs <= 0 ? null : 100 * a.nsWork / totalNs);
+    }
+
+    /** The phase's device, model floors and the kernels furthest below their bound; null when there is nothing to say. */
+    public PhaseRoofline phase(String phase) {
+        int n = ranks.getOrDefault(phase, 1);
+        List<BelowBound> below = new ArrayList<>();
+        kernels.getOrDefault(phase, Map.of()).forEach((name, a) -> {
+            if (a.nsBound > 0) {
+                double ms = a.nsBoundPerStep / n / 1e6;
+                double boundMs = a.boundNsPerStep / n / 1e6;
+                Roofline r = fromTrace(a, phase, null);
+                below.add(new BelowBound(name, a.category, ms, boundMs, ms - boundMs, r.pctOfBound(), r.bound(),
+                        r.achievedTflops(), r.achievedGbps(), r.arithmeticIntensity()));
+            }
+        });
+        below.sort(Comparator.comparingDouble(BelowBound::lostMsPerStep).reversed().thenComparing(BelowBound::name));
+        List<ModelFloor> phaseFloors = FLOOR_PHASE.equals(phase) ? List.copyOf(floors.values()) : List.of();
+        if (below.isEmpty() && phaseFloors.isEmpty() && device == null && deviceName == null) {
+            return null;
+        }
+        return new PhaseRoofline(deviceName, rates(device), model == null ? null : model.name(),
+                model == null ? null : model.workload().batch(), model == null ? null : model.workload().context(),
+                phaseFloors, List.copyOf(below.subList(0, Math.min(BELOW_BOUND, below.size()))));
+    }
+
+    private static DevicePeakRates rates(DevicePeaks.Device d) {
+        return d == null ? null : new DevicePeakRates(d.id(), d.label(), d.bf16Tflops(), d.fp16Tflops(), d.fp8Tflops(),
+                d.int8Tops(), d.hbmGbps(), d.interconnect(), d.interconnectGbps(), d.source().title(), d.source().url(),
+                d.note());
+    }
+}
