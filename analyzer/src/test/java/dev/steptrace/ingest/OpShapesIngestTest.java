@@ -70,6 +70,30 @@ class OpShapesIngestTest {
         assertEquals(everyShape.size(), distinct, "one op_shapes row per distinct shape (annotations carry some too)");
     }
 
+    @Test
+    void textThatNeedsEscapingStaysTheSameText() throws Exception {
+        // Quotes, backslashes and control characters inside Concrete Inputs, nested lists in Input Dims.
+        String concrete = "[\"a\\\"b\", \"c\\\\d\", \"e\\u0001f\", \"\", \"[2, 3]\"]";
+        Path trace = tmp.resolve("odd.json");
+        Files.writeString(trace, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::odd\", "
+                + "\"pid\": 1, \"tid\": 1, \"ts\": 1.000, \"dur\": 2.000, \"args\": {\"External id\": 7, "
+                + "\"Input Dims\": [[[1, 2], [3]], [], [4, 5]], \"Concrete Inputs\": " + concrete + "}}]}");
+        try (Store store = Store.open(tmp.resolve("odd.duckdb"))) {
+            new Ingestor(store, IngestOptions.defaults()).ingest(List.of(trace));
+            try (Statement s = store.connection().createStatement();
+                 ResultSet rs = s.executeQuery("SELECT input_dims, input_types, concrete_inputs FROM op_shapes")) {
+                rs.next();
+                assertEquals(JSON.readTree("[[[1, 2], [3]], [], [4, 5]]"), JSON.readTree(rs.getString(1)));
+                assertEquals(null, rs.getString(2), "no Input type in the event");
+                JsonNode stored = JSON.readTree(rs.getString(3));
+                assertEquals(JSON.readTree(concrete), stored);
+                assertEquals("a\"b", stored.get(0).asText());
+                assertEquals("c\\d", stored.get(1).asText());
+                assertEquals("e\u0001f", stored.get(2).asText());
+            }
+        }
+    }
+
     /**
      * By a plain event walk: external id of each cpu_op with shape args -> the four args (null when
      * absent), and the distinct four-arg tuples of every event that has them.

@@ -301,19 +301,24 @@ final class EventFields {
 
     private static void quoted(JsonParser p, StringBuilder out) throws IOException {
         char[] c = p.getTextCharacters();
-        int end = p.getTextOffset() + p.getTextLength();
+        int start = p.getTextOffset();
+        int end = start + p.getTextLength();
         out.append('"');
-        for (int i = p.getTextOffset(); i < end; i++) {
+        int from = start;
+        for (int i = start; i < end; i++) {
             char ch = c[i];
-            if (ch == '"' || ch == '\\') {
-                out.append('\\').append(ch);
-            } else if (ch < 0x20) {
-                out.append(String.format("\\u%04x", (int) ch));
-            } else {
-                out.append(ch);
+            if (ch == '"' || ch == '\\' || ch < 0x20) {
+                // Type names and scalars rarely need escaping: copy the runs between escapes whole.
+                out.append(c, from, i - from);
+                if (ch < 0x20) {
+                    out.append(String.format("\\u%04x", (int) ch));
+                } else {
+                    out.append('\\').append(ch);
+                }
+                from = i + 1;
             }
         }
-        out.append('"');
+        out.append(c, from, end - from).append('"');
     }
 
     private void category(JsonParser p, TraceEvent e) throws IOException {
