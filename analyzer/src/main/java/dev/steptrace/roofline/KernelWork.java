@@ -23,8 +23,8 @@ import java.util.TreeSet;
  *       each distinct (op, shapes) with a model ({@link WorkModels});</li>
  *   <li>{@code t_file_peaks(file_id, device_name, peaks_id, bf16_tflops, fp16_tflops, fp8_tflops,
  *       int8_tops, hbm_gbps, link_gbps)}: each file's GPU and its peaks ({@code link_gbps} one direction);</li>
- *   <li>{@code t_kernel_work(file_id, step, name_id, kind, ts_ns, dur_ns, external_id, family, precision,
- *       flops, bytes, compute_ns, memory_ns, link_ns, bound_ns)}: every kernel in a step with known work. An
+ *   <li>{@code t_kernel_work(file_id, step, name_id, kind, category, ts_ns, dur_ns, external_id, family,
+ *       precision, flops, bytes, compute_ns, memory_ns, link_ns, bound_ns)}: every kernel in a step with known work. An
  *       op's work is shared among the kernels it launched in proportion to their time (a split-K GEMM's two
  *       kernels share its FLOPs; the memsets an op issues get none); a collective's bytes are its bus traffic (message bytes x 2(n-1)/n for an
  *       all-reduce, x (n-1)/n for all-gather, reduce-scatter and all-to-all). {@code *_ns} are the least
@@ -72,21 +72,21 @@ public final class KernelWork {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_kernel_work AS
                 WITH op_kernels AS (
-                    SELECT o.file_id, o.step, o.name_id, o.kind, o.ts_ns, o.dur_ns, o.external_id, w.family, w.precision,
-                           w.flops, w.bytes, sum(o.dur_ns) OVER op AS op_ns, count(*) OVER op AS op_n
-                    FROM t_ops_core o
+                    SELECT o.file_id, o.step, o.name_id, o.kind, o.category, o.ts_ns, o.dur_ns, o.external_id, w.family,
+                           w.precision, w.flops, w.bytes, sum(o.dur_ns) OVER op AS op_ns, count(*) OVER op AS op_n
+                    FROM t_ops o
                     JOIN t_launch_ops l ON l.file_id = o.file_id AND l.external_id = o.external_id
                     JOIN t_shape_work w ON w.file_id = l.file_id AND w.op_name_id = l.name_id AND w.shape_id = l.shape_id
                     WHERE o.kind = 'kernel'
                     WINDOW op AS (PARTITION BY o.file_id, o.external_id)
                 ), shared AS (
-                    SELECT file_id, step, name_id, kind, ts_ns, dur_ns, external_id, family, precision,
+                    SELECT file_id, step, name_id, kind, category, ts_ns, dur_ns, external_id, family, precision,
                            flops * share AS flops, bytes * share AS bytes
                     FROM (SELECT *, CASE WHEN op_ns > 0 THEN dur_ns / op_ns ELSE 1.0 / op_n END AS share FROM op_kernels)
                     WHERE step IS NOT NULL
                 ), comm AS (
-                    SELECT c.file_id, c.step, o.name_id, o.kind, c.ts_ns, c.dur_ns, o.external_id, 'collective' AS family,
-                           NULL AS precision,
+                    SELECT c.file_id, c.step, o.name_id, o.kind, o.category, c.ts_ns, c.dur_ns, o.external_id,
+                           'collective' AS family, NULL AS precision,
                            NULL::DOUBLE AS flops,
                            c.msg_bytes * CASE
                                WHEN c.type = 'allreduce' THEN 2.0 * (n - 1) / n
@@ -94,8 +94,8 @@ public final class KernelWork {
                                ELSE 1.0 END AS bytes
                     FROM (SELECT *, coalesce(group_size, (SELECT count(DISTINCT rank) FROM t_files)) AS n
                           FROM t_collectives WHERE msg_bytes IS NOT NULL) c
-                    JOIN t_ops_core o ON o.file_id = c.file_id AND o.ts_ns = c.ts_ns AND o.dur_ns = c.dur_ns
-                         AND o.step = c.step
+                    JOIN t_ops o ON o.file_id = c.file_id AND o.ts_ns = c.ts_ns AND o.dur_ns = c.dur_ns
+                         AND o.step = c.step AND o.category IN ('allreduce', 'comm_other')
                     QUALIFY row_number() OVER (PARTITION BY c.file_id, c.ts_ns, c.dur_ns ORDER BY o.name_id) = 1
                 ), timed AS (
                     SELECT w.*,

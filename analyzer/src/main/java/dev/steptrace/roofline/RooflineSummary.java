@@ -101,14 +101,14 @@ public final class RooflineSummary {
                 categoryNs.put(rs.getString(1) + "/" + rs.getString(2), rs.getDouble(3));
             }
         }
-        aggregate(c, "k.category", categories, stepsOf);
+        aggregate(c, "w.category", categories, stepsOf);
         aggregate(c, "n.name", kernels, stepsOf);
     }
 
     private static void aggregate(Connection c, String key, Map<String, Map<String, Agg>> into,
                                   Map<String, Integer> stepsOf) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT m.phase, w.file_id, %s AS key, any_value(k.category),
+                SELECT m.phase, w.file_id, %s AS key, any_value(w.category),
                        sum(w.flops), sum(w.dur_ns) FILTER (w.flops IS NOT NULL),
                        sum(w.bytes), sum(w.dur_ns) FILTER (w.bytes IS NOT NULL),
                        sum(w.flops) FILTER (w.bytes IS NOT NULL), sum(w.bytes) FILTER (w.flops IS NOT NULL),
@@ -116,7 +116,6 @@ public final class RooflineSummary {
                        sum(w.bound_ns), sum(w.dur_ns) FILTER (w.bound_ns IS NOT NULL), sum(w.dur_ns)
                 FROM t_kernel_work w
                 JOIN t_step_metrics m USING (file_id, step)
-                JOIN t_classes k USING (file_id, name_id, kind)
                 JOIN names n USING (file_id, name_id)
                 WHERE m.rank IS NOT NULL
                 GROUP BY ALL ORDER BY ALL
