@@ -41,7 +41,7 @@ import tech.tablesaw.api.Table;
  *   <tr><td>{@code t_launch_delays}</td><td>per file, phase and category: eager launch delays (ns)</td></tr>
  *   <tr><td>{@code t_graph_replays}</td><td>CUDA graph replays: GPU window, gap since the previous one (ns)</td></tr>
  *   <tr><td>{@code t_step_kernels}</td><td>per step and kernel name: ns and calls (after {@link #buildStepKernels})</td></tr>
- *   <tr><td>{@code t_kernel_work}</td><td>GPU operations with known work: FLOPs, bytes, least times ({@link KernelWork})</td></tr>
+ *   <tr><td>{@code t_kernel_work}</td><td>kernels with known work: FLOPs, bytes ({@link KernelWork}); the view {@code t_kernel_bounds} adds least times</td></tr>
  * </table>
  */
 public final class CaptureAnalysis implements AutoCloseable {

@@ -62,7 +62,7 @@ import tech.tablesaw.api.Table;
  *       subcategory, rule_id, variant (0: the name's class; others: classes from context, docs/taxonomy.md)</td></tr>
  *   <tr><td>{@code t_kernel_work}</td><td>kernel in a step with known work (docs/roofline.md)</td>
  *       <td>file_id, step, name_id, kind, category, ts_ns, dur_ns, external_id, family, precision, flops,
- *       bytes, compute_ns, memory_ns, link_ns, bound_ns</td></tr>
+ *       bytes; the view {@code t_kernel_bounds} adds compute_ns, memory_ns, link_ns, bound_ns</td></tr>
  * </table>
  *
  * <p>{@code phase_index} is a step's position among its file's steps of that phase, from 0: steps are

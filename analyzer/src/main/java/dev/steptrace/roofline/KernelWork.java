@@ -24,11 +24,13 @@ import java.util.TreeSet;
  *   <li>{@code t_file_peaks(file_id, device_name, peaks_id, bf16_tflops, fp16_tflops, fp8_tflops,
  *       int8_tops, hbm_gbps, link_gbps)}: each file's GPU and its peaks ({@code link_gbps} one direction);</li>
  *   <li>{@code t_kernel_work(file_id, step, name_id, kind, category, ts_ns, dur_ns, external_id, family,
- *       precision, flops, bytes, compute_ns, memory_ns, link_ns, bound_ns)}: every kernel in a step with known work. An
- *       op's work is shared among the kernels it launched in proportion to their time (a split-K GEMM's two
- *       kernels share its FLOPs; the memsets an op issues get none); a collective's bytes are its bus traffic (message bytes x 2(n-1)/n for an
- *       all-reduce, x (n-1)/n for all-gather, reduce-scatter and all-to-all). {@code *_ns} are the least
- *       times the peaks allow; {@code bound_ns} the largest of them.</li>
+ *       precision, flops, bytes)}: every kernel in a step with known work, from the trace alone. An op's work
+ *       is shared among the kernels it launched in proportion to their time (a split-K GEMM's two kernels
+ *       share its FLOPs; the memsets an op issues get none); a collective's bytes are its bus traffic
+ *       (message bytes x 2(n-1)/n for an all-reduce, x (n-1)/n for all-gather, reduce-scatter and
+ *       all-to-all);</li>
+ *   <li>{@code t_kernel_bounds}: a view of {@code t_kernel_work} with {@code compute_ns}, {@code memory_ns},
+ *       {@code link_ns}, the least times the file's peaks allow, and {@code bound_ns}, the largest of them.</li>
  * </ul>
  *
  * Under CUDA graphs kernels carry no external id, so they have no shapes and no rows here: only a model
@@ -97,16 +99,19 @@ public final class KernelWork {
                     JOIN t_ops o ON o.file_id = c.file_id AND o.ts_ns = c.ts_ns AND o.dur_ns = c.dur_ns
                          AND o.step = c.step AND o.category IN ('allreduce', 'comm_other')
                     QUALIFY row_number() OVER (PARTITION BY c.file_id, c.ts_ns, c.dur_ns ORDER BY o.name_id) = 1
-                ), timed AS (
-                    SELECT w.*,
-                           w.flops / CASE w.precision WHEN 'bf16' THEN p.bf16_tflops WHEN 'fp16' THEN p.fp16_tflops
-                               WHEN 'fp8' THEN p.fp8_tflops WHEN 'int8' THEN p.int8_tops END / 1e3 AS compute_ns,
-                           CASE WHEN w.family <> 'collective' THEN w.bytes / p.hbm_gbps END AS memory_ns,
-                           CASE WHEN w.family = 'collective' THEN w.bytes / p.link_gbps END AS link_ns
-                    FROM (SELECT * FROM shared UNION ALL BY NAME SELECT * FROM comm) w
-                    LEFT JOIN t_file_peaks p USING (file_id)
                 )
-                SELECT *, greatest(compute_ns, memory_ns, link_ns) AS bound_ns FROM timed
+                SELECT * FROM shared UNION ALL BY NAME SELECT * FROM comm
+                """);
+        // The peaks apart from the work: the work is what the trace says, the bounds what a device allows.
+        exec(c, """
+                CREATE OR REPLACE TEMP VIEW t_kernel_bounds AS
+                SELECT *, greatest(compute_ns, memory_ns, link_ns) AS bound_ns
+                FROM (SELECT w.*,
+                             w.flops / CASE w.precision WHEN 'bf16' THEN p.bf16_tflops WHEN 'fp16' THEN p.fp16_tflops
+                                 WHEN 'fp8' THEN p.fp8_tflops WHEN 'int8' THEN p.int8_tops END / 1e3 AS compute_ns,
+                             CASE WHEN w.family <> 'collective' THEN w.bytes / p.hbm_gbps END AS memory_ns,
+                             CASE WHEN w.family = 'collective' THEN w.bytes / p.link_gbps END AS link_ns
+                      FROM t_kernel_work w LEFT JOIN t_file_peaks p USING (file_id))
                 """);
         List<Warning> warnings = unknownDevices(c, devices);
         if (inputs.model() != null) {

@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The report's roofline figures, from {@code t_kernel_work} and the model file's floors: per phase, each
+ * The report's roofline figures, from {@code t_kernel_bounds} and the model file's floors: per phase, each
  * category's and each kernel's work per step, achieved rates, the bound that applies and how far below
  * it they ran (docs/roofline.md). Per-step values are each rank's sum over its steps divided by its
  * steps, averaged over the ranks with steps in the phase, as the report's times are; rates are the
@@ -114,7 +114,7 @@ public final class RooflineSummary {
                        sum(w.flops) FILTER (w.bytes IS NOT NULL), sum(w.bytes) FILTER (w.flops IS NOT NULL),
                        sum(w.compute_ns), sum(w.memory_ns), sum(w.link_ns),
                        sum(w.bound_ns), sum(w.dur_ns) FILTER (w.bound_ns IS NOT NULL), sum(w.dur_ns)
-                FROM t_kernel_work w
+                FROM t_kernel_bounds w
                 JOIN t_step_metrics m USING (file_id, step)
                 JOIN names n USING (file_id, name_id)
                 WHERE m.rank IS NOT NULL
