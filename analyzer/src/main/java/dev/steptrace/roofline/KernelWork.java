@@ -154,7 +154,7 @@ public final class KernelWork {
         }
     }
 
-    /** The GPU each file's operations ran on (the device id most of them carry) and its peaks. */
+    /** The GPU model each file's operations ran on ({@code t_devices}; the first, should a file use several) and its peaks. */
     private static Map<Integer, DevicePeaks.Device> filePeaks(Connection c, DevicePeaks peaks) throws SQLException {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_file_peaks (file_id INTEGER, device_name VARCHAR, peaks_id VARCHAR,
@@ -163,11 +163,9 @@ public final class KernelWork {
                 """);
         Map<Integer, DevicePeaks.Device> out = new LinkedHashMap<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT f.file_id, (SELECT d.name FROM devices d WHERE d.file_id = f.file_id AND d.device_id = g.device) AS name
-                FROM t_files f
-                LEFT JOIN (SELECT file_id, mode(device) AS device FROM gpu_ops JOIN t_files USING (file_id)
-                           WHERE kind = 'kernel' GROUP BY file_id) g USING (file_id)
-                ORDER BY f.file_id
+                SELECT f.file_id, min(d.name) AS name
+                FROM t_files f LEFT JOIN t_devices d ON d.file_id = f.file_id AND d.name IS NOT NULL
+                GROUP BY f.file_id ORDER BY f.file_id
                 """);
              PreparedStatement ins = c.prepareStatement("INSERT INTO t_file_peaks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             while (rs.next()) {
