@@ -113,6 +113,9 @@ final class HostBoundMetrics {
                 """)) {
             while (rs.next()) {
                 String phase = rs.getString(1);
+                if (rs.getObject(4) == null) {
+                    continue; // no step with a span (a slice that cut every step): idle time is unknown, not 0
+                }
                 double idle = rs.getDouble(2);
                 Double wait = launches ? rs.getDouble(3) : null;
                 double span = rs.getDouble(4);
