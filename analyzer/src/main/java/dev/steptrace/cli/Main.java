@@ -100,6 +100,7 @@ public final class Main implements Runnable {
         m.put("diff", DiffCommand::new);
         m.put("timeline", TimelineCommand::new);
         m.put("query", QueryCommand::new);
+        m.put("export", ExportCommand::new);
         m.put("taxonomy", TaxonomyCommand::new);
         m.put("synth", SynthCommand::new);
         m.put("bench", BenchCommand::new);
