@@ -300,9 +300,12 @@ final class EventFields {
     }
 
     private static void quoted(JsonParser p, StringBuilder out) throws IOException {
-        char[] c = p.getTextCharacters();
-        int start = p.getTextOffset();
-        int end = start + p.getTextLength();
+        quoted(p.getTextCharacters(), p.getTextOffset(), p.getTextLength(), out);
+    }
+
+    /** A string as compact JSON: quotes, backslashes and control characters escaped, the rest as is. */
+    static void quoted(char[] c, int start, int length, StringBuilder out) {
+        int end = start + length;
         out.append('"');
         int from = start;
         for (int i = start; i < end; i++) {
@@ -353,7 +356,13 @@ final class EventFields {
         }
     }
 
-    private boolean unsigned(String text) {
+    /** The value of the last {@link #integerText} or {@link #unsigned} call that returned true. */
+    long number() {
+        return number;
+    }
+
+    /** An integer above 2^63 as written: kept as its unsigned bit pattern when it fits in 64 bits. */
+    boolean unsigned(String text) {
         try {
             number = Long.parseUnsignedLong(text);
             result.anomaly("ids_above_2^63_kept_as_unsigned");
@@ -365,7 +374,7 @@ final class EventFields {
     }
 
     /** Ids written as strings: {@code "25738"}, and 2021's GPU tids {@code "stream 7"}. */
-    private boolean integerText(String text) {
+    boolean integerText(String text) {
         String digits = text.startsWith("stream ") ? text.substring(7).trim() : text.trim();
         if (digits.isEmpty()) {
             return false;

@@ -23,7 +23,10 @@ import dev.steptrace.ingest.TimeLimits;
 /**
  * Streams one Kineto (torch.profiler) Chrome-trace JSON document into a {@link TraceEventSink}
  * with Jackson's token stream: never a tree of the whole file, any top-level key order, every
- * timestamp era, string or numeric pid/tid, legacy 2021 categories.
+ * timestamp era, string or numeric pid/tid, legacy 2021 categories. The event list, nearly all of
+ * the bytes, is read by {@link EventScanner} below Jackson; Jackson reads the rest of the document,
+ * and the list's entries the scanner leaves to it (damage among them): each time, a new parser
+ * starts where the scanner stopped, as after a recovery.
  *
  * <p>Damage does not stop the read at the first bad byte. On a parse error inside the event list
  * the reader first tries to repair the event (Kineto before 2026-07 did not escape quotes in names),
@@ -33,6 +36,12 @@ import dev.steptrace.ingest.TimeLimits;
 public final class KinetoReader {
     private static final byte[] RESUME_OBJECT = "{\"traceEvents\":[".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] RESUME_ARRAY = "[".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * The same, for a list entry that ends just before where Jackson starts: a stand-in entry, then the
+     * separator is read from the file (the space keeps the stand-in from running into a digit there).
+     */
+    private static final byte[] RESUME_OBJECT_AFTER_ENTRY = "{\"traceEvents\":[0 ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RESUME_ARRAY_AFTER_ENTRY = "[0 ".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_RECOVERIES = 1000;
     /** The names of the {@code ph:"M"} events the reader keeps (process and thread names, labels, order). */
     private static final List<String> METADATA_NAMES = List.of("process_name", "thread_name", "process_labels",
@@ -58,9 +67,16 @@ public final class KinetoReader {
     }
 
     private final boolean keepPythonFunctions;
+    private final boolean scan;
 
     public KinetoReader(boolean keepPythonFunctions) {
+        this(keepPythonFunctions, true);
+    }
+
+    /** With {@code scan} false, Jackson reads the event list too: the reference the scanner is tested against. */
+    KinetoReader(boolean keepPythonFunctions, boolean scan) {
         this.keepPythonFunctions = keepPythonFunctions;
+        this.scan = scan;
     }
 
     /** The factory configured for Kineto's quirks; the benchmark tokenizes with the same settings. */
@@ -84,6 +100,7 @@ public final class KinetoReader {
         private final NameDictionary names;
         private final TraceEventSink sink;
         private final EventFields fields;
+        private final EventScanner scanner;
         private final TraceEvent event = new TraceEvent();
         private final ReadResult result = new ReadResult();
 
@@ -95,6 +112,10 @@ public final class KinetoReader {
         /** The next parser starts with the synthetic {@link #RESUME_OBJECT} after a recovery. */
         private boolean resuming;
         private boolean inEvents;
+        /** Jackson reads the next list entry (the scanner stopped before it), then hands back. */
+        private boolean jacksonNext;
+        /** The resume prefix ends with a stand-in entry ({@link #RESUME_ARRAY_AFTER_ENTRY}): not an event. */
+        private boolean standInEntry;
         private boolean inEvent;
         private long eventStart;
         /** First and last offsets where the JSON was found broken (repaired or skipped), or -1. */
@@ -117,6 +138,7 @@ public final class KinetoReader {
             }
             this.sink = sink;
             this.fields = new EventFields(names, result, MAPPER, keepPythonFunctions);
+            this.scanner = scan ? new EventScanner(input, names, fields, result, keepPythonFunctions, FACTORY) : null;
         }
 
         ReadResult read() throws IOException {
@@ -130,6 +152,17 @@ public final class KinetoReader {
                     readDocument(p);
                     readEnd(p);
                     break;
+                } catch (ScannerStopped s) {
+                    // Jackson goes on where the scanner stopped, in the same place in the list.
+                    input.seek(s.at);
+                    byte[] prefix = s.afterEntry ? (rootIsArray ? RESUME_ARRAY_AFTER_ENTRY : RESUME_OBJECT_AFTER_ENTRY)
+                            : (rootIsArray ? RESUME_ARRAY : RESUME_OBJECT);
+                    source = new SequenceInputStream(new ByteArrayInputStream(prefix), input);
+                    offsetDelta = s.at - prefix.length;
+                    inEvent = false;
+                    resuming = !rootIsArray;
+                    standInEntry = s.afterEntry;
+                    jacksonNext = true;
                 } catch (RecordingInput.DamagedInputException e) {
                     inputDamaged(e);
                     break;
@@ -333,10 +366,26 @@ public final class KinetoReader {
 
         private void readEvents(JsonParser p) throws IOException {
             inEvents = true;
+            boolean afterEntry = false;
             JsonToken t;
-            while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            while (true) {
+                if (scanner != null && !jacksonNext) {
+                    scan(p, afterEntry);
+                }
+                jacksonNext = false;
+                if ((t = p.nextToken()) == JsonToken.END_ARRAY) {
+                    break;
+                }
+                afterEntry = true;
+                if (standInEntry) {
+                    standInEntry = false;
+                    jacksonNext = true;
+                    continue;
+                }
                 if (t != JsonToken.START_OBJECT) {
                     p.skipChildren();
+                    // A string is read to its end only when asked: the scanner goes on after its end.
+                    p.finishToken();
                     result.anomaly("non_object_events");
                     continue;
                 }
@@ -348,6 +397,21 @@ public final class KinetoReader {
                 dispatch(event);
             }
             inEvents = false;
+        }
+
+        /**
+         * The scanner reads the list from where the parser stands, then Jackson goes on where it
+         * stopped ({@link ScannerStopped}). Not when the bytes there are no longer kept (a header over
+         * 64 MB) or the parser does not count bytes (a UTF-16 file): Jackson reads on.
+         */
+        private void scan(JsonParser p, boolean afterEntry) throws IOException {
+            long parserOffset = p.currentLocation().getByteOffset();
+            long at = offsetDelta + parserOffset;
+            if (parserOffset < 0 || at < input.keptFrom() || at > input.bytesRead()) {
+                return;
+            }
+            scanner.scan(at, afterEntry, event, this::dispatch);
+            throw new ScannerStopped(scanner.stoppedAt(), scanner.stoppedAfterValue());
         }
 
         private void dispatch(TraceEvent e) {
@@ -510,6 +574,18 @@ public final class KinetoReader {
             }
             dispatch(event);
             return true;
+        }
+    }
+
+    /** Unwinds the parser that stood where the scanner started: a new one starts where it stopped. */
+    private static final class ScannerStopped extends RuntimeException {
+        final long at;
+        final boolean afterEntry;
+
+        ScannerStopped(long at, boolean afterEntry) {
+            super(null, null, false, false);
+            this.at = at;
+            this.afterEntry = afterEntry;
         }
     }
 

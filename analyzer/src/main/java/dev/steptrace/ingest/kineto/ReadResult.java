@@ -1,6 +1,8 @@
 package dev.steptrace.ingest.kineto;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -16,6 +18,9 @@ public final class ReadResult {
     private final Map<String, long[]> dropped = new HashMap<>();
     private final Map<String, Long> anomalies = new TreeMap<>();
 
+    /** Anomalies of an event being scanned, counted only once it is complete (see {@link #hold()}). */
+    private final List<String> held = new ArrayList<>();
+    private boolean holding;
     private boolean partial;
     private boolean suspect;
     private long damageOffset = -1;
@@ -87,7 +92,31 @@ public final class ReadResult {
     }
 
     void anomaly(String what) {
+        if (holding) {
+            held.add(what);
+            return;
+        }
         anomalies.merge(what, 1L, Long::sum);
+    }
+
+    /**
+     * Anomalies from now on are held until {@link #release}: the scanner may give an event up half-way
+     * (to read more input, or to hand it to Jackson) and read it again.
+     */
+    void hold() {
+        holding = true;
+        held.clear();
+    }
+
+    /** Ends {@link #hold()}: the held anomalies count when {@code keep}, else they are forgotten. */
+    void release(boolean keep) {
+        holding = false;
+        if (keep) {
+            for (String what : held) {
+                anomaly(what);
+            }
+        }
+        held.clear();
     }
 
     void markDamaged(long offset, String reason) {

@@ -49,6 +49,31 @@ final class RecordingInput extends InputStream {
         }
     }
 
+    /** The buffer the kept bytes are in, for {@link EventScanner}: valid until the next read or fill. */
+    byte[] buffer() {
+        return buf;
+    }
+
+    /** Absolute offset of {@code buffer()[0]}. */
+    long bufferStart() {
+        return bufStart;
+    }
+
+    /** Bytes of {@link #buffer()} that hold input. */
+    int bufferLength() {
+        return bufLen;
+    }
+
+    /**
+     * For {@link EventScanner}: reads more input into the buffer, keeping the bytes from {@code mark}
+     * on (which moves them, so offsets stay valid and buffer indexes do not). False at the end.
+     */
+    boolean fillFrom(long mark) throws DamagedInputException {
+        keepFrom(mark);
+        seek(mark);
+        return fill();
+    }
+
     /** Moves back to an absolute offset that is still kept (at most {@link #bytesRead()}). */
     void seek(long offset) {
         if (offset < bufStart || offset > bufStart + bufLen) {

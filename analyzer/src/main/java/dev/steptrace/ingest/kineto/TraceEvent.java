@@ -55,6 +55,23 @@ public final class TraceEvent {
         return (present & flag) != 0;
     }
 
+    /** Sets the integer field that {@code flag} stands for (an id, count or index of the args). */
+    void setInteger(int flag, long value) {
+        switch (flag) {
+            case EXTERNAL_ID -> externalId = value;
+            case CORRELATION -> correlation = value;
+            case DEVICE -> device = (int) value;
+            case STREAM -> stream = value;
+            case BYTES -> bytes = value;
+            case CBID -> cbid = (int) value;
+            case GRAPH_ID -> graphId = value;
+            case GRAPH_NODE_ID -> graphNodeId = value;
+            case SORT_INDEX -> sortIndex = value;
+            default -> throw new IllegalArgumentException("not an integer arg: " + flag);
+        }
+        present |= flag;
+    }
+
     /** True when the args carried {@code record_param_comms} collective metadata. */
     public boolean hasComm() {
         return commTouched && comm.collective != null;

@@ -1,0 +1,895 @@
+package dev.steptrace.ingest.kineto;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Reads the event list of a Kineto trace straight from the bytes of {@link RecordingInput}, below
+ * Jackson: keys matched by their bytes, names looked up by their raw bytes ({@link ByteNames}),
+ * numbers parsed from the bytes, values we do not keep skipped by a structural scan that still
+ * checks them (strings, escapes, UTF-8, numbers, literals), so that whatever it accepts is JSON
+ * that Jackson accepts, read into the same {@link TraceEvent} as {@link EventFields} would.
+ *
+ * <p>It stops, and Jackson reads the next value (then hands back), wherever it meets anything
+ * else: damage of any kind (so damage is found, reported and recovered from exactly as before),
+ * the end of the input, and the rare shapes it leaves to Jackson: keys with escapes or non-ASCII
+ * bytes, control characters inside strings, {@code NaN}/{@code Infinity}, numbers of more than
+ * {@value #MAX_NUMBER} characters, {@code ph}/{@code cat} that are not strings, {@code args} text
+ * values that are arrays or objects, more than three nested {@code grid}/{@code block} entries,
+ * nesting deeper than {@value #MAX_DEPTH}, non-object list entries and events over
+ * {@value #MAX_EVENT} bytes. Strings with escapes or non-ASCII bytes are decoded by Jackson.
+ */
+final class EventScanner {
+    static final int MAX_EVENT = 8 << 20;
+    private static final int MAX_DEPTH = 200;
+    private static final int MAX_NUMBER = 64;
+
+    /** Control flow inside a scan, preallocated: thrown once per buffer fill, or to hand over to Jackson. */
+    private static final class Stop extends RuntimeException {
+        Stop() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static final Stop MORE = new Stop();
+    private static final Stop JACKSON = new Stop();
+
+    private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+
+    private static final Keys EVENT_KEYS = new Keys("ph", "cat", "name", "pid", "tid", "ts", "dur", "args");
+    private static final int PH = 0;
+    private static final int CAT = 1;
+    private static final int NAME = 2;
+    private static final int PID = 3;
+    private static final int TID = 4;
+    private static final int TS = 5;
+    private static final int DUR = 6;
+    private static final int ARGS = 7;
+
+    /** The {@code args} keys {@link EventFields#readArgs} reads, in the order of the constants below. */
+    private static final Keys ARG_KEYS = new Keys("External id", "external id", "correlation", "device", "stream",
+            "bytes", "cbid", "graph id", "graph node id", "grid", "block", "name", "labels", "sort_index",
+            "Collective name", "dtype", "In msg nelems", "Out msg nelems", "Group size", "Process Group Name",
+            "Process Group ID", "Process Group Description", "Process Group Ranks", "Rank", "Src Rank", "Dst Rank",
+            "Seq", "Comms Id", "In split size", "Out split size", "Input Dims", "Input type", "Input Strides",
+            "Concrete Inputs", "Is asynchronized op");
+
+    /** The {@link TraceEvent} flag of each integer arg among {@link #ARG_KEYS} (0 for the others). */
+    private static final int[] INTEGER_ARGS = {TraceEvent.EXTERNAL_ID, TraceEvent.EXTERNAL_ID, TraceEvent.CORRELATION,
+            TraceEvent.DEVICE, TraceEvent.STREAM, TraceEvent.BYTES, TraceEvent.CBID, TraceEvent.GRAPH_ID,
+            TraceEvent.GRAPH_NODE_ID, 0, 0, 0, 0, TraceEvent.SORT_INDEX};
+
+    /** Receives each complete event, in file order. */
+    interface Events {
+        void event(TraceEvent e);
+    }
+
+    private final RecordingInput in;
+    private final NameDictionary names;
+    private final EventFields fields;
+    private final ReadResult result;
+    private final boolean keepPythonFunctions;
+    private final JsonFactory factory;
+    private final ByteNames nameIds = new ByteNames();
+    private final ByteNames categoryIds = new ByteNames();
+    private final List<EventKind> categoryKinds = new ArrayList<>();
+    private final List<String> categoryNames = new ArrayList<>();
+    private char[] chars = new char[64];
+
+    /** The window: {@code b[0]} is at absolute offset {@code base}, input up to {@code end}. */
+    private byte[] b;
+    private long base;
+    private int end;
+    private int pos;
+    /** The last string scanned: its bytes between the quotes, and whether they are ASCII without escapes. */
+    private int strStart;
+    private int strEnd;
+    private boolean strPlain;
+    /** The last number scanned: its bytes, and whether it has a fraction or exponent. */
+    private int numStart;
+    private int numEnd;
+    private boolean numFloat;
+    /** The value of the last {@link #integer} call that returned true. */
+    private long number;
+
+    /** Where the last {@link #scan} stopped, and whether a list entry comes just before that offset. */
+    private long stoppedAt;
+    private boolean stoppedAfterValue;
+
+    EventScanner(RecordingInput in, NameDictionary names, EventFields fields, ReadResult result,
+                 boolean keepPythonFunctions, JsonFactory factory) {
+        this.in = in;
+        this.names = names;
+        this.fields = fields;
+        this.result = result;
+        this.keepPythonFunctions = keepPythonFunctions;
+        this.factory = factory;
+    }
+
+    long stoppedAt() {
+        return stoppedAt;
+    }
+
+    boolean stoppedAfterValue() {
+        return stoppedAfterValue;
+    }
+
+    /**
+     * Reads list entries from absolute offset {@code at} (inside the event list; {@code afterValue}
+     * when an entry ends just before it) into {@code e}, handing each to {@code events}, until the
+     * list's closing bracket or anything Jackson must read: {@link #stoppedAt()} says where.
+     */
+    void scan(long at, boolean afterValue, TraceEvent e, Events events) throws IOException {
+        window();
+        pos = (int) (at - base);
+        while (true) {
+            long mark = base + pos;
+            boolean markAfterValue = afterValue;
+            try {
+                int c = ws();
+                if (afterValue) {
+                    if (c != ',') {
+                        stop(base + pos, true);
+                        return;
+                    }
+                    pos++;
+                    afterValue = false;
+                    continue;
+                }
+                if (c != '{') {
+                    stop(base + pos, false);
+                    return;
+                }
+                result.hold();
+                event(e);
+                result.release(true);
+                events.event(e);
+                afterValue = true;
+            } catch (Stop s) {
+                result.release(false);
+                if (s == JACKSON || base + end - mark > MAX_EVENT || !in.fillFrom(mark)) {
+                    stop(mark, markAfterValue);
+                    return;
+                }
+                window();
+                pos = (int) (mark - base);
+                afterValue = markAfterValue;
+            }
+        }
+    }
+
+    private void window() {
+        b = in.buffer();
+        base = in.bufferStart();
+        end = in.bufferLength();
+    }
+
+    private void stop(long at, boolean afterValue) {
+        stoppedAt = at;
+        stoppedAfterValue = afterValue;
+    }
+
+    /** The byte at {@code pos} after white space (not consumed). */
+    private int ws() {
+        byte[] b = this.b;
+        int i = pos;
+        while (true) {
+            if (i >= end) {
+                pos = i;
+                throw MORE;
+            }
+            byte x = b[i];
+            if (x != ' ' && x != '\n' && x != '\r' && x != '\t') {
+                pos = i;
+                return x;
+            }
+            i++;
+        }
+    }
+
+    /** One event object, at {@code pos}; the same rules as {@link EventFields#read}. */
+    private void event(TraceEvent e) throws IOException {
+        e.reset();
+        pos++;
+        int c = ws();
+        if (c == '}') {
+            pos++;
+            return;
+        }
+        boolean skipping = false;
+        while (true) {
+            if (c != '"') {
+                throw JACKSON;
+            }
+            str();
+            int key = -1;
+            if (!skipping) {
+                if (!strPlain) {
+                    throw JACKSON;
+                }
+                key = EVENT_KEYS.code(b, strStart, strEnd - strStart);
+            }
+            colon();
+            c = ws();
+            switch (key) {
+                case PH:
+                    if (c != '"') {
+                        throw JACKSON;
+                    }
+                    str();
+                    if (strEnd > strStart) {
+                        e.ph = strPlain ? (char) b[strStart] : decoded().charAt(0);
+                        // Flows, instants and counters are only counted: the rest is checked, not read.
+                        skipping = e.ph != 'X' && e.ph != 'M';
+                    }
+                    break;
+                case CAT:
+                    if (c != '"') {
+                        throw JACKSON;
+                    }
+                    str();
+                    category(e);
+                    skipping = e.kind == EventKind.OTHER || (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions);
+                    break;
+                case NAME:
+                    name(c, e);
+                    break;
+                case PID:
+                    if (integer(c)) {
+                        e.pid = number;
+                        e.present |= TraceEvent.PID;
+                    }
+                    break;
+                case TID:
+                    if (integer(c)) {
+                        e.tid = number;
+                        e.present |= TraceEvent.TID;
+                    }
+                    break;
+                case TS:
+                    long ts = time(c);
+                    if (ts != DecimalTime.INVALID) {
+                        e.tsNs = ts;
+                        e.hasTs = true;
+                    }
+                    break;
+                case DUR:
+                    long dur = time(c);
+                    if (dur != DecimalTime.INVALID) {
+                        e.durNs = dur;
+                        e.present |= TraceEvent.DUR;
+                    }
+                    break;
+                case ARGS:
+                    if (c == '{') {
+                        args(e);
+                    } else {
+                        skip(c, 1);
+                    }
+                    break;
+                default:
+                    skip(c, 1);
+            }
+            if (closed('}')) {
+                return;
+            }
+            c = ws();
+        }
+    }
+
+    /**
+     * After a member or entry: true at the closing {@code close} (consumed, also after a trailing
+     * comma), false after a comma with more to come.
+     */
+    private boolean closed(int close) {
+        int c = ws();
+        if (c == ',') {
+            pos++;
+            if (ws() != close) {
+                return false;
+            }
+        } else if (c != close) {
+            throw JACKSON;
+        }
+        pos++;
+        return true;
+    }
+
+    private void colon() {
+        if (ws() != ':') {
+            throw JACKSON;
+        }
+        pos++;
+    }
+
+    private void args(TraceEvent e) throws IOException {
+        pos++;
+        int c = ws();
+        if (c == '}') {
+            pos++;
+            return;
+        }
+        while (true) {
+            if (c != '"') {
+                throw JACKSON;
+            }
+            str();
+            if (!strPlain) {
+                throw JACKSON;
+            }
+            int key = ARG_KEYS.code(b, strStart, strEnd - strStart);
+            colon();
+            c = ws();
+            arg(key, c, e);
+            if (closed('}')) {
+                return;
+            }
+            c = ws();
+        }
+    }
+
+    /** One {@code args} value, by the index of its key in {@link #ARG_KEYS} (-1: not read). */
+    private void arg(int key, int c, TraceEvent e) throws IOException {
+        switch (key) {
+            case 0, 1, 2, 3, 4, 5, 6, 7, 8, 13 -> {
+                if (integer(c)) {
+                    e.setInteger(INTEGER_ARGS[key], number);
+                }
+            }
+            case 9 -> {
+                if (triple(c, e.grid)) {
+                    e.present |= TraceEvent.GRID;
+                }
+            }
+            case 10 -> {
+                if (triple(c, e.block)) {
+                    e.present |= TraceEvent.BLOCK;
+                }
+            }
+            case 11, 12 -> e.metaValue = text(c);
+            case 14 -> e.comm().collective = text(c);
+            case 15 -> e.comm().dtype = text(c);
+            case 16 -> e.comm().inNelems = integer(c) ? number : null;
+            case 17 -> e.comm().outNelems = integer(c) ? number : null;
+            case 18 -> e.comm().groupSize = integer(c) ? (int) number : null;
+            case 19, 20 -> e.comm().pgName = text(c);
+            case 21 -> e.comm().pgDesc = text(c);
+            case 22 -> e.comm().pgRanks = text(c);
+            case 23 -> e.comm().rank = integer(c) ? (int) number : null;
+            case 24 -> e.comm().srcRank = integer(c) ? (int) number : null;
+            case 25 -> e.comm().dstRank = integer(c) ? (int) number : null;
+            case 26 -> e.comm().seq = integer(c) ? number : null;
+            case 27 -> e.comm().commsId = integer(c) ? Long.toUnsignedString(number) : null;
+            case 28 -> e.comm().inSplit = text(c);
+            case 29 -> e.comm().outSplit = text(c);
+            case 30 -> compact(c, e.touchInputs().dims);
+            case 31 -> compact(c, e.touchInputs().types);
+            case 32 -> compact(c, e.touchInputs().strides);
+            case 33 -> compact(c, e.touchInputs().concrete);
+            case 34 -> {
+                if (c == 't') {
+                    literal(TRUE);
+                    e.comm().isAsync = true;
+                } else if (c == 'f') {
+                    literal(FALSE);
+                    e.comm().isAsync = false;
+                } else {
+                    e.comm().isAsync = integer(c) && number != 0;
+                }
+            }
+            default -> skip(c, 2);
+        }
+    }
+
+    // ---- values ----
+
+    /** A string at {@code pos}: sets {@link #strStart}, {@link #strEnd}, {@link #strPlain}; checks escapes and UTF-8. */
+    private void str() {
+        byte[] b = this.b;
+        int end = this.end;
+        int i = pos + 1;
+        boolean plain = true;
+        while (true) {
+            if (i >= end) {
+                throw MORE;
+            }
+            byte x = b[i];
+            if (x >= 0x20 && x != '"' && x != '\\') {
+                i++;
+            } else if (x == '"') {
+                break;
+            } else if (x == '\\') {
+                plain = false;
+                i = escape(i);
+            } else if (x < 0) {
+                plain = false;
+                i = utf8(i);
+            } else {
+                throw JACKSON; // a control character: legal for Jackson here, but rare; it reads it
+            }
+        }
+        strStart = pos + 1;
+        strEnd = i;
+        strPlain = plain;
+        pos = i + 1;
+    }
+
+    private int at(int i) {
+        if (i >= end) {
+            throw MORE;
+        }
+        return b[i];
+    }
+
+    private int escape(int i) {
+        int c = at(i + 1);
+        switch (c) {
+            case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+                return i + 2;
+            case 'u':
+                for (int k = i + 2; k < i + 6; k++) {
+                    int h = at(k);
+                    if (!(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F')) {
+                        throw JACKSON;
+                    }
+                }
+                return i + 6;
+            default:
+                throw JACKSON;
+        }
+    }
+
+    /** A well-formed UTF-8 sequence (stricter than Jackson, which then reads what this refuses). */
+    private int utf8(int i) {
+        int lead = at(i) & 0xFF;
+        int n;
+        int min = 0x80;
+        int max = 0xBF;
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            n = 1;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            n = 2;
+            min = lead == 0xE0 ? 0xA0 : 0x80;
+            max = lead == 0xED ? 0x9F : 0xBF;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            n = 3;
+            min = lead == 0xF0 ? 0x90 : 0x80;
+            max = lead == 0xF4 ? 0x8F : 0xBF;
+        } else {
+            throw JACKSON;
+        }
+        int first = at(i + 1) & 0xFF;
+        if (first < min || first > max) {
+            throw JACKSON;
+        }
+        for (int k = i + 2; k <= i + n; k++) {
+            if ((at(k) & 0xC0) != 0x80) {
+                throw JACKSON;
+            }
+        }
+        return i + n + 1;
+    }
+
+    /** A JSON number at {@code pos}: sets {@link #numStart}, {@link #numEnd}, {@link #numFloat}. */
+    private void num() {
+        int i = pos;
+        if (at(i) == '-') {
+            i++;
+        }
+        int c = at(i);
+        if (c == '0') {
+            c = at(++i);
+            if (c >= '0' && c <= '9') {
+                throw JACKSON; // leading zero
+            }
+        } else if (c >= '1' && c <= '9') {
+            do {
+                c = at(++i);
+            } while (c >= '0' && c <= '9');
+        } else {
+            throw JACKSON; // -Infinity, -INF, or not a number
+        }
+        boolean isFloat = false;
+        if (c == '.') {
+            isFloat = true;
+            c = at(++i);
+            if (c < '0' || c > '9') {
+                throw JACKSON;
+            }
+            do {
+                c = at(++i);
+            } while (c >= '0' && c <= '9');
+        }
+        if (c == 'e' || c == 'E') {
+            isFloat = true;
+            c = at(++i);
+            if (c == '+' || c == '-') {
+                c = at(++i);
+            }
+            if (c < '0' || c > '9') {
+                throw JACKSON;
+            }
+            do {
+                c = at(++i);
+            } while (c >= '0' && c <= '9');
+        }
+        if (i - pos > MAX_NUMBER) {
+            throw JACKSON;
+        }
+        numStart = pos;
+        numEnd = i;
+        numFloat = isFloat;
+        pos = i;
+    }
+
+    private void literal(byte[] word) {
+        for (int k = 0; k < word.length; k++) {
+            if (at(pos + k) != word[k]) {
+                throw JACKSON;
+            }
+        }
+        pos += word.length;
+    }
+
+    /** Skips (and checks) the value starting with {@code c} at {@code pos}. */
+    private void skip(int c, int depth) {
+        switch (c) {
+            case '"' -> str();
+            case '{', '[' -> {
+                nest(depth);
+                int close = c == '{' ? '}' : ']';
+                pos++;
+                c = ws();
+                if (c == close) {
+                    pos++;
+                    return;
+                }
+                while (true) {
+                    if (close == '}') {
+                        if (c != '"') {
+                            throw JACKSON;
+                        }
+                        str();
+                        colon();
+                        c = ws();
+                    }
+                    skip(c, depth + 1);
+                    if (closed(close)) {
+                        return;
+                    }
+                    c = ws();
+                }
+            }
+            case 't' -> literal(TRUE);
+            case 'f' -> literal(FALSE);
+            case 'n' -> literal(NULL);
+            default -> num();
+        }
+    }
+
+    private static void nest(int depth) {
+        if (depth > MAX_DEPTH) {
+            throw JACKSON;
+        }
+    }
+
+    /** The text of the last string scanned, decoded by Jackson (escapes, UTF-8), or by widening plain ASCII. */
+    private String decoded() throws IOException {
+        if (strPlain) {
+            return new String(b, strStart, strEnd - strStart, StandardCharsets.ISO_8859_1);
+        }
+        try (JsonParser p = factory.createParser(b, strStart - 1, strEnd - strStart + 2)) {
+            if (p.nextToken() != JsonToken.VALUE_STRING) {
+                throw JACKSON;
+            }
+            return p.getText();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw JACKSON;
+        }
+    }
+
+    /** The last string's text as characters in {@link #chars}; returns the length. */
+    private int decodedChars() throws IOException {
+        if (!strPlain) {
+            String s = decoded();
+            ensureChars(s.length());
+            s.getChars(0, s.length(), chars, 0);
+            return s.length();
+        }
+        return widen(strStart, strEnd);
+    }
+
+    private int widen(int from, int to) {
+        int len = to - from;
+        ensureChars(len);
+        char[] c = chars;
+        byte[] b = this.b;
+        for (int k = 0; k < len; k++) {
+            c[k] = (char) b[from + k];
+        }
+        return len;
+    }
+
+    private void ensureChars(int len) {
+        if (chars.length < len) {
+            chars = new char[Math.max(len, chars.length * 2)];
+        }
+    }
+
+    private void category(TraceEvent e) throws IOException {
+        int len = strEnd - strStart;
+        int h = ByteNames.hash(b, strStart, len);
+        int id = categoryIds.find(b, strStart, len, h);
+        if (id < 0) {
+            String cat = decoded();
+            id = categoryNames.indexOf(cat);
+            if (id < 0) {
+                id = categoryNames.size();
+                categoryNames.add(cat);
+                categoryKinds.add(EventKind.ofCategory(cat));
+            }
+            categoryIds.put(b, strStart, len, h, id);
+        }
+        e.kind = categoryKinds.get(id);
+        e.categoryName = categoryNames.get(id);
+    }
+
+    private void name(int c, TraceEvent e) throws IOException {
+        if (c == '"') {
+            str();
+            int len = strEnd - strStart;
+            int h = ByteNames.hash(b, strStart, len);
+            int id = nameIds.find(b, strStart, len, h);
+            if (id < 0) {
+                int chars = decodedChars();
+                id = names.idOf(this.chars, 0, chars);
+                nameIds.put(b, strStart, len, h, id);
+            }
+            e.nameId = id;
+        } else if (c == '{' || c == '[') {
+            skip(c, 1);
+        } else {
+            e.nameId = names.idOf(scalarText(c));
+        }
+    }
+
+    /** A number's or literal's text as Jackson gives it ({@code getText()}). */
+    private String scalarText(int c) {
+        switch (c) {
+            case 't':
+                literal(TRUE);
+                return "true";
+            case 'f':
+                literal(FALSE);
+                return "false";
+            case 'n':
+                literal(NULL);
+                return "null";
+            default:
+                num();
+                return new String(b, numStart, numEnd - numStart, StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /** Like {@link EventFields}: an integer id or count; unsigned values above 2^63 keep their bit pattern. */
+    private boolean integer(int c) throws IOException {
+        switch (c) {
+            case '"':
+                str();
+                if (fields.integerText(decoded())) {
+                    number = fields.number();
+                    return true;
+                }
+                return false;
+            case '[':
+            case '{':
+            case 't':
+            case 'f':
+            case 'n':
+                skip(c, 1);
+                result.anomaly("values_of_unexpected_type");
+                return false;
+            default:
+                num();
+                if (numFloat) {
+                    result.anomaly("values_of_unexpected_type");
+                    return false;
+                }
+                return integerDigits();
+        }
+    }
+
+    private boolean integerDigits() {
+        int i = numStart;
+        boolean negative = b[i] == '-';
+        if (negative) {
+            i++;
+        }
+        if (numEnd - i <= 18) {
+            long v = 0;
+            for (; i < numEnd; i++) {
+                v = v * 10 + (b[i] - '0');
+            }
+            number = negative ? -v : v;
+            return true;
+        }
+        String text = new String(b, numStart, numEnd - numStart, StandardCharsets.ISO_8859_1);
+        try {
+            number = Long.parseLong(text);
+            return true;
+        } catch (NumberFormatException e) {
+            if (fields.unsigned(text)) {
+                number = fields.number();
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /** Microseconds (number or string) to nanoseconds, as {@link EventFields} does it. */
+    private long time(int c) throws IOException {
+        int len;
+        if (c == '"') {
+            str();
+            len = decodedChars();
+        } else if (c == '-' || c >= '0' && c <= '9') {
+            num();
+            len = widen(numStart, numEnd);
+        } else {
+            skip(c, 1);
+            result.anomaly("timestamps_not_finite_ignored");
+            return DecimalTime.INVALID;
+        }
+        long ns = DecimalTime.microsToNanos(chars, 0, len);
+        if (ns == DecimalTime.INVALID) {
+            result.anomaly("timestamps_not_finite_ignored");
+        }
+        return ns;
+    }
+
+    private boolean triple(int c, int[] into) throws IOException {
+        if (c != '[') {
+            skip(c, 2);
+            return false;
+        }
+        pos++;
+        c = ws();
+        int n = 0;
+        if (c == ']') {
+            pos++;
+            return false;
+        }
+        while (true) {
+            if (n < 3) {
+                if (integer(c)) {
+                    into[n] = (int) number;
+                }
+            } else if (c == '[' || c == '{') {
+                throw JACKSON; // EventFields reads such a fourth entry token by token: left to it
+            } else {
+                skip(c, 3);
+            }
+            n++;
+            if (closed(']')) {
+                return n == 3;
+            }
+            c = ws();
+        }
+    }
+
+    /** Like {@link EventFields}: a string's text, a scalar's text, null for null; arrays and objects go to Jackson. */
+    private String text(int c) throws IOException {
+        if (c == '"') {
+            str();
+            return decoded();
+        }
+        if (c == '{' || c == '[') {
+            throw JACKSON;
+        }
+        if (c == 'n') {
+            literal(NULL);
+            return null;
+        }
+        return scalarText(c);
+    }
+
+    /** The value at {@code pos} as compact JSON, as {@link EventFields} writes it from Jackson's tokens. */
+    private void compact(int c, StringBuilder out) throws IOException {
+        out.setLength(0);
+        compactValue(c, out, 1);
+    }
+
+    private void compactValue(int c, StringBuilder out, int depth) throws IOException {
+        switch (c) {
+            case '"' -> {
+                str();
+                if (strPlain) {
+                    out.append('"');
+                    for (int k = strStart; k < strEnd; k++) {
+                        out.append((char) b[k]);
+                    }
+                    out.append('"');
+                } else {
+                    String s = decoded();
+                    EventFields.quoted(s.toCharArray(), 0, s.length(), out);
+                }
+            }
+            case '{', '[' -> {
+                nest(depth);
+                int close = c == '{' ? '}' : ']';
+                out.append((char) c);
+                pos++;
+                c = ws();
+                if (c == close) {
+                    pos++;
+                } else {
+                    while (true) {
+                        if (close == '}') {
+                            if (c != '"') {
+                                throw JACKSON;
+                            }
+                            compactValue(c, out, depth);
+                            colon();
+                            out.append(':');
+                            c = ws();
+                        }
+                        compactValue(c, out, depth + 1);
+                        if (closed(close)) {
+                            break;
+                        }
+                        out.append(',');
+                        c = ws();
+                    }
+                }
+                out.append((char) close);
+            }
+            default -> out.append(scalarText(c));
+        }
+    }
+
+    /** A fixed set of ASCII keys, matched by their bytes. */
+    private static final class Keys {
+        private final byte[][] table = new byte[128][];
+        private final int[] codes = new int[128];
+
+        Keys(String... keys) {
+            for (int code = 0; code < keys.length; code++) {
+                byte[] k = keys[code].getBytes(StandardCharsets.US_ASCII);
+                int slot = slot(k, 0, k.length);
+                while (table[slot] != null) {
+                    slot = (slot + 1) & (table.length - 1);
+                }
+                table[slot] = k;
+                codes[slot] = code;
+            }
+        }
+
+        private int slot(byte[] b, int off, int len) {
+            return (len * 31 + b[off] * 7 + b[off + len - 1] * 3 + b[off + (len >> 1)]) & (table.length - 1);
+        }
+
+        /** The index of the key among those given, or -1. */
+        int code(byte[] b, int off, int len) {
+            if (len == 0) {
+                return -1;
+            }
+            int slot = slot(b, off, len);
+            byte[] k;
+            while ((k = table[slot]) != null) {
+                if (k.length == len && Arrays.equals(k, 0, len, b, off, off + len)) {
+                    return codes[slot];
+                }
+                slot = (slot + 1) & (table.length - 1);
+            }
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,509 @@
+package dev.steptrace.ingest.kineto;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.steptrace.testing.TestData;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The byte scanner ({@link EventScanner}) against the reader without it (Jackson's tokens, the
+ * reader every damage and era test was written for): on generated traces that use every form JSON
+ * allows where the scanner has a fast path (key order, white space, escapes, unicode, every number
+ * form, trailing commas, duplicate keys, values of the wrong type) and the shapes it leaves to
+ * Jackson, whole and damaged, both must keep the same events with the same values and report the
+ * same damage, anomalies and counts. The expectations come from the other reader, not from the scanner.
+ * A tree parse of each generated event (Jackson's tree model) also checks the kept names and times.
+ */
+class EventScannerProperties {
+    private static final ObjectMapper TREE = JsonMapper.builder().enable(JsonReadFeature.ALLOW_TRAILING_COMMA)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
+    private static final String[] CATEGORIES = {"kernel", "Kernel", "cpu_op", "cuda_runtime", "gpu_memcpy",
+            "user_annotation", "gpu_user_annotation", "python_function", "ac2g", "Trace", "cuda_driver", "Memset"};
+    private static final String[] ARG_KEYS = {"External id", "external id", "correlation", "device", "stream",
+            "bytes", "cbid", "graph id", "graph node id", "grid", "block", "name", "labels", "sort_index",
+            "Collective name", "dtype", "In msg nelems", "Out msg nelems", "Group size", "Process Group Name",
+            "Process Group ID", "Process Group Description", "Process Group Ranks", "Rank", "Src Rank", "Dst Rank",
+            "Seq", "Comms Id", "In split size", "Out split size", "Input Dims", "Input type", "Input Strides",
+            "Concrete Inputs", "Is asynchronized op", "other", "Sequence number", "queued"};
+
+    @Property(tries = 400)
+    void wholeTracesReadTheSame(@ForAll long seed, @ForAll boolean keepPython) throws IOException {
+        Generated g = generate(new Random(seed));
+        Outcome scanned = read(g.json, keepPython, true);
+        Outcome tokens = read(g.json, keepPython, false);
+        assertEquals(tokens.toString(), scanned.toString(), () -> "seed " + seed + ", first difference: "
+                + firstDifference(tokens.toString(), scanned.toString()) + "\n" + g.text());
+        if (!g.rare) {
+            assertTrue(!scanned.partial, () -> scanned + "\n" + g.text());
+            assertEquals(g.expectedNamesAndTimes(keepPython), scanned.namesAndTimes, () -> "seed " + seed);
+        }
+    }
+
+    @Property(tries = 400)
+    void damagedTracesReadTheSame(@ForAll long seed, @ForAll @IntRange(min = 0, max = 3) int damage,
+                                  @ForAll boolean keepPython) throws IOException {
+        Random r = new Random(seed);
+        Generated g = generate(r);
+        byte[] json = g.json;
+        int p = r.nextInt(json.length);
+        switch (damage) {
+            case 0 -> json = Arrays.copyOf(json, p);
+            case 1 -> {
+                json = json.clone();
+                String bytes = "\"{}[],:\\0x \u00e9";
+                json[p] = (byte) bytes.charAt(r.nextInt(bytes.length()));
+            }
+            case 2 -> {
+                byte[] d = new byte[json.length + 1];
+                System.arraycopy(json, 0, d, 0, p);
+                d[p] = '"';
+                System.arraycopy(json, p, d, p + 1, json.length - p);
+                json = d;
+            }
+            default -> {
+                json = json.clone();
+                json[p] = (byte) r.nextInt(256);
+            }
+        }
+        byte[] damaged = json;
+        Outcome scanned = read(damaged, keepPython, true);
+        Outcome tokens = read(damaged, keepPython, false);
+        assertEquals(tokens.toString(), scanned.toString(), () -> "seed " + seed + ", damage " + damage + " at " + p
+                + ", first difference: " + firstDifference(tokens.toString(), scanned.toString()) + "\n"
+                + new String(damaged, StandardCharsets.UTF_8));
+    }
+
+    /** The real traces kept with the tests, read both ways: the same rows, the same counts. */
+    @Test
+    void smallRealTracesReadTheSame() throws IOException {
+        List<Path> traces;
+        try (Stream<Path> files = Files.list(TestData.smallTraces())) {
+            traces = files.filter(f -> f.toString().endsWith(".json.gz")).sorted().toList();
+        }
+        assertTrue(traces.size() >= 2, traces::toString);
+        for (Path t : traces) {
+            byte[] json;
+            try (InputStream in = new GZIPInputStream(Files.newInputStream(t))) {
+                json = in.readAllBytes();
+            }
+            Outcome scanned = read(json, false, true);
+            assertEquals(read(json, false, false).toString(), scanned.toString(), t::toString);
+            assertTrue(scanned.events > 0, t::toString);
+        }
+    }
+
+    private static String firstDifference(String expected, String actual) {
+        String[] e = expected.split("\n");
+        String[] a = actual.split("\n");
+        for (int i = 0; i < Math.max(e.length, a.length); i++) {
+            String el = i < e.length ? e[i] : "(none)";
+            String al = i < a.length ? a[i] : "(none)";
+            if (!el.equals(al)) {
+                return "line " + i + "\nexpected " + el + "\nactual   " + al;
+            }
+        }
+        return "none";
+    }
+
+    // ---- reading ----
+
+    /** Everything a read hands to its sink and reports, as text. */
+    private static final class Outcome implements TraceEventSink {
+        final NameDictionary names = new NameDictionary();
+        final StringBuilder log = new StringBuilder();
+        final List<String> namesAndTimes = new ArrayList<>();
+        boolean partial;
+        int events;
+
+        @Override
+        public void event(TraceEvent e) {
+            events++;
+            String name = e.nameId < 0 ? null : names.name(e.nameId);
+            namesAndTimes.add(name + "@" + e.tsNs + "+" + (e.has(TraceEvent.DUR) ? e.durNs : 0));
+            log.append("event ").append(e.ph).append(' ').append(e.kind).append(' ').append(e.categoryName)
+                    .append(" name=").append(name).append(" present=").append(e.present).append(" ts=").append(e.tsNs);
+            long[] optional = {e.pid, e.tid, e.durNs, e.externalId, e.correlation, e.device, e.stream, e.bytes, e.cbid,
+                    e.graphId, e.graphNodeId};
+            for (int i = 0; i < optional.length; i++) {
+                if (e.has(1 << i)) {
+                    log.append(' ').append(i).append('=').append(optional[i]);
+                }
+            }
+            if (e.has(TraceEvent.GRID)) {
+                log.append(" grid=").append(Arrays.toString(e.grid));
+            }
+            if (e.has(TraceEvent.BLOCK)) {
+                log.append(" block=").append(Arrays.toString(e.block));
+            }
+            if (e.has(TraceEvent.SORT_INDEX)) {
+                log.append(" sort=").append(e.sortIndex);
+            }
+            log.append(" meta=").append(e.metaValue);
+            if (e.hasComm()) {
+                TraceEvent.CommArgs c = e.comm();
+                log.append(" comm=").append(List.of(String.valueOf(c.collective), String.valueOf(c.dtype),
+                        String.valueOf(c.inNelems), String.valueOf(c.outNelems), String.valueOf(c.groupSize),
+                        String.valueOf(c.pgName), String.valueOf(c.pgDesc), String.valueOf(c.pgRanks),
+                        String.valueOf(c.rank), String.valueOf(c.srcRank), String.valueOf(c.dstRank),
+                        String.valueOf(c.seq), String.valueOf(c.commsId), String.valueOf(c.inSplit),
+                        String.valueOf(c.outSplit), String.valueOf(c.isAsync)));
+            }
+            if (e.hasInputs()) {
+                TraceEvent.OpInputs in = e.inputs();
+                log.append(" inputs=").append(in.dims).append('|').append(in.types).append('|').append(in.strides)
+                        .append('|').append(in.concrete);
+            }
+            log.append('\n');
+        }
+
+        @Override
+        public void baseTimeNanos(long baseNs, boolean beforeEvents) {
+            log.append("base ").append(baseNs).append(' ').append(beforeEvents).append('\n');
+        }
+
+        @Override
+        public void device(DeviceInfo device) {
+            log.append("device ").append(device).append('\n');
+        }
+
+        @Override
+        public void distributedInfo(String json, Integer rank, Integer worldSize) {
+            log.append("distributed ").append(json).append('\n');
+        }
+
+        @Override
+        public void metadata(String key, String json) {
+            log.append("metadata ").append(key).append('=').append(json).append('\n');
+        }
+
+        @Override
+        public void track(long pid, Long tid, String field, String value, Long sortIndex) {
+            log.append("track ").append(pid).append(' ').append(tid).append(' ').append(field).append(' ')
+                    .append(value).append(' ').append(sortIndex).append('\n');
+        }
+
+        /**
+         * The log, with the line and column Jackson's messages give for an enclosing array left out:
+         * they count from where the parser started, which after the scanner (as after any recovery)
+         * is not the file's start. The byte offsets of the damage are compared.
+         */
+        @Override
+        public String toString() {
+            return log.toString().replaceAll("\\[Source: [^\\]]*\\]", "[...]");
+        }
+    }
+
+    private static Outcome read(byte[] json, boolean keepPython, boolean scan) throws IOException {
+        Outcome o = new Outcome();
+        try {
+            ReadResult r = new KinetoReader(keepPython, scan).read(new ByteArrayInputStream(json), o.names, o);
+            o.partial = r.partial();
+            o.log.append("result partial=").append(r.partial()).append(" at ").append(r.damageOffset()).append(' ')
+                    .append(r.damageReason()).append(" seen=").append(r.eventsSeen).append(" json=").append(r.jsonBytes)
+                    .append(" dropped=").append(r.dropped()).append(" anomalies=").append(r.anomalies())
+                    .append(" skipped=").append(r.skippedBytes()).append(" reread=").append(r.rereadUpTo());
+            for (EventKind k : EventKind.values()) {
+                o.log.append(' ').append(k).append('=').append(r.kept(k));
+            }
+        } catch (NotATraceException e) {
+            o.log.append("not a trace: ").append(e.getMessage());
+        }
+        return o;
+    }
+
+    // ---- generating ----
+
+    /** A generated trace: its bytes, each event's tree, and whether it uses a shape the scanner leaves to Jackson. */
+    private static final class Generated {
+        byte[] json;
+        final List<String> eventTexts = new ArrayList<>();
+        /** A shape the scanner leaves to Jackson, or one the tree check below cannot state. */
+        boolean rare;
+        long base;
+
+        String text() {
+            return new String(json, StandardCharsets.UTF_8);
+        }
+
+        /** Names and times of the complete events a reader keeps, from a tree parse of each event. */
+        List<String> expectedNamesAndTimes(boolean keepPython) throws IOException {
+            List<String> out = new ArrayList<>();
+            for (String text : eventTexts) {
+                JsonNode e = TREE.readTree(text);
+                String cat = e.path("cat").asText(null);
+                EventKind kind = cat == null ? EventKind.OTHER : EventKind.ofCategory(cat);
+                if (!"X".equals(e.path("ph").asText()) || kind == EventKind.OTHER
+                        || kind == EventKind.PYTHON_FUNCTION && !keepPython || e.path("ts").isMissingNode()) {
+                    continue;
+                }
+                long ts = nanos(e.path("ts"));
+                long dur = e.path("dur").isMissingNode() ? 0 : Math.max(0, nanos(e.path("dur")));
+                // Stored times start at the epoch, before 2^62 ns; durations up to 2^53 ns (docs/schema.md).
+                if (base + ts < 0 || base + ts >= 1L << 62 || dur > 1L << 53) {
+                    continue;
+                }
+                out.add(e.path("name").asText(null) + "@" + ts + "+" + dur);
+            }
+            return out;
+        }
+    }
+
+    /** Microseconds (a number, or a number in a string) to nanoseconds, rounded half up. */
+    private static long nanos(JsonNode us) {
+        java.math.BigDecimal v = us.isTextual() ? new java.math.BigDecimal(us.asText()) : us.decimalValue();
+        return v.movePointRight(3).setScale(0, java.math.RoundingMode.HALF_UP).longValueExact();
+    }
+
+    private static Generated generate(Random r) {
+        Generated g = new Generated();
+        Writer w = new Writer(r, g);
+        StringBuilder doc = new StringBuilder();
+        boolean arrayRoot = r.nextInt(8) == 0;
+        if (!arrayRoot) {
+            doc.append('{').append(w.ws()).append("\"schemaVersion\":").append(w.ws()).append("1,").append(w.ws());
+            if (r.nextBoolean()) {
+                doc.append("\"baseTimeNanoseconds\": 1700000000000000000,");
+                g.base = 1_700_000_000_000_000_000L;
+            }
+            doc.append("\"traceEvents\"").append(w.ws()).append(':').append(w.ws());
+        }
+        doc.append('[');
+        int n = 1 + r.nextInt(12);
+        for (int i = 0; i < n; i++) {
+            doc.append(w.ws());
+            if (r.nextInt(30) == 0) {
+                doc.append(r.nextBoolean() ? "17" : "[1, {\"ph\": \"X\"}]");
+                g.rare = true;
+            } else {
+                String ev = w.event();
+                g.eventTexts.add(ev);
+                doc.append(ev);
+            }
+            doc.append(w.ws());
+            if (i < n - 1 || r.nextInt(6) == 0) {
+                doc.append(',');
+            }
+        }
+        doc.append(w.ws()).append(']');
+        if (!arrayRoot) {
+            doc.append(',').append(w.ws()).append("\"displayTimeUnit\": \"ms\"").append(w.ws()).append('}');
+        }
+        g.json = doc.toString().getBytes(StandardCharsets.UTF_8);
+        return g;
+    }
+
+    /** Writes JSON values in random legal forms. */
+    private static final class Writer {
+        private final Random r;
+        private final Generated g;
+
+        Writer(Random r, Generated g) {
+            this.r = r;
+            this.g = g;
+        }
+
+        String ws() {
+            StringBuilder s = new StringBuilder();
+            while (r.nextInt(3) == 0) {
+                s.append(" \n\t\r".charAt(r.nextInt(4)));
+            }
+            return s.toString();
+        }
+
+        String event() {
+            List<String> members = new ArrayList<>();
+            members.add(member("ph", str(r.nextInt(5) == 0 ? "MfsiX".substring(r.nextInt(5)).substring(0, 1) : "X")));
+            if (r.nextInt(10) != 0) {
+                members.add(member("cat", str(CATEGORIES[r.nextInt(CATEGORIES.length)])));
+            }
+            if (r.nextInt(20) == 0) {
+                members.add(member("name", number()));
+                g.rare = true; // the tree gives a number's value, the reader its text
+            } else {
+                members.add(member("name", str(name())));
+            }
+            members.add(member("pid", r.nextInt(4) == 0 ? str(String.valueOf(r.nextInt(100))) : integer()));
+            members.add(member("tid", r.nextInt(8) == 0 ? str("stream " + r.nextInt(9)) : integer()));
+            if (r.nextInt(15) != 0) {
+                members.add(member("ts", time()));
+            }
+            if (r.nextInt(8) != 0) {
+                members.add(member("dur", time()));
+            }
+            if (r.nextInt(6) != 0) {
+                members.add(member("args", args()));
+            }
+            if (r.nextInt(4) == 0) {
+                members.add(member("id", any(2)));
+            }
+            if (r.nextInt(12) == 0) {
+                members.add(members.get(r.nextInt(members.size()))); // a duplicate key: the last one wins
+            }
+            java.util.Collections.shuffle(members, r);
+            return object(members);
+        }
+
+        String args() {
+            List<String> members = new ArrayList<>();
+            int n = r.nextInt(8);
+            for (int i = 0; i < n; i++) {
+                String key = ARG_KEYS[r.nextInt(ARG_KEYS.length)];
+                members.add(member(key, switch (r.nextInt(6)) {
+                    case 0 -> integer();
+                    case 1 -> str(name());
+                    case 2 -> key.equals("grid") || key.equals("block") ? "[" + integer() + "," + integer() + ","
+                            + integer() + "]" : any(3);
+                    case 3 -> "[[1, 2" + ws() + "], [], [\"float\"," + str(name()) + "], 0.5, null, true]";
+                    default -> any(2);
+                }));
+            }
+            return object(members);
+        }
+
+        String object(List<String> members) {
+            StringBuilder s = new StringBuilder("{").append(ws());
+            for (int i = 0; i < members.size(); i++) {
+                if (i > 0) {
+                    s.append(ws()).append(',').append(ws());
+                }
+                s.append(members.get(i));
+            }
+            if (!members.isEmpty() && r.nextInt(10) == 0) {
+                s.append(',');
+            }
+            return s.append(ws()).append('}').toString();
+        }
+
+        String member(String key, String value) {
+            return str(key) + ws() + ':' + ws() + value;
+        }
+
+        String any(int depth) {
+            int k = r.nextInt(depth > 0 ? 9 : 6);
+            return switch (k) {
+                case 0 -> integer();
+                case 1 -> number();
+                case 2 -> str(name());
+                case 3 -> "true";
+                case 4 -> "false";
+                case 5 -> "null";
+                case 6 -> {
+                    List<String> items = new ArrayList<>();
+                    for (int i = r.nextInt(4); i > 0; i--) {
+                        items.add(ws() + any(depth - 1) + ws());
+                    }
+                    yield "[" + String.join(",", items) + "]";
+                }
+                case 7 -> {
+                    List<String> members = new ArrayList<>();
+                    for (int i = r.nextInt(3); i > 0; i--) {
+                        members.add(member(name(), any(depth - 1)));
+                    }
+                    yield object(members);
+                }
+                default -> {
+                    g.rare = true;
+                    yield List.of("NaN", "Infinity", "-Infinity", "\"a\u0001b\"").get(r.nextInt(4));
+                }
+            };
+        }
+
+        String integer() {
+            return switch (r.nextInt(9)) {
+                case 0 -> "-0";
+                case 1 -> String.valueOf(r.nextLong());
+                case 2 -> "18446744073709551615";
+                case 3 -> "9223372036854775808";
+                case 4 -> "-9223372036854775809";
+                case 5 -> "123456789012345678901234567890";
+                default -> String.valueOf(r.nextInt(100000));
+            };
+        }
+
+        String number() {
+            return switch (r.nextInt(8)) {
+                case 0 -> "1.5e3";
+                case 1 -> "-2E-2";
+                case 2 -> "0.000";
+                case 3 -> "1e+2";
+                case 4 -> "12.50";
+                default -> integer();
+            };
+        }
+
+        String time() {
+            long us = 1_700_000_000_000L + r.nextInt(1_000_000);
+            return switch (r.nextInt(7)) {
+                case 0 -> String.valueOf(us);
+                case 1 -> us + "." + r.nextInt(1000);
+                case 2 -> us + "." + r.nextInt(100_000) + "9";
+                case 3 -> "\"" + us + ".5\"";
+                case 4 -> "1.7e15";
+                case 5 -> "-" + r.nextInt(1000) + ".25";
+                default -> us + ".123";
+            };
+        }
+
+        /** A name: ASCII, C++ template text, quotes and backslashes, unicode of 2, 3 and 4 bytes. */
+        String name() {
+            String[] parts = {"aten::mm", "void at::native::kernel<float, 4>(int)", "nccl:all_reduce", "x\"y",
+                    "back\\slash", "caf\u00e9", "\u65e5\u672c", "\ud83d\ude00", "tab\there", "ProfilerStep#3", ""};
+            return parts[r.nextInt(parts.length)] + (r.nextBoolean() ? "" : parts[r.nextInt(parts.length)]);
+        }
+
+        /** A JSON string of {@code text}, each character written plainly or escaped, at random. */
+        String str(String text) {
+            StringBuilder s = new StringBuilder("\"");
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                boolean mustEscape = c == '"' || c == '\\' || c < 0x20;
+                if (Character.isHighSurrogate(c)) {
+                    // A pair is escaped whole or written whole: half of one would not be UTF-8.
+                    if (r.nextBoolean()) {
+                        s.append(String.format("\\u%04x\\u%04X", (int) c, (int) text.charAt(i + 1)));
+                    } else {
+                        s.append(c).append(text.charAt(i + 1));
+                    }
+                    i++;
+                } else if (mustEscape || r.nextInt(12) == 0) {
+                    switch (r.nextInt(3)) {
+                        case 0 -> s.append(String.format("\\u%04x", (int) c));
+                        case 1 -> s.append(String.format("\\u%04X", (int) c));
+                        default -> s.append(switch (c) {
+                            case '"' -> "\\\"";
+                            case '\\' -> "\\\\";
+                            case '/' -> "\\/";
+                            case '\t' -> "\\t";
+                            case '\n' -> "\\n";
+                            default -> String.format("\\u%04x", (int) c);
+                        });
+                    }
+                } else {
+                    s.append(c);
+                }
+            }
+            return s.append('"').toString();
+        }
+    }
+}
