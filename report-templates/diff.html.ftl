@@ -1,6 +1,6 @@
 <#import "macros.html.ftl" as m>
 <#-- steptrace diff (HTML). Data model: view (DiffView: formatted, in reading order), diff (CaptureDiff,
-     raw numbers), categories (SPEC headline categories). Every ${...} is HTML-escaped text.
+     raw numbers), categories (headline categories (docs/taxonomy.md)). Every ${...} is HTML-escaped text.
      Copy this directory and pass it to --templates DIR to change it. -->
 <!DOCTYPE html>
 <html lang="en">

@@ -1,6 +1,6 @@
 <#import "macros.html.ftl" as m>
 <#-- steptrace bottleneck report (HTML). Data model: view (ReportView: formatted, in reading order),
-     report (BottleneckReport, raw), steps (StepPoint list), categories (SPEC headline categories).
+     report (BottleneckReport, raw), steps (StepPoint list), categories (headline categories (docs/taxonomy.md)).
      Copy this directory and pass it to --templates DIR to change it. -->
 <!DOCTYPE html>
 <html lang="en">

@@ -31,7 +31,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Turns a {@link CaptureAnalysis} into the report model. Per SPEC: per rank, mean / median / p90 over
+ * Turns a {@link CaptureAnalysis} into the report model. As docs/reports.md says: per rank, mean / median / p90 over
  * the rank's steps of a phase; across ranks, the mean of the per-rank values with the lowest and
  * highest rank; categories and kernels as time per step (a category absent from a step counts as 0
  * for it), shares of total kernel time.

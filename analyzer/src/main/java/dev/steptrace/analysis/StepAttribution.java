@@ -14,7 +14,7 @@ import java.sql.SQLException;
  * (no strings: half the time to write, less to scan) and joins classes onto its aggregates; the view is
  * for queries by hand.
  *
- * <p>SPEC: a kernel belongs to the step whose CPU range contains the runtime call that launched it
+ * <p>a kernel belongs to the step whose CPU range contains the runtime call that launched it
  * (same correlation id; under CUDA graphs every kernel of a replay shares the {@code cudaGraphLaunch}'s
  * id). Operations whose launch is not in the trace fall back to the step's GPU time window (from the
  * first to the last operation attributed through launches). {@code how} says which rule applied:

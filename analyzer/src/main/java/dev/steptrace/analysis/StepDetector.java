@@ -11,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Finds a capture's steps and their phases (SPEC "Steps and phases") into the session's temp
+ * Finds a capture's steps and their phases (docs/architecture.md, "Report, step by step") into the session's temp
  * table {@code t_steps(file_id, step, name, phase, cpu_start, cpu_end, step_number)}: one row per
  * step per file, {@code step} counting from 0 in time order within the file.
  *
@@ -102,7 +102,7 @@ final class StepDetector {
         return any;
     }
 
-    /** SPEC: context > 0 and generation 0 is prefill, both > 0 mixed, context 0 decode. */
+    /** context > 0 and generation 0 is prefill, both > 0 mixed, context 0 decode. */
     static String vllmPhase(Matcher m) {
         long context = Long.parseLong(m.group(1));
         long generation = Long.parseLong(m.group(3));

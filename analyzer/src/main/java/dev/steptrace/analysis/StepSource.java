@@ -1,7 +1,7 @@
 package dev.steptrace.analysis;
 
 /**
- * Where a capture's steps come from, in SPEC priority order (the first that exists in the capture
+ * Where a capture's steps come from, in priority order (the first that exists in the capture
  * wins, unless {@code --step-regex} names annotations). Ids are report.json's {@code step_source}.
  */
 public enum StepSource {

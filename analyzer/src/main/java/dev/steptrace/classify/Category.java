@@ -3,7 +3,7 @@ package dev.steptrace.classify;
 import java.util.Locale;
 import java.util.Optional;
 
-/** The headline kernel categories of SPEC.md ("Kernel categories"), in report order, with their ids and labels. */
+/** The headline kernel categories (docs/taxonomy.md, "Categories"), in report order, with their ids and labels. */
 public enum Category {
     ALLREDUCE("allreduce", "AllReduce (NCCL + custom)"),
     COMM_OTHER("comm_other", "Other collectives (all-gather, reduce-scatter, all-to-all, send/recv)"),

@@ -491,7 +491,7 @@ public final class Ingestor {
 
     /**
      * Files whose rank neither distributedInfo nor the file name states get the lowest free ranks of
-     * their capture, in path order, with a warning: the SPEC's last resort.
+     * their capture, in path order, with a warning: the last resort.
      */
     private Map<Path, Integer> assignMissingRanks(List<Planned> plan, List<String> warnings) throws SQLException {
         Map<Path, Integer> assigned = new HashMap<>();

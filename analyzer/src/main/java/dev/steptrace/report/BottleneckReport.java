@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The bottleneck report of one capture: report.json (schema {@value #SCHEMA}, SPEC "report.json",
+ * The bottleneck report of one capture: report.json (schema {@value #SCHEMA}, docs/reports.md,
  * docs/report.schema.json) and the model the HTML and Markdown templates render. Field names map to
  * JSON in snake_case; a value the trace cannot support is null, never invented.
  *

@@ -73,7 +73,7 @@ public final class DiffCharts {
     }
 
     /**
-     * A forest plot: per category (SPEC order, left to right) a thick vertical bar over the 95% interval
+     * A forest plot: per category (category order, left to right) a thick vertical bar over the 95% interval
      * and a diamond at the change; the legend names each category with its change. Categories without
      * an interval show the diamond alone.
      */

@@ -4,30 +4,30 @@ import java.awt.Color;
 import java.util.List;
 
 /**
- * The SPEC's headline categories as the reports show them: id, label, order, and a fixed color per
+ * The headline categories (docs/taxonomy.md) as the reports show them: id, label, order, and a fixed color per
  * category (the same in every chart, table swatch and report, so a color means one thing everywhere).
  */
 public final class ReportCategories {
     private ReportCategories() {}
 
-    /** A headline category: id and label from the SPEC table, color as {@code #rrggbb}. */
+    /** A headline category: id and label from the taxonomy's category table, color as {@code #rrggbb}. */
     public record Category(String id, String label, String color) {}
 
-    /** One color per SPEC category, in {@link dev.steptrace.classify.Category} order. */
+    /** One color per headline category, in {@link dev.steptrace.classify.Category} order. */
     private static final List<String> COLORS =
             List.of("#d62728", "#ff7f0e", "#1f77b4", "#9467bd", "#2ca02c", "#8c564b", "#e377c2", "#7f7f7f");
 
-    /** In SPEC order; ids and labels are the taxonomy's. */
+    /** In category order; ids and labels are the taxonomy's. */
     public static final List<Category> HEADLINE = java.util.stream.IntStream
             .range(0, dev.steptrace.classify.Category.values().length)
             .mapToObj(i -> new Category(dev.steptrace.classify.Category.values()[i].id(),
                     dev.steptrace.classify.Category.values()[i].label(), COLORS.get(i)))
             .toList();
 
-    /** Colors for ids outside the SPEC table (a user taxonomy's own), cycled by hash. */
+    /** Colors for ids outside the headline categories (a user taxonomy's own), cycled by hash. */
     private static final List<String> EXTRA_COLORS = List.of("#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a");
 
-    /** The category's position in the SPEC table; ids outside it sort after, by id. */
+    /** The category's position among the headline categories; ids outside it sort after, by id. */
     public static int order(String id) {
         for (int i = 0; i < HEADLINE.size(); i++) {
             if (HEADLINE.get(i).id().equals(id)) {
@@ -37,7 +37,7 @@ public final class ReportCategories {
         return HEADLINE.size();
     }
 
-    /** The SPEC label for {@code id}; else {@code fallback}; else the id itself. */
+    /** The headline label for {@code id}; else {@code fallback}; else the id itself. */
     public static String label(String id, String fallback) {
         for (Category c : HEADLINE) {
             if (c.id().equals(id)) {

@@ -40,7 +40,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * The report's charts, drawn with XChart from the model alone: per phase, the category shares (a
  * donut), kernel ms per step by category per rank (stacked bars, one per rank), and kernel ms per
  * step over the steps (the median over ranks and the min-max band around it, readable at 64 ranks).
- * Categories keep their SPEC order and fixed color ({@link ReportCategories}).
+ * Categories keep their category order and fixed color ({@link ReportCategories}).
  *
  * <p>HTML embeds them as inline SVG ({@link #svg}); Markdown links PNG files ({@link #png}). Drawing
  * needs AWT in headless mode (set here unless the JVM was started with a choice) and at least one
@@ -172,7 +172,7 @@ public final class ReportCharts {
         if (withPhase.isEmpty()) {
             return null;
         }
-        // Categories that have time on any rank, in SPEC order (stacking bottom-up).
+        // Categories that have time on any rank, in category order (stacking bottom-up).
         Map<String, String> categories = new TreeMap<>(Comparator.comparingInt(ReportCategories::order)
                 .thenComparing(Comparator.naturalOrder()));
         for (RankSummary r : withPhase) {

@@ -237,7 +237,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                                    Names names, Map<String, ChartRef> charts, String capturePath) {
         String label = phaseLabel(id);
 
-        // Headline: by ms per step (largest first), ties in SPEC order.
+        // Headline: by ms per step (largest first), ties in category order (docs/taxonomy.md).
         List<CategoryShare> cats = new ArrayList<>(p.categories() == null ? List.of() : p.categories());
         cats.sort(Comparator.comparingDouble(CategoryShare::msPerStep).reversed()
                 .thenComparingInt(c -> ReportCategories.order(c.id())));
@@ -443,7 +443,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
 
     /**
      * Idle (span minus busy) per step: the mean from the model's span and busy means; median and p90
-     * from the per-step points (per rank, then the mean over ranks, as the SPEC aggregates), when given.
+     * from the per-step points (per rank, then the mean over ranks, as docs/reports.md aggregates), when given.
      */
     private static StatRow idleRow(Phase p, List<StepPoint> steps) {
         String label = "Idle within the step (span − busy)";

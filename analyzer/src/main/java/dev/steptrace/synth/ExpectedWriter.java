@@ -25,7 +25,7 @@ import java.util.TreeMap;
 /**
  * Writes EXPECTED.json, the ground truth beside a synthetic capture, so that an analysis of the
  * capture can be checked number by number. Every value is computed from the integer-nanosecond
- * durations actually written ({@link RankTotals}), with the SPEC's averaging: per rank, the mean over
+ * durations actually written ({@link RankTotals}), with the reports' averaging (docs/reports.md): per rank, the mean over
  * the phase's steps; then the mean over ranks.
  *
  * <pre>
@@ -37,11 +37,11 @@ import java.util.TreeMap;
  *  "phases": {
  *    "decode": {"steps": 40, "annotation": "execute_context_0(0)_generation_1(1)", "cuda_graph": true,
  *      "kernel_ms_per_step": 21.70,           // kernels + memcpy, summed per step
- *      "categories": [                         // SPEC ids and order, categories with calls only
+ *      "categories": [                         // category ids and order, categories with calls only
  *        {"id": "allreduce", "ms_per_step": 11.17, "calls_per_step": 127,
  *         "subcategories": {"custom": {"ms_per_step": ..., "calls_per_step": 122}, "nccl": {...}}}, ...],
  *      "collectives": [{"type": "allreduce", "calls_per_step": 127,
- *         "wait_ms_per_step": ..., "transfer_ms_per_step": ...}],   // SPEC's wait/transfer split
+ *         "wait_ms_per_step": ..., "transfer_ms_per_step": ...}],   // wait/transfer split of docs/reports.md
  *      "stragglers": [{"rank": 3, "late_instances": 1400, "late_share_pct": 91.9,
  *         "caused_wait_ms_per_step": ...}],   // ranks that arrived last at collectives (2 ranks or more)
  *      "overlap": {"comm_ms_per_step": ..., "hidden_ms_per_step": ..., "hidden_pct": ...},
@@ -56,7 +56,7 @@ import java.util.TreeMap;
  * </pre>
  * Milliseconds are doubles; calls per step are integers (every step of a phase runs the same kernels).
  * {@code transfer} is the fastest rank's duration of each instance (its wait is 0), {@code wait} the
- * rest, as the SPEC defines them.
+ * rest, as docs/reports.md defines them.
  */
 public final class ExpectedWriter {
     public static final String FILE_NAME = "EXPECTED.json";

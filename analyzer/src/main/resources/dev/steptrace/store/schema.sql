@@ -167,7 +167,7 @@ CREATE TABLE IF NOT EXISTS comm_meta (
 );
 
 -- The kernel taxonomy's verdict on each distinct (name, kind) of gpu_ops (kind kernel, memcpy or memset):
--- headline category (SPEC.md "Kernel categories"), subcategory and the id of the rule that decided
+-- headline category (docs/taxonomy.md, "Categories"), subcategory and the id of the rule that decided
 -- (dev/steptrace/classify/taxonomy.yaml, docs/taxonomy.md). Rows are keyed by the SHA-256 digest of
 -- the effective rule list (built-in rules plus any --taxonomy file), so a change of rules never
 -- reuses stale rows: classification runs again under the new digest, and rows of other digests stay

@@ -280,7 +280,7 @@ class SteptraceApiTest {
         CategorySeries allreduce = series.get(ReportCategories.chartLabel(ReportCategories.label("allreduce", null)));
         assertNotNull(allreduce, series.keySet().toString());
         assertEquals(ReportCategories.awtColor("allreduce"), allreduce.getFillColor());
-        assertEquals(allreduce, series.values().iterator().next(), "SPEC order: all-reduce at the bottom");
+        assertEquals(allreduce, series.values().iterator().next(), "category order: all-reduce at the bottom");
 
         Path svg = Charts.save(Charts.bars(ll.breakdown("decode"), "category", "ms_per_step"), tmp.resolve("bars.svg"));
         String text = Files.readString(svg);

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Real kernel names with the category a person determined from the source notes of kernel-names.md
+ * Real kernel names with the category a person determined from the source notes of docs/reference/kernel-names.md
  * and the traces ({@code taxonomy-cases.tsv}); the built-in rules must agree with every row.
  */
 class TaxonomyCasesTest {

@@ -72,7 +72,7 @@ class TaxonomyCommandTest {
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("matched:     rule ") && r.out().contains(" other.norm.inductor"), r.out());
         assertTrue(r.out().contains("category:    other / norm  (Everything else)"), r.out());
-        assertTrue(r.out().contains("source:      kernel-names.md"), r.out());
+        assertTrue(r.out().contains("source:      docs/reference/kernel-names.md"), r.out());
         assertTrue(r.out().contains("memcpy.memcpy") && r.out().contains("applies to memcpy, not kernel"), r.out());
         assertTrue(r.out().contains("earlier rules that did not match (2):"), r.out());
     }

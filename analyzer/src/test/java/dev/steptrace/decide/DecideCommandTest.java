@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code steptrace decide} end to end, on synthetic captures with the SPEC's breakdown (8 ranks,
+ * {@code steptrace decide} end to end, on synthetic captures with the reference breakdown of docs/synth.md (8 ranks,
  * batch 1 and batch 16) and on the real 2x H200 NVLink sample, with the bundled scenario and with a
  * scenario written here. The same code runs every case: only the data differs.
  */

@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The engine on hand-built reports: the SPEC's table with the bundled scenario (accept, 2.06x, EP
+ * The engine on hand-built reports: the reference table of docs/synth.md with the bundled scenario (accept, 2.06x, EP
  * slower at batch 16, FP8 excluded, NVLink in the revisit list), the same scenario on the H200 NVLink
  * numbers, and small scenarios written here that make the decision go the other way. The engine
  * never sees a scenario's name: only its data.

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Bottleneck reports for the engine tests, built by hand: the SPEC's Kimi-K2.5 TP8 decode table
+ * Bottleneck reports for the engine tests, built by hand: the reference Kimi-K2.5 TP8 decode table
  * (8 RTX PRO 6000, all-reduce 11.17 of 21.70 ms, 127 calls) and the 2x H200 NVLink sample's
  * numbers, with or without collective message sizes.
  */
@@ -19,7 +19,7 @@ final class DecisionFixtures {
 
     static final String RTX = "NVIDIA RTX PRO 6000 Blackwell Server Edition";
 
-    /** The SPEC's decode table; {@code msgBytes} null as under CUDA graphs. */
+    /** The reference decode table (docs/synth.md); {@code msgBytes} null as under CUDA graphs. */
     static BottleneckReport spec(Double msgBytes) {
         return report("kimi-tp8", RTX, 8, 20, 25.0, 0.37, msgBytes, List.of(
                 cat("allreduce", 11.17, 127, sub("custom", 10.99, 122), sub("nccl", 0.18, 5)),

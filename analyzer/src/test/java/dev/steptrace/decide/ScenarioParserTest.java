@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Scenario files: the bundled one parses with the SPEC's facts; every malformed file is one line
+ * Scenario files: the bundled one parses with the reference facts; every malformed file is one line
  * naming the file and the field, and on the command line exits 1 before any trace is read.
  */
 class ScenarioParserTest {

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Real traces, damaged at random points the way files really break (a profiler killed mid-write, a
  * bad disk block, a bad copy), each ingested through the real command line. Whatever the damage:
- * no stack trace and exit 0 or 1 as the SPEC says, every complete event before the damage is in the
+ * no stack trace and exit 0 or 1 as the README's exit codes say, every complete event before the damage is in the
  * store (worked out by {@link TraceOracle} from the pristine bytes, not by the reader), no event is
  * invented, and every table still answers a query.
  *

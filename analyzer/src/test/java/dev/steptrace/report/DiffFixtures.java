@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A diff model for the writer tests: decode with all-reduce significantly faster (the SPEC's Kimi
+ * A diff model for the writer tests: decode with all-reduce significantly faster (the reference Kimi
  * table as A), a kernel added and one removed, a kernel called twice as often, kernel names that break
  * naive HTML and Markdown, and a one-step prefill phase without intervals.
  */

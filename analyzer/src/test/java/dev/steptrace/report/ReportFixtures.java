@@ -27,7 +27,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Report models for the writer tests: the SPEC's Kimi-K2.5 TP8 decode table (8 ranks, 20 decode
+ * Report models for the writer tests: the reference Kimi-K2.5 TP8 decode table (8 ranks, 20 decode
  * steps), a short prefill phase with the fields a trace may not support left null, and kernel names
  * that break naive HTML and Markdown ({@code <}, {@code >}, {@code &}, pipes, backticks, long names).
  */
@@ -44,7 +44,7 @@ final class ReportFixtures {
     static final int DECODE_STEPS = 20;
     static final int PREFILL_STEPS = 2;
 
-    /** Decode categories in SPEC order (not by time): id, ms/step, share, calls/step. */
+    /** Decode categories in category order, not by time: id, ms/step, share, calls/step. */
     private static final Object[][] DECODE = {
         {"allreduce", 11.17, 51.5, 127.0},
         {"attention", 3.32, 15.3, 61.0},

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Checks synthetic captures against their EXPECTED.json with values recomputed from the JSON alone:
  * a full Jackson tree per file (small files), kernels attributed to steps through their launch's
- * correlation, categories from the rules of reference/kernel-names.md, times parsed from the decimal
+ * correlation, categories from the rules of docs/reference/kernel-names.md, times parsed from the decimal
  * text. Nothing here reads the generator's own bookkeeping.
  */
 class SynthTest {
@@ -446,7 +446,7 @@ class SynthTest {
         List<String> order = new ArrayList<>();
         expected.get("phases").get("decode").get("categories").forEach(c -> order.add(c.get("id").asText()));
         assertEquals(List.of("allreduce", "attention", "moe_gemm", "gemm", "routing", "memcpy", "other"), order,
-                "SPEC order");
+                "category order");
         Map<String, JsonNode> decode = byId(expected.get("phases").get("decode").get("categories"));
         assertEquals(127, decode.get("allreduce").get("calls_per_step").asInt());
         assertEquals(122, decode.get("allreduce").get("subcategories").get("custom").get("calls_per_step").asInt());
@@ -454,7 +454,7 @@ class SynthTest {
         assertEquals(122, decode.get("moe_gemm").get("calls_per_step").asInt());
     }
 
-    /** The category rules of reference/kernel-names.md section 2, reduced to what steptrace's presets use. */
+    /** The category rules of docs/reference/kernel-names.md section 2, reduced to what steptrace's presets use. */
     private static String classify(Ev g) {
         if (g.cat.equals("gpu_memcpy")) {
             return "memcpy";

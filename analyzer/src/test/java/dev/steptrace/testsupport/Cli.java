@@ -97,7 +97,7 @@ public final class Cli {
     }
 
     /**
-     * The SPEC's "one clear line naming the file, no stack trace unless --debug": stderr has no stack
+     * The rule "one clear line naming the file, no stack trace unless --debug": stderr has no stack
      * frame, and every line it has is a steptrace message.
      */
     public static void assertCleanStderr(Result r) {

@@ -34,7 +34,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * An Nsight Systems export built in test code: tables with the documented names, columns and types
- * (reference/trace-formats.md §B), written in each container nsys exports to: a SQLite database
+ * (docs/reference/trace-formats.md §B), written in each container nsys exports to: a SQLite database
  * (through sqlite-jdbc), a directory of {@code <TABLE>.parquet} files (through DuckDB's COPY) and an
  * Arrow IPC stream file with one stream per table named in the schema metadata {@code table_name}
  * (through Arrow Java). Arrow and Parquet keep unsigned types where nsys does (columns declared

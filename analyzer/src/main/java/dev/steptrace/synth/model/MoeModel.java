@@ -8,14 +8,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The SPEC's reference workload as a kernel sequence: Kimi-K2.5 INT4 (61 MLA + MoE layers, Marlin
+ * The reference workload (docs/synth.md) as a kernel sequence: Kimi-K2.5 INT4 (61 MLA + MoE layers, Marlin
  * W4A16 experts, hidden size 7168) served by vLLM with tensor parallelism over PCIe. Kernel names
- * come from {@code reference/kernel-names.md}; each one is chosen so that the ordered rules proposed
+ * come from {@code docs/reference/kernel-names.md}; each one is chosen so that the ordered rules proposed
  * there put it in the category this model says, which keeps EXPECTED.json an honest ground truth
  * for a name-based classifier.
  *
  * <p>Durations are calibrated per category: each kernel has a relative weight, and the weights of a
- * category are scaled so that one step adds up to the category's target (for decode, the SPEC's table:
+ * category are scaled so that one step adds up to the category's target (for decode, the reference table of docs/synth.md:
  * all-reduce 11.17 ms, attention 3.32, GEMM 2.90, MoE GEMM 2.40, routing 0.99, everything else 0.92).
  * Per decode step this gives 127 all-reduces (122 vLLM custom + 5 NCCL), 122 attention kernels
  * (Triton MLA decode, stage 1 and stage 2 per layer), 122 Marlin MoE GEMMs and 183 routing kernels.

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
 
 /**
  * Streams one rank's capture as an {@code nsys export --type sqlite} database in the documented
- * schema (reference/trace-formats.md §B, the tables of nsys 2024.6 / schema 3.16 plus the
+ * schema (docs/reference/trace-formats.md §B, the tables of nsys 2024.6 / schema 3.16 plus the
  * {@code graphId} kernel column of later versions): what Nsight Systems would have recorded of the
  * same workload with {@code --trace=cuda,nvtx --cuda-graph-trace=node}.
  *
