@@ -5,9 +5,9 @@
 #
 #   analyzer/bench/report.sh [WORK_DIR] [RUNS]      (default: a new temporary directory, 5 runs)
 #
-# Cases: a report whose analysis runs (the report content that ingest keeps is deleted before each run),
-# and a report right after `steptrace ingest` (which analysed the capture and kept its report content),
-# each as all three formats and as report.json alone.
+# Cases: a report whose analysis runs (the analysis that ingest keeps in the store is deleted before each
+# run), and a report right after `steptrace ingest` (which analysed the capture and kept the analysis in
+# the store's analysis tables), each as all three formats and as report.json alone.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 st="$here/steptrace"
@@ -31,7 +31,7 @@ bench_case() {
   local label="$1" keep="$2"; shift 2
   local setup=""
   if [ "$keep" = no ]; then
-    setup="\"$st\" query --db \"$db\" \"DELETE FROM report_cache\""
+    setup="\"$st\" query --db \"$db\" \"DELETE FROM analyses\""
   fi
   time_runs "$label" "$runs" "$setup" "$st" report "$capture" --db "$db" -q --out "$work/out" "$@"
 }
@@ -39,5 +39,5 @@ bench_case() {
 echo "steptrace report on $capture ($runs runs each, median wall time)"
 bench_case "analysis included, html+md+json" no
 bench_case "analysis included, --format json" no --format json
-bench_case "after ingest (report kept), html+md+json" yes
-bench_case "after ingest (report kept), --format json" yes --format json
+bench_case "after ingest (analysis kept), html+md+json" yes
+bench_case "after ingest (analysis kept), --format json" yes --format json

@@ -11,7 +11,7 @@ import java.util.List;
 
 /**
  * Which GPU model each file's GPU work ran on, into temp table {@code t_devices(file_id, rank, device, name,
- * how, listed)}: one row per (file, device id) its GPU operations carry. The name comes from the file's
+ * how, listed)} (kept as the store's {@code rank_devices}): one row per (file, device id) its GPU operations carry. The name comes from the file's
  * {@code devices} rows (Kineto {@code deviceProperties}, nsys {@code TARGET_INFO_GPU}):
  * <ul>
  *   <li>{@code how = 'listed'}: a row with the same device id;</li>
@@ -46,9 +46,10 @@ final class CaptureDevices {
                 """);
     }
 
-    /** The distinct device names of the capture, sorted. */
-    static List<String> names(Connection c) throws SQLException {
-        return StepDetector.strings(c, "SELECT DISTINCT name FROM t_devices WHERE name IS NOT NULL ORDER BY 1");
+    /** The distinct device names of the capture, sorted, from the analysis as the store keeps it ({@code rank_devices}). */
+    static List<String> names(StoredAnalysis a) throws SQLException {
+        return StepDetector.strings(a.connection(), "SELECT DISTINCT name FROM rank_devices WHERE " + a.where()
+                + " AND name IS NOT NULL ORDER BY 1");
     }
 
     /** A warning per file whose device was guessed or is unknown. */

@@ -39,7 +39,6 @@ final class CaptureQuality {
         unclassified(c, out);
         untypedGenericCollectives(c, out);
         clockOffsets(c, out);
-        launchBound(c, out);
         return out;
     }
 
@@ -243,9 +242,12 @@ final class CaptureQuality {
         }
     }
 
-    /** A phase whose GPU waits for the CPU to launch work for much of the step (rule: {@link HostBoundMetrics}). */
-    private static void launchBound(Connection c, List<Warning> out) throws SQLException {
-        Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(c);
+    /**
+     * A warning per phase whose GPU waits for the CPU to launch work for much of the step (rule:
+     * {@link HostBoundMetrics}), from the host-bound figures the report shows.
+     */
+    static List<Warning> launchBound(Map<String, BottleneckReport.HostBound> host) {
+        List<Warning> out = new ArrayList<>();
         for (String phase : ReportBuilder.PHASES) {
             BottleneckReport.HostBound h = host.get(phase);
             if (h != null && Boolean.TRUE.equals(h.launchBound())) {
@@ -255,5 +257,6 @@ final class CaptureQuality {
                         phase, h.launchWaitPctOfSpan(), h.launchWaitMsPerStep(), HostBoundMetrics.LAUNCH_BOUND_PCT)));
             }
         }
+        return out;
     }
 }

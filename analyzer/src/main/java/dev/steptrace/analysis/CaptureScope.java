@@ -8,7 +8,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** One capture of the store: its directory, and its files with their ranks. */
+/** One capture of the store: its directory, and its files ({@code capture_files}) with their ranks. */
 public record CaptureScope(int captureId, Path path, String name, List<FileInfo> files) {
 
     /** A file of the capture as the analyses need it. */
@@ -29,8 +29,9 @@ public record CaptureScope(int captureId, Path path, String name, List<FileInfo>
             }
         }
         List<FileInfo> files = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT file_id, path, rank, status, partial_reason,"
-                + " world_size, format FROM files WHERE capture_id = ? ORDER BY rank, path")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT f.file_id, f.path, f.rank, f.status, f.partial_reason,"
+                + " f.world_size, f.format FROM capture_files m JOIN files f USING (file_id) WHERE m.capture_id = ?"
+                + " ORDER BY f.rank, f.path")) {
             ps.setInt(1, captureId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -42,13 +43,14 @@ public record CaptureScope(int captureId, Path path, String name, List<FileInfo>
         return new CaptureScope(captureId, path, name, files);
     }
 
-    /** Captures whose directory is {@code dir} or lies under it. */
+    /** The runs (not files taken alone) whose directory is {@code dir} or lies under it. */
     public static List<Integer> under(Connection c, Path dir) throws SQLException {
         String p = dir.toAbsolutePath().normalize().toString();
         List<Integer> ids = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT capture_id FROM captures"
-                + " WHERE (path = ? OR starts_with(path, ?)) AND capture_id IN (SELECT capture_id FROM files)"
-                + " ORDER BY path")) {
+                + " WHERE (path = ? OR starts_with(path, ?)) AND single_file_id IS NULL"
+                + " AND capture_id IN (SELECT capture_id FROM files)"
+                + " ORDER BY path, name")) {
             ps.setString(1, p);
             ps.setString(2, p.endsWith("/") ? p : p + "/");
             try (ResultSet rs = ps.executeQuery()) {

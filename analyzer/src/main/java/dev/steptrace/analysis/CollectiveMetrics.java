@@ -68,10 +68,11 @@ final class CollectiveMetrics {
                                AS msg_bytes
                     FROM typed
                 ), matched AS (
-                    SELECT phase, phase_index, type, k, min(dur_ns) AS transfer_ns, count(DISTINCT rank) AS ranks
+                    SELECT phase, phase_index, type, k, min(dur_ns) AS transfer_ns, count(DISTINCT rank) AS ranks,
+                           (row_number() OVER (ORDER BY phase, phase_index, type, k) - 1)::INTEGER AS instance
                     FROM sized GROUP BY phase, phase_index, type, k
                 )
-                SELECT s.*, CASE WHEN m.ranks = (SELECT count(DISTINCT rank) FROM t_files) THEN m.transfer_ns END AS transfer_ns,
+                SELECT s.*, m.instance, CASE WHEN m.ranks = (SELECT count(DISTINCT rank) FROM t_files) THEN m.transfer_ns END AS transfer_ns,
                        CASE WHEN m.ranks = (SELECT count(DISTINCT rank) FROM t_files) THEN s.dur_ns - m.transfer_ns END AS wait_ns
                 FROM sized s JOIN matched m USING (phase, phase_index, type, k)
                 """);

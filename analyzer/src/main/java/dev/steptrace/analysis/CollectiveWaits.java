@@ -4,15 +4,16 @@ import static dev.steptrace.analysis.StepDetector.exec;
 
 import dev.steptrace.report.BottleneckReport.PerStep;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Each step's time spent waiting for other ranks, and its compute time, into temp table
- * {@code t_step_waits(file_id, rank, step, phase, phase_index, wait_ns, compute_ns)}: {@code wait_ns}
+ * {@code t_step_waits(file_id, rank, step, phase, phase_index, wait_ns, compute_ns)} (kept in the store's
+ * {@code step_metrics}): {@code wait_ns}
  * sums the step's collective waits ({@code t_collectives.wait_ns}, 0 where none was matched) and
  * {@code compute_ns} is the kernel time without them. Kernel time counts a rank's spinning inside
  * collectives as work, so the rank everyone waits for has the least of it; compute time ranks the
@@ -32,15 +33,18 @@ final class CollectiveWaits {
                 """);
     }
 
-    /** Per phase and rank: {compute, wait} per step (mean, median, p90 over the rank's steps), ms. */
-    static Map<String, Map<Integer, PerStep[]>> perRank(Connection c) throws SQLException {
+    /**
+     * Per phase and rank: {compute, wait} per step (mean, median, p90 over the rank's steps), ms, from the
+     * analysis as the store keeps it ({@code step_metrics.compute_ns, wait_ns}).
+     */
+    static Map<String, Map<Integer, PerStep[]>> perRank(StoredAnalysis a) throws SQLException {
         Map<String, Map<Integer, PerStep[]>> out = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+        try (PreparedStatement ps = a.prepare("""
                 SELECT phase, rank,
                        avg(compute_ns), quantile_cont(compute_ns, 0.5), quantile_cont(compute_ns, 0.9),
                        avg(wait_ns), quantile_cont(wait_ns, 0.5), quantile_cont(wait_ns, 0.9)
-                FROM t_step_waits WHERE rank IS NOT NULL GROUP BY phase, rank
-                """)) {
+                FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY phase, rank
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getInt(2), new PerStep[] {
                         new PerStep(rs.getDouble(3) / 1e6, rs.getDouble(4) / 1e6, rs.getDouble(5) / 1e6),

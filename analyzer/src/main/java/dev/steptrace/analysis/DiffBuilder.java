@@ -13,9 +13,9 @@ import dev.steptrace.report.CaptureDiff.KernelDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import dev.steptrace.report.CaptureDiff.Side;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -38,9 +38,9 @@ import java.util.TreeSet;
  * verdict; kernels matched by normalized name ({@link KernelNames}); collectives; and warnings where
  * the captures differ in structure.
  *
- * <p>Every number comes from the per-step tables of {@link CaptureAnalysis} ({@code t_step_metrics},
- * {@code t_step_categories}, {@code t_step_kernels}) and the report built from them, so A's and B's
- * values are the ones their reports print.
+ * <p>Every number comes from the captures' analyses as the store keeps them ({@link StoredAnalysis}: the
+ * per-step tables {@code step_metrics}, {@code step_categories}, {@code step_kernels}) and the reports
+ * built from them, so A's and B's values are the ones their reports print.
  */
 public final class DiffBuilder {
     public static final int DEFAULT_RESAMPLES = 2000;
@@ -65,28 +65,34 @@ public final class DiffBuilder {
     /** A kernel whose time moved by less than this (1 ns per step) has not moved: not listed for its time. */
     private static final double UNCHANGED_MS = 1e-6;
 
-    private final CaptureAnalysis a;
-    private final CaptureAnalysis b;
+    private final StoredAnalysis a;
+    private final BottleneckReport reportA;
+    private final StoredAnalysis b;
+    private final BottleneckReport reportB;
     private final long seed;
     private final int resamples;
 
-    public DiffBuilder(CaptureAnalysis a, CaptureAnalysis b, long seed) {
-        this(a, b, seed, DEFAULT_RESAMPLES);
+    /** The two kept analyses and the reports made from them (whose values the diff's sides print). */
+    public DiffBuilder(StoredAnalysis a, BottleneckReport reportA, StoredAnalysis b, BottleneckReport reportB, long seed) {
+        this(a, reportA, b, reportB, seed, DEFAULT_RESAMPLES);
     }
 
-    public DiffBuilder(CaptureAnalysis a, CaptureAnalysis b, long seed, int resamples) {
+    public DiffBuilder(StoredAnalysis a, BottleneckReport reportA, StoredAnalysis b, BottleneckReport reportB, long seed,
+                       int resamples) {
         if (resamples < 100) {
             throw new IllegalArgumentException("at least 100 resamples, not " + resamples);
         }
         this.a = a;
+        this.reportA = reportA;
         this.b = b;
+        this.reportB = reportB;
         this.seed = seed;
         this.resamples = resamples;
     }
 
     public CaptureDiff build(String toolVersion) throws SQLException {
-        SideData sa = load(a, toolVersion);
-        SideData sb = load(b, toolVersion);
+        SideData sa = load(a, reportA);
+        SideData sb = load(b, reportB);
         List<Warning> warnings = new ArrayList<>(structureWarnings(sa, sb));
         Map<String, PhaseDiff> phases = new LinkedHashMap<>();
         for (String phase : ReportBuilder.PHASES) {
@@ -165,16 +171,17 @@ public final class DiffBuilder {
         double[] calls;
     }
 
-    private static SideData load(CaptureAnalysis analysis, String toolVersion) throws SQLException {
+    private static SideData load(StoredAnalysis analysis, BottleneckReport report) throws SQLException {
         SideData side = new SideData();
-        side.report = new ReportBuilder(analysis).build(toolVersion).report();
+        side.report = report;
         Map<String, Map<Long, Integer>> cellOf = new HashMap<>();
         Map<String, List<long[]>> rows = new LinkedHashMap<>();
         Map<String, List<double[]>> values = new HashMap<>();
-        try (Statement s = analysis.connection().createStatement(); ResultSet rs = s.executeQuery("""
+        try (PreparedStatement ps = analysis.prepare("""
                 SELECT phase, file_id, step, rank, phase_index, kernel_ns, span_ns
-                FROM t_step_metrics WHERE rank IS NOT NULL ORDER BY phase, rank, phase_index, file_id, step
-                """)) {
+                FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL
+                ORDER BY phase, rank, phase_index, file_id, step
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String phase = rs.getString(1);
                 rows.computeIfAbsent(phase, k -> new ArrayList<>())
@@ -224,11 +231,11 @@ public final class DiffBuilder {
 
         // Rows in a fixed order: sums of doubles, and so the seeded bootstrap, must not depend on the
         // order DuckDB's parallel aggregation happens to produce.
-        try (Statement s = analysis.connection().createStatement(); ResultSet rs = s.executeQuery("""
+        try (PreparedStatement ps = analysis.prepare("""
                 SELECT phase, file_id, step, category, subcategory, ns, calls
-                FROM t_step_categories WHERE rank IS NOT NULL
+                FROM step_categories WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL
                 ORDER BY phase, file_id, step, category, subcategory
-                """)) {
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 PhaseData pd = side.phases.get(rs.getString(1));
                 Integer cell = cellOf.get(rs.getString(1)).get(key(rs.getInt(2), rs.getInt(3)));
@@ -244,22 +251,28 @@ public final class DiffBuilder {
             }
         }
 
-        String table = analysis.buildStepKernels();
-        String dictionary = "WITH d AS (SELECT name, (row_number() OVER (ORDER BY name) - 1)::INTEGER AS id"
-                + " FROM (SELECT DISTINCT name FROM " + table + " WHERE rank IS NOT NULL)) ";
+        String dictionary = """
+                WITH k AS (
+                    SELECT k.*, c.category, c.subcategory
+                    FROM step_kernels k JOIN kernel_classes c USING (capture_id, analysis_key, name, kind, variant)
+                    WHERE k.capture_id = $1 AND k.analysis_key = $2 AND k.rank IS NOT NULL
+                ), d AS (
+                    SELECT name, (row_number() OVER (ORDER BY name) - 1)::INTEGER AS id FROM (SELECT DISTINCT name FROM k)
+                )
+                """;
         List<String> names = new ArrayList<>();
-        try (Statement s = analysis.connection().createStatement();
-             ResultSet rs = s.executeQuery(dictionary + "SELECT name FROM d ORDER BY id")) {
+        try (PreparedStatement ps = analysis.prepare(dictionary + "SELECT name FROM d ORDER BY id");
+             ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }
         }
         Map<String, String> normalized = new HashMap<>();
-        try (Statement s = analysis.connection().createStatement(); ResultSet rs = s.executeQuery(dictionary + """
+        try (PreparedStatement ps = analysis.prepare(dictionary + """
                 SELECT k.phase, k.file_id, k.step, d.id, k.category, k.subcategory, k.ns, k.calls
-                FROM %s k JOIN d USING (name) WHERE k.rank IS NOT NULL
+                FROM k JOIN d USING (name)
                 ORDER BY k.phase, k.file_id, k.step, d.id, k.kind
-                """.formatted(table))) {
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 PhaseData pd = side.phases.get(rs.getString(1));
                 Integer cell = cellOf.get(rs.getString(1)).get(key(rs.getInt(2), rs.getInt(3)));

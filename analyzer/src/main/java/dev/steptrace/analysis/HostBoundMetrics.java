@@ -6,9 +6,9 @@ import dev.steptrace.report.BottleneckReport.HostBound;
 import dev.steptrace.report.BottleneckReport.LaunchDelay;
 import dev.steptrace.report.BottleneckReport.PerStep;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,14 +17,17 @@ import java.util.Map;
 /**
  * Whether the GPU waits for the CPU (docs/reports.md, "Host-bound steps"). Temp tables:
  * <ul>
- *   <li>{@code t_step_host(file_id, rank, step, phase, phase_index, idle_ns, launch_wait_ns)}: the GPU's
- *       idle time inside the step (span minus busy: every moment no operation runs, on any stream) and
- *       the part of it spent waiting for the CPU to launch: the gaps after which the next operation's
- *       launch call began only when the GPU was already idle;</li>
- *   <li>{@code t_launch_delays(file_id, rank, phase, category, ops, mean_ns, median_ns, p90_ns)}: per
+ *   <li>{@code t_step_host(file_id, rank, step, phase, phase_index, idle_ns, launch_wait_ns)} (kept in the
+ *       store's {@code step_metrics}): the GPU's idle time inside the step (span minus busy: every moment
+ *       no operation runs, on any stream) and the part of it spent waiting for the CPU to launch: the gaps
+ *       after which the next operation's launch call began only when the GPU was already idle (NULL in a
+ *       file without launch calls: unknown);</li>
+ *   <li>{@code t_launch_delays(file_id, rank, phase, category, ops, mean_ns, median_ns, p90_ns)} (kept as
+ *       {@code launch_delays}): per
  *       category, the delay from an eager launch call's start to its operation's start (operations of
  *       CUDA graph replays are left out: the replay's one launch says nothing about each kernel);</li>
- *   <li>{@code t_graph_replays(file_id, rank, step, phase, correlation, start_ns, end_ns, gap_ns)}: each
+ *   <li>{@code t_graph_replays(file_id, rank, step, phase, correlation, start_ns, end_ns, gap_ns)} (kept as
+ *       {@code graph_replays}): each
  *       CUDA graph replay with kernels in a step, its GPU window, and the GPU time since the previous
  *       replay of the file ended (null for the first).</li>
  * </ul>
@@ -64,7 +67,8 @@ final class HostBoundMetrics {
                     GROUP BY file_id, step
                 )
                 SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(m.idle_ns, 0) AS idle_ns,
-                       least(coalesce(w.launch_wait_ns, 0), coalesce(m.idle_ns, 0))::BIGINT AS launch_wait_ns
+                       CASE WHEN m.file_id IN (SELECT file_id FROM t_launch_calls)
+                            THEN least(coalesce(w.launch_wait_ns, 0), coalesce(m.idle_ns, 0)) END::BIGINT AS launch_wait_ns
                 FROM t_step_metrics m LEFT JOIN waits w USING (file_id, step)
                 """);
         exec(c, """
@@ -97,27 +101,33 @@ final class HostBoundMetrics {
                 """);
     }
 
-    /** Per phase, means over ranks of each rank's per-step means; every phase with steps. */
-    static Map<String, HostBound> summarize(Connection c) throws SQLException {
-        boolean launches = StepDetector.count(c, "SELECT count(*) FROM t_launch_calls") > 0;
+    /**
+     * Per phase, means over ranks of each rank's per-step means; every phase with steps. Reads the analysis
+     * as the store keeps it ({@code step_metrics}, {@code launch_delays}, {@code graph_replays}).
+     */
+    static Map<String, HostBound> summarize(StoredAnalysis a) throws SQLException {
         Map<String, HostBound> out = new HashMap<>();
-        Map<String, List<LaunchDelay>> delays = launchDelays(c);
-        Map<String, double[]> replays = graphReplays(c);
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT phase, avg(idle), avg(launch_wait), avg(span)
-                FROM (SELECT h.phase, h.rank, avg(h.idle_ns) / 1e6 AS idle, avg(h.launch_wait_ns) / 1e6 AS launch_wait,
-                             avg(m.span_ns) / 1e6 AS span
-                      FROM t_step_host h JOIN t_step_metrics m USING (file_id, step)
-                      WHERE h.rank IS NOT NULL GROUP BY h.phase, h.rank)
+        Map<String, List<LaunchDelay>> delays = launchDelays(a);
+        Map<String, double[]> replays = graphReplays(a);
+        // launch_wait_ns is NULL in files without launch calls: when no file has any, the wait is unknown.
+        try (PreparedStatement ps = a.prepare("""
+                SELECT phase, avg(idle), CASE WHEN (SELECT count(launch_wait_ns) FROM step_metrics
+                                                    WHERE capture_id = $1 AND analysis_key = $2) > 0
+                                               THEN avg(launch_wait) END, avg(span)
+                FROM (SELECT phase, rank, avg(coalesce(idle_ns, 0)) / 1e6 AS idle,
+                             avg(coalesce(launch_wait_ns, 0)) / 1e6 AS launch_wait, avg(span_ns) / 1e6 AS span
+                      FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL
+                      GROUP BY phase, rank)
                 GROUP BY phase
-                """)) {
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String phase = rs.getString(1);
                 if (rs.getObject(4) == null) {
                     continue; // no step with a span (a slice that cut every step): idle time is unknown, not 0
                 }
                 double idle = rs.getDouble(2);
-                Double wait = launches ? rs.getDouble(3) : null;
+                double w = rs.getDouble(3);
+                Double wait = rs.wasNull() ? null : w;
                 double span = rs.getDouble(4);
                 Double pct = wait == null || span <= 0 ? null : 100 * wait / span;
                 double[] g = replays.getOrDefault(phase, new double[] {0, Double.NaN, Double.NaN, Double.NaN});
@@ -130,16 +140,19 @@ final class HostBoundMetrics {
     }
 
     /** Per phase and category: launches per step, and the launch delay's mean, median and p90 (µs), means over ranks. */
-    private static Map<String, List<LaunchDelay>> launchDelays(Connection c) throws SQLException {
+    private static Map<String, List<LaunchDelay>> launchDelays(StoredAnalysis a) throws SQLException {
         Map<String, List<LaunchDelay>> out = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                WITH steps AS (SELECT file_id, phase, count(*) AS n FROM t_step_metrics GROUP BY ALL)
+        try (PreparedStatement ps = a.prepare("""
+                WITH steps AS (
+                    SELECT file_id, phase, count(*) AS n FROM step_metrics
+                    WHERE capture_id = $1 AND analysis_key = $2 GROUP BY ALL
+                )
                 SELECT d.phase, d.category, avg(d.ops / s.n), avg(d.mean_ns) / 1e3, avg(d.median_ns) / 1e3,
                        avg(d.p90_ns) / 1e3
-                FROM t_launch_delays d JOIN steps s USING (file_id, phase)
-                WHERE d.rank IS NOT NULL
+                FROM launch_delays d JOIN steps s USING (file_id, phase)
+                WHERE d.capture_id = $1 AND d.analysis_key = $2 AND d.rank IS NOT NULL
                 GROUP BY d.phase, d.category ORDER BY d.phase, sum(d.ops) DESC, d.category
-                """)) {
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(new LaunchDelay(rs.getString(2),
                         rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6)));
@@ -149,19 +162,21 @@ final class HostBoundMetrics {
     }
 
     /** Per phase: {replays per step, gap between replays mean, median, p90 (µs)}, means over ranks. */
-    private static Map<String, double[]> graphReplays(Connection c) throws SQLException {
+    private static Map<String, double[]> graphReplays(StoredAnalysis a) throws SQLException {
         Map<String, double[]> out = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                WITH steps AS (SELECT file_id, phase, count(*) AS n FROM t_step_metrics GROUP BY ALL),
-                per_rank AS (
+        try (PreparedStatement ps = a.prepare("""
+                WITH steps AS (
+                    SELECT file_id, phase, count(*) AS n FROM step_metrics
+                    WHERE capture_id = $1 AND analysis_key = $2 GROUP BY ALL
+                ), per_rank AS (
                     SELECT r.file_id, r.phase, count(*) / any_value(s.n) AS per_step,
                            avg(r.gap_ns) / 1e3 AS mean_us, quantile_cont(r.gap_ns, 0.5) / 1e3 AS median_us,
                            quantile_cont(r.gap_ns, 0.9) / 1e3 AS p90_us
-                    FROM t_graph_replays r JOIN steps s USING (file_id, phase)
-                    WHERE r.rank IS NOT NULL GROUP BY r.file_id, r.phase
+                    FROM graph_replays r JOIN steps s USING (file_id, phase)
+                    WHERE r.capture_id = $1 AND r.analysis_key = $2 AND r.rank IS NOT NULL GROUP BY r.file_id, r.phase
                 )
                 SELECT phase, avg(per_step), avg(mean_us), avg(median_us), avg(p90_us) FROM per_rank GROUP BY phase
-                """)) {
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 double mean = rs.getDouble(3);
                 boolean gaps = !rs.wasNull();

@@ -4,15 +4,16 @@ import static dev.steptrace.analysis.StepDetector.exec;
 
 import dev.steptrace.report.BottleneckReport.Overlap;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * How much of each step's communication runs under other GPU work (docs/reports.md, "Overlap"), into
- * temp table {@code t_step_overlap(file_id, rank, step, phase, phase_index, comm_ns, hidden_ns)}:
+ * temp table {@code t_step_overlap(file_id, rank, step, phase, phase_index, comm_ns, hidden_ns)} (kept in the
+ * store's {@code step_metrics}):
  * {@code comm_ns} is the union of the step's communication kernels (categories allreduce and
  * comm_other), {@code hidden_ns} the part of it during which some other operation (a kernel, memcpy
  * or memset on another stream) ran too; the rest is exposed. By inclusion-exclusion, hidden = |comm|
@@ -55,15 +56,19 @@ final class OverlapMetrics {
                 """);
     }
 
-    /** Per phase: communication per step and its hidden part (means over ranks); phases without communication absent. */
-    static Map<String, Overlap> summarize(Connection c) throws SQLException {
+    /**
+     * Per phase: communication per step and its hidden part (means over ranks), from the analysis as the
+     * store keeps it ({@code step_metrics.comm_ns, hidden_ns}); phases without communication absent.
+     */
+    static Map<String, Overlap> summarize(StoredAnalysis a) throws SQLException {
         Map<String, Overlap> out = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+        try (PreparedStatement ps = a.prepare("""
                 SELECT phase, avg(comm), avg(hidden)
                 FROM (SELECT phase, rank, avg(comm_ns) / 1e6 AS comm, avg(hidden_ns) / 1e6 AS hidden
-                      FROM t_step_overlap WHERE rank IS NOT NULL GROUP BY phase, rank)
+                      FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL
+                      GROUP BY phase, rank)
                 GROUP BY phase HAVING avg(comm) > 0
-                """)) {
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 double comm = rs.getDouble(2);
                 double hidden = rs.getDouble(3);

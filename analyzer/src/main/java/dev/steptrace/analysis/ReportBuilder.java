@@ -16,8 +16,9 @@ import dev.steptrace.report.BottleneckReport.SubcategoryShare;
 import dev.steptrace.report.BottleneckReport.TopKernel;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.StepPoint;
+import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.roofline.RooflineInputs;
 import dev.steptrace.roofline.RooflineSummary;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -29,11 +30,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
- * Turns a {@link CaptureAnalysis} into the report model. As docs/reports.md says: per rank, mean / median / p90 over
- * the rank's steps of a phase; across ranks, the mean of the per-rank values with the lowest and
- * highest rank; categories and kernels as time per step (a category absent from a step counts as 0
+ * Turns a capture's analysis, as the store keeps it ({@link StoredAnalysis}), into the report model. As
+ * docs/reports.md says: per rank, mean / median / p90 over the rank's steps of a phase; across ranks,
+ * the mean of the per-rank values with the lowest and highest rank; categories and kernels as time per step (a category absent from a step counts as 0
  * for it), shares of total kernel time.
  */
 public final class ReportBuilder {
@@ -41,23 +43,24 @@ public final class ReportBuilder {
     public static final List<String> PHASES = List.of("decode", "prefill", "mixed", "unknown");
     private static final int TOP_KERNELS = 20;
 
-    private final CaptureAnalysis analysis;
-    private final Connection c;
+    private final StoredAnalysis analysis;
+    private final RooflineInputs rooflineInputs;
 
-    public ReportBuilder(CaptureAnalysis analysis) {
+    /** The report of a kept analysis, with these device peaks and model file for the roofline (docs/roofline.md). */
+    public ReportBuilder(StoredAnalysis analysis, RooflineInputs rooflineInputs) {
         this.analysis = analysis;
-        this.c = analysis.connection();
+        this.rooflineInputs = rooflineInputs;
     }
 
     /** Same store, same analysis, same report.json: every query below reads its rows in a fixed order. */
     public ReportContent build(String toolVersion) throws SQLException {
         Map<String, Map<Integer, RankPhaseStats>> stats = rankPhaseStats();
         Map<String, Map<Integer, Map<String, double[]>>> subcats = rankSubcategories(stats);
-        Map<String, List<BottleneckReport.Straggler>> stragglers = Stragglers.summarize(c);
-        Map<String, BottleneckReport.Overlap> overlap = OverlapMetrics.summarize(c);
-        Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(c);
+        Map<String, List<BottleneckReport.Straggler>> stragglers = Stragglers.summarize(analysis);
+        Map<String, BottleneckReport.Overlap> overlap = OverlapMetrics.summarize(analysis);
+        Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(analysis);
         Map<String, BottleneckReport.Phase> phases = new LinkedHashMap<>();
-        RooflineSummary roofline = RooflineSummary.of(c, analysis.kernelWork(), analysis.rooflineInputs());
+        RooflineSummary roofline = RooflineSummary.of(analysis, rooflineInputs);
         for (String phase : PHASES) {
             Map<Integer, RankPhaseStats> perRank = stats.get(phase);
             if (perRank == null) {
@@ -87,9 +90,12 @@ public final class ReportBuilder {
             }
             ranks.add(new RankSummary(rank, rp));
         }
+        // The kept analysis's warnings, then those of the report's own inputs (device peaks, model file).
+        List<Warning> warnings = new ArrayList<>(analysis.warnings());
+        warnings.addAll(roofline.warnings());
         BottleneckReport report = new BottleneckReport(BottleneckReport.SCHEMA,
                 new BottleneckReport.Tool("steptrace", toolVersion), capture(), phases, collectives(stats),
-                ranks, analysis.warnings());
+                ranks, List.copyOf(warnings));
         return new ReportContent(report, stepPoints());
     }
 
@@ -97,7 +103,7 @@ public final class ReportBuilder {
         CaptureScope scope = analysis.scope();
         Integer worldSize = scope.files().stream().map(CaptureScope.FileInfo::worldSize)
                 .filter(w -> w != null).max(Integer::compare).orElse(null);
-        List<String> devices = CaptureDevices.names(c);
+        List<String> devices = CaptureDevices.names(analysis);
         List<PartialFile> partial = scope.files().stream().filter(f -> "partial".equals(f.status()))
                 .map(f -> new PartialFile(f.path().toString(), f.partialReason())).toList();
         String format = scope.files().stream().map(CaptureScope.FileInfo::format).findFirst().orElse("kineto");
@@ -119,14 +125,14 @@ public final class ReportBuilder {
 
     private Map<String, Map<Integer, RankPhaseStats>> rankPhaseStats() throws SQLException {
         Map<String, Map<Integer, RankPhaseStats>> out = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+        try (PreparedStatement ps = analysis.prepare("""
                 SELECT phase, rank, count(*) AS steps, sum(kernel_ns),
                        avg(kernel_ns), quantile_cont(kernel_ns, 0.5), quantile_cont(kernel_ns, 0.9),
                        avg(span_ns), quantile_cont(span_ns, 0.5), quantile_cont(span_ns, 0.9),
                        avg(busy_ns), quantile_cont(busy_ns, 0.5), quantile_cont(busy_ns, 0.9),
                        avg(host_gap_ns), quantile_cont(host_gap_ns, 0.5), quantile_cont(host_gap_ns, 0.9)
-                FROM t_step_metrics WHERE rank IS NOT NULL GROUP BY phase, rank
-                """)) {
+                FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY phase, rank
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 RankPhaseStats st = new RankPhaseStats();
                 st.steps = rs.getInt(3);
@@ -138,7 +144,7 @@ public final class ReportBuilder {
                 out.computeIfAbsent(rs.getString(1), k -> new TreeMap<>()).put(rs.getInt(2), st);
             }
         }
-        CollectiveWaits.perRank(c).forEach((phase, ranks) -> ranks.forEach((rank, cw) -> {
+        CollectiveWaits.perRank(analysis).forEach((phase, ranks) -> ranks.forEach((rank, cw) -> {
             RankPhaseStats st = out.get(phase).get(rank);
             st.compute = cw[0];
             st.wait = cw[1];
@@ -193,11 +199,11 @@ public final class ReportBuilder {
         for (String phase : stats.keySet()) {
             out.put(phase, new TreeMap<>());
         }
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+        try (PreparedStatement ps = analysis.prepare("""
                 SELECT phase, rank, category, subcategory, sum(ns), sum(calls)
-                FROM t_step_categories WHERE rank IS NOT NULL GROUP BY ALL
+                FROM step_categories WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY ALL
                 ORDER BY phase, rank, category, subcategory
-                """)) {
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String phase = rs.getString(1);
                 int rank = rs.getInt(2);
@@ -265,23 +271,26 @@ public final class ReportBuilder {
      */
     private List<TopKernel> kernels(String phase, int limit) throws SQLException {
         List<TopKernel> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("""
+        try (PreparedStatement ps = analysis.prepare("""
                 WITH steps AS (
-                    SELECT rank, count(*) AS steps FROM t_step_metrics WHERE phase = ? AND rank IS NOT NULL GROUP BY rank
+                    SELECT rank, count(*) AS steps FROM step_metrics
+                    WHERE capture_id = $1 AND analysis_key = $2 AND phase = $3 AND rank IS NOT NULL GROUP BY rank
                 ), per_rank AS (
-                    SELECT rank, name, category, subcategory, rule_id, sum(ns) AS ns, sum(calls) AS calls
-                    FROM t_kernel_stats WHERE phase = ? AND rank IS NOT NULL GROUP BY ALL
+                    SELECT k.rank, k.name, c.category, c.subcategory, c.rule_id, sum(k.ns) AS ns, sum(k.calls) AS calls
+                    FROM (SELECT rank, name, kind, variant, sum(ns) AS ns, sum(calls) AS calls FROM step_kernels
+                          WHERE capture_id = $1 AND analysis_key = $2 AND phase = $3 AND rank IS NOT NULL
+                          GROUP BY rank, name, kind, variant) k
+                    JOIN kernel_classes c ON c.capture_id = $1 AND c.analysis_key = $2 AND c.name = k.name
+                         AND c.kind = k.kind AND c.variant = k.variant
+                    GROUP BY ALL
                 )
                 SELECT name, category, subcategory, rule_id,
                        sum(ns / 1e6 / steps) / (SELECT count(*) FROM steps) AS ms_per_step,
                        sum(calls / steps) / (SELECT count(*) FROM steps) AS calls_per_step
                 FROM per_rank JOIN steps USING (rank)
                 GROUP BY name, category, subcategory, rule_id
-                ORDER BY ms_per_step DESC, name, rule_id LIMIT ?
-                """)) {
-            ps.setString(1, phase);
-            ps.setString(2, phase);
-            ps.setInt(3, limit);
+                ORDER BY ms_per_step DESC, name, rule_id LIMIT $4
+                """, phase, limit)) {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     double ms = rs.getDouble(5);
@@ -302,15 +311,16 @@ public final class ReportBuilder {
     private List<Collective> collectives(Map<String, Map<Integer, RankPhaseStats>> stats) throws SQLException {
         boolean multiRank = multiRank();
         List<Collective> out = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                WITH per_rank AS (
+        try (PreparedStatement ps = analysis.prepare("""
+                WITH c AS (
+                    SELECT * FROM collective_instances WHERE capture_id = $1 AND analysis_key = $2
+                ), per_rank AS (
                     SELECT phase, type, rank, count(*) AS calls, sum(dur_ns) AS ns,
                            sum(wait_ns) AS wait_ns, count(wait_ns) AS matched
-                    FROM t_collectives GROUP BY phase, type, rank
+                    FROM c GROUP BY phase, type, rank
                 ), transfer AS (
                     SELECT phase, type, sum(transfer_ns) AS transfer_ns
-                    FROM (SELECT DISTINCT phase, phase_index, type, k, transfer_ns FROM t_collectives
-                          WHERE transfer_ns IS NOT NULL)
+                    FROM (SELECT DISTINCT instance, phase, type, transfer_ns FROM c WHERE transfer_ns IS NOT NULL)
                     GROUP BY phase, type
                 ), sizes AS (
                     SELECT phase, type, median(msg_bytes) AS msg_bytes,
@@ -318,15 +328,15 @@ public final class ReportBuilder {
                                WHEN type = 'allreduce' THEN 2.0 * (n - 1) / n
                                WHEN type IN ('all_gather', 'reduce_scatter', 'all_to_all') THEN (n - 1)::DOUBLE / n
                                ELSE 1.0 END) AS busbw_gbps
-                    FROM (SELECT *, coalesce(group_size, (SELECT count(DISTINCT rank) FROM t_files)) AS n
-                          FROM t_collectives WHERE msg_bytes IS NOT NULL AND dur_ns > 0)
+                    FROM (SELECT *, coalesce(group_size, $3) AS n
+                          FROM c WHERE msg_bytes IS NOT NULL AND dur_ns > 0)
                     GROUP BY phase, type
                 )
                 SELECT p.phase, p.type, p.rank, p.calls, p.ns, p.wait_ns, p.matched, t.transfer_ns,
                        z.msg_bytes, z.busbw_gbps
                 FROM per_rank p LEFT JOIN transfer t USING (phase, type) LEFT JOIN sizes z USING (phase, type)
                 ORDER BY p.phase, p.type, p.rank
-                """)) {
+                """, analysis.scope().ranks().size()); ResultSet rs = ps.executeQuery()) {
             Map<String, List<double[]>> perType = new LinkedHashMap<>();
             Map<String, Object[]> shared = new HashMap<>();
             while (rs.next()) {
@@ -367,17 +377,21 @@ public final class ReportBuilder {
     private List<StepPoint> stepPoints() throws SQLException {
         List<StepPoint> out = new ArrayList<>();
         Map<String, Map<String, Double>> cats = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT file_id, step, category, sum(ns) FROM t_step_categories GROUP BY ALL ORDER BY ALL")) {
+        try (PreparedStatement ps = analysis.prepare("SELECT file_id, step, category, sum(ns) FROM step_categories"
+                + " WHERE capture_id = $1 AND analysis_key = $2 GROUP BY ALL ORDER BY ALL");
+             ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 cats.computeIfAbsent(rs.getInt(1) + "/" + rs.getInt(2), k -> new TreeMap<>())
                         .put(rs.getString(3), rs.getLong(4) / 1e6);
             }
         }
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT file_id, step, rank, phase, phase_index, name, kernel_ns, span_ns, busy_ns, host_gap_ns
-                FROM t_step_metrics WHERE rank IS NOT NULL ORDER BY rank, gpu_start NULLS LAST, step
-                """)) {
+        try (PreparedStatement ps = analysis.prepare("""
+                SELECT m.file_id, m.step, m.rank, m.phase, m.phase_index, s.name, m.kernel_ns, m.span_ns, m.busy_ns,
+                       m.host_gap_ns
+                FROM step_metrics m JOIN steps s USING (capture_id, analysis_key, file_id, step)
+                WHERE m.capture_id = $1 AND m.analysis_key = $2 AND m.rank IS NOT NULL
+                ORDER BY m.rank, m.gpu_start_ns NULLS LAST, m.step
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 long gap = rs.getLong(10);
                 Double hostGap = rs.wasNull() ? null : gap / 1e6;

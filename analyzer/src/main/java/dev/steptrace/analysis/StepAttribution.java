@@ -7,18 +7,14 @@ import java.sql.SQLException;
 
 /**
  * Gives every GPU operation of the capture its step, into temp table {@code t_ops_core(file_id, kind,
- * name_id, stream, ts_ns, dur_ns, correlation, external_id, step, by_launch, variant)} ({@code variant} 0: the
- * class of the operation's name; {@link ContextClasses} sets others), and over it the temp view
- * {@code t_ops(file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, category,
- * subcategory, rule_id, step, how)}, classes from {@code t_classes}. The analysis reads the slim table
- * (no strings: half the time to write, less to scan) and joins classes onto its aggregates; the view is
- * for queries by hand.
+ * name_id, stream, ts_ns, dur_ns, correlation, external_id, step, by_launch, variant)}: ids and numbers only
+ * (no strings: half the time to write, less to scan; {@code variant} 0: the class of the operation's
+ * name, {@link ContextClasses} sets others); the metrics join the classes onto its aggregates.
  *
  * <p>a kernel belongs to the step whose CPU range contains the runtime call that launched it
  * (same correlation id; under CUDA graphs every kernel of a replay shares the {@code cudaGraphLaunch}'s
  * id). Operations whose launch is not in the trace fall back to the step's GPU time window (from the
- * first to the last operation attributed through launches). {@code how} says which rule applied:
- * {@code launch} ({@code by_launch}), {@code window}, or NULL for an operation in no step.
+ * first to the last operation attributed through launches). {@code by_launch} says which rule applied.
  */
 final class StepAttribution {
     private StepAttribution() {}
@@ -29,13 +25,6 @@ final class StepAttribution {
         } else {
             byLaunch(c);
         }
-        exec(c, """
-                CREATE OR REPLACE TEMP VIEW t_ops AS
-                SELECT o.file_id, o.kind, o.name_id, o.stream, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns, o.dur_ns,
-                       o.correlation, o.external_id, k.category, k.subcategory, k.rule_id, o.step,
-                       CASE WHEN o.by_launch THEN 'launch' WHEN o.step IS NOT NULL THEN 'window' END AS how
-                FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
-                """);
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_windows AS
                 SELECT file_id, step, min(ts_ns) AS gpu_start, max(ts_ns + dur_ns) AS gpu_end, count(*) AS ops

@@ -8,15 +8,12 @@ import java.sql.SQLException;
 /**
  * Per-step measurements into temp tables, from {@code t_steps}, {@code t_ops_core} and {@code t_classes}:
  * <ul>
- *   <li>{@code t_step_names}: per file, step and operation name, time and calls (the one pass over
+ *   <li>{@code t_step_names}: per file, step, operation name and class variant, time and calls (the one pass over
  *       every operation the sums below are made from);</li>
  *   <li>{@code t_step_metrics}: per file and step, kernel time (sum of GPU operation durations), calls,
  *       span (first start to last end), busy (union of intervals over streams), idle = span - busy,
  *       and the host gap since the previous step's last operation;</li>
- *   <li>{@code t_step_categories}: per file, step, category and subcategory, time and calls;</li>
- *   <li>{@code t_kernel_stats}: per file, phase and operation name, time and calls;</li>
- *   <li>{@code t_step_kernels} (only on request, {@link #buildStepKernels}): per file, step and operation
- *       name, time and calls.</li>
+ *   <li>{@code t_step_categories}: per file, step, category and subcategory, time and calls.</li>
  * </ul>
  * Each step's {@code phase_index} counts the step's position among the file's steps of that phase,
  * which is how steps are matched across ranks.
@@ -29,7 +26,7 @@ final class StepMetrics {
         // Classes are joined after aggregating: grouping by their strings costs more than the sums.
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_step_names AS
-                SELECT o.file_id, o.step, o.name_id, o.kind, k.category, k.subcategory, k.rule_id, o.ns, o.calls
+                SELECT o.file_id, o.step, o.name_id, o.kind, o.variant, k.category, k.subcategory, k.rule_id, o.ns, o.calls
                 FROM (SELECT file_id, step, name_id, kind, variant, sum(dur_ns)::BIGINT AS ns, count(*)::BIGINT AS calls
                       FROM t_ops_core WHERE step IS NOT NULL
                       GROUP BY file_id, step, name_id, kind, variant) o
@@ -86,33 +83,6 @@ final class StepMetrics {
                        sum(o.ns)::BIGINT AS ns, sum(o.calls)::BIGINT AS calls
                 FROM t_step_names o JOIN t_step_metrics m USING (file_id, step)
                 GROUP BY ALL
-                """);
-        // Names are joined after aggregating: kernel names are long, rows are many.
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_kernel_stats AS
-                SELECT a.file_id, a.rank, a.phase, n.name, a.kind, a.category, a.subcategory, a.rule_id, a.ns, a.calls
-                FROM (SELECT o.file_id, m.rank, m.phase, o.name_id, o.kind, o.category, o.subcategory, o.rule_id,
-                             sum(o.ns)::BIGINT AS ns, sum(o.calls)::BIGINT AS calls
-                      FROM t_step_names o JOIN t_step_metrics m USING (file_id, step)
-                      GROUP BY ALL) a
-                JOIN names n USING (file_id, name_id)
-                """);
-    }
-
-    /**
-     * {@code t_step_kernels(file_id, rank, step, phase, phase_index, name, kind, category, subcategory,
-     * rule_id, ns, calls)}: each step's time and calls per operation name (what a diff bootstraps kernel
-     * by kernel). Built on request, not by {@link #build}: the report does not need it.
-     */
-    static void buildStepKernels(Connection c) throws SQLException {
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_step_kernels AS
-                SELECT a.file_id, a.rank, a.step, a.phase, a.phase_index, n.name, a.kind, a.category, a.subcategory,
-                       a.rule_id, a.ns, a.calls
-                FROM (SELECT o.file_id, m.rank, o.step, m.phase, m.phase_index, o.name_id, o.kind, o.category,
-                             o.subcategory, o.rule_id, o.ns, o.calls
-                      FROM t_step_names o JOIN t_step_metrics m USING (file_id, step)) a
-                JOIN names n USING (file_id, name_id)
                 """);
     }
 }

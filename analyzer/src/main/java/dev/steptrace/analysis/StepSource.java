@@ -29,4 +29,14 @@ public enum StepSource {
     public String id() {
         return id;
     }
+
+    /** The source with this id ({@code steps.source}, report.json's {@code step_source}). */
+    public static StepSource of(String id) {
+        for (StepSource s : values()) {
+            if (s.id.equals(id)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("no step source " + id);
+    }
 }

@@ -23,11 +23,12 @@ import java.util.Map;
  * the shortest) was spent waiting for it. Durations, not start times, decide: they do not depend on
  * the ranks' clocks.
  *
- * <p>Temp table {@code t_collective_arrivals}, one row per instance matched on every rank: {@code phase,
- * phase_index, type, k, ranks, last_rank} (ties: the lowest rank), the late rank's {@code last_file_id,
- * last_step, last_ts_ns}, {@code transfer_ns} (the shortest duration), {@code lateness_ns} (how much
- * later than the next-latest rank it arrived: the second-shortest duration minus the shortest) and
- * {@code wait_ns} (the other ranks' waits, summed).
+ * <p>Temp table {@code t_collective_arrivals} (kept as the store's {@code collective_arrivals}), one row
+ * per instance matched on every rank: {@code instance, phase, phase_index, type, k, ranks, last_rank}
+ * (ties: the lowest rank), the late rank's {@code last_file_id, last_step, last_ts_ns}, {@code
+ * transfer_ns} (the shortest duration), {@code lateness_ns} (how much later than the next-latest rank it
+ * arrived: the second-shortest duration minus the shortest), {@code wait_ns} (the other ranks' waits,
+ * summed) and, for a named straggler's instances, {@code after_category}.
  *
  * <p>A rank is named the straggler of a phase when all three hold, so that the ordinary skew of
  * healthy ranks names nobody:
@@ -48,49 +49,99 @@ final class Stragglers {
 
     private Stragglers() {}
 
+    /**
+     * Builds {@code t_collective_arrivals} and, for the instances at which a named straggler arrived
+     * last, what it was busy with before ({@code after_category}: the category with the most time on
+     * it since its previous collective of the step). Only named stragglers get it: it reads every
+     * operation of their rank's file.
+     */
     static void build(Connection c) throws SQLException {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_collective_arrivals AS
                 WITH ordered AS (
-                    SELECT phase, phase_index, type, k, rank, file_id, step, ts_ns, dur_ns, wait_ns,
+                    SELECT instance, phase, phase_index, type, k, rank, file_id, step, ts_ns, dur_ns, wait_ns,
                            row_number() OVER (PARTITION BY phase, phase_index, type, k ORDER BY dur_ns, rank) AS nth
                     FROM t_collectives WHERE wait_ns IS NOT NULL
                 )
-                SELECT phase, phase_index, type, k, count(*)::INTEGER AS ranks,
+                SELECT any_value(instance) AS instance, phase, phase_index, type, k, count(*)::INTEGER AS ranks,
                        any_value(rank) FILTER (WHERE nth = 1) AS last_rank,
                        any_value(file_id) FILTER (WHERE nth = 1) AS last_file_id,
                        any_value(step) FILTER (WHERE nth = 1) AS last_step,
                        any_value(ts_ns) FILTER (WHERE nth = 1) AS last_ts_ns,
                        min(dur_ns) AS transfer_ns,
                        coalesce(any_value(dur_ns) FILTER (WHERE nth = 2) - min(dur_ns), 0) AS lateness_ns,
-                       sum(wait_ns)::BIGINT AS wait_ns
+                       sum(wait_ns)::BIGINT AS wait_ns, NULL::VARCHAR AS after_category
                 FROM ordered GROUP BY phase, phase_index, type, k
                 """);
+        boolean several = StepDetector.count(c, "SELECT count(DISTINCT rank) FROM t_files") > 1;
+        for (Map.Entry<String, PhaseRanks> e : ranks(c, "t_collective_arrivals", "t_step_metrics").entrySet()) {
+            for (Straggler s : e.getValue().ranks()) {
+                if (several && s.straggler()) {
+                    lateInstances(c, e.getKey(), s.rank());
+                    exec(c, """
+                            UPDATE t_collective_arrivals SET after_category = i.after_category FROM t_straggler_instances i
+                            WHERE t_collective_arrivals.phase = i.phase AND t_collective_arrivals.phase_index = i.phase_index
+                              AND t_collective_arrivals.type = i.type AND t_collective_arrivals.k = i.k
+                            """);
+                }
+            }
+        }
     }
 
-    /** Per phase: every rank that arrived last at least once, most caused wait first; phases without instances absent. */
-    static Map<String, List<Straggler>> summarize(Connection c) throws SQLException {
+    /**
+     * Per phase: every rank that arrived last at least once, most caused wait first, each named straggler
+     * with its call sites and what it was busy with; phases without instances absent. Reads the analysis
+     * as the store keeps it ({@code collective_arrivals}, {@code step_metrics}).
+     */
+    static Map<String, List<Straggler>> summarize(StoredAnalysis a) throws SQLException {
+        String arrivals = "(SELECT * FROM collective_arrivals WHERE " + a.where() + ")";
+        Map<String, List<Straggler>> out = new HashMap<>();
+        for (Map.Entry<String, PhaseRanks> e : ranks(a.connection(), arrivals,
+                "(SELECT * FROM step_metrics WHERE " + a.where() + ")").entrySet()) {
+            List<Straggler> list = new ArrayList<>(e.getValue().ranks());
+            out.put(e.getKey(), list);
+            PhaseTotals t = e.getValue().totals();
+            double perMs = 1.0 / (t.ranks - 1) / t.steps / 1e6;
+            for (int i = 0; i < list.size(); i++) {
+                Straggler s = list.get(i);
+                if (s.straggler()) {
+                    list.set(i, new Straggler(s.rank(), true, s.lateInstances(), s.lateSharePct(),
+                            s.causedWaitMsPerStep(), s.causedWaitSharePct(),
+                            spots(a.connection(), arrivals, e.getKey(), s.rank(), perMs),
+                            afterCategories(a.connection(), arrivals, e.getKey(), s.rank(), perMs)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Per phase, the ranks that arrived last at least once, with the shares and whether each is named a
+     * straggler (no call sites yet), from {@code arrivals} and {@code stepMetrics}: the temp tables or
+     * the store's rows of one analysis.
+     */
+    private static Map<String, PhaseRanks> ranks(Connection c, String arrivals, String stepMetrics)
+            throws SQLException {
         Map<String, PhaseTotals> totals = new HashMap<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                 WITH steps AS (
                     SELECT phase, min(n) AS steps
-                    FROM (SELECT phase, rank, count(*) AS n FROM t_step_metrics WHERE rank IS NOT NULL GROUP BY ALL)
+                    FROM (SELECT phase, rank, count(*) AS n FROM %s WHERE rank IS NOT NULL GROUP BY ALL)
                     GROUP BY phase
                 )
                 SELECT a.phase, count(*), max(a.ranks), sum(a.wait_ns), sum(a.transfer_ns), any_value(s.steps)
-                FROM t_collective_arrivals a JOIN steps s USING (phase) GROUP BY a.phase
-                """)) {
+                FROM %s a JOIN steps s USING (phase) GROUP BY a.phase
+                """.formatted(stepMetrics, arrivals))) {
             while (rs.next()) {
                 totals.put(rs.getString(1), new PhaseTotals(rs.getLong(2), rs.getInt(3), rs.getDouble(4),
                         rs.getDouble(5), rs.getInt(6)));
             }
         }
-        Map<String, List<Straggler>> out = new HashMap<>();
-        List<Object[]> named = new ArrayList<>();
+        Map<String, PhaseRanks> out = new HashMap<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT phase, last_rank, count(*), sum(wait_ns) FROM t_collective_arrivals
+                SELECT phase, last_rank, count(*), sum(wait_ns) FROM %s
                 GROUP BY phase, last_rank ORDER BY phase, sum(wait_ns) DESC, last_rank
-                """)) {
+                """.formatted(arrivals))) {
             while (rs.next()) {
                 String phase = rs.getString(1);
                 PhaseTotals t = totals.get(phase);
@@ -104,32 +155,17 @@ final class Stragglers {
                 boolean straggler = latePct > 100.0 / t.ranks
                         && causedPct >= 100 * (1 + 1.0 / t.ranks) / 2
                         && causedMs >= MIN_WAIT_OF_TRANSFER_PCT / 100 * transferMs;
-                out.computeIfAbsent(phase, k -> new ArrayList<>()).add(new Straggler(rank, straggler, late, latePct,
-                        causedMs, causedPct, List.of(), List.of()));
-                if (straggler) {
-                    named.add(new Object[] {phase, rank});
-                }
-            }
-        }
-        for (Object[] n : named) {
-            String phase = (String) n[0];
-            int rank = (Integer) n[1];
-            List<Straggler> list = out.get(phase);
-            for (int i = 0; i < list.size(); i++) {
-                Straggler s = list.get(i);
-                if (s.rank() == rank) {
-                    PhaseTotals t = totals.get(phase);
-                    double perMs = 1.0 / (t.ranks - 1) / t.steps / 1e6;
-                    lateInstances(c, phase, rank);
-                    list.set(i, new Straggler(s.rank(), true, s.lateInstances(), s.lateSharePct(), s.causedWaitMsPerStep(),
-                            s.causedWaitSharePct(), spots(c, phase, perMs), afterCategories(c, perMs)));
-                }
+                out.computeIfAbsent(phase, k -> new PhaseRanks(t, new ArrayList<>())).ranks().add(new Straggler(rank,
+                        straggler, late, latePct, causedMs, causedPct, List.of(), List.of()));
             }
         }
         return out;
     }
 
     private record PhaseTotals(long instances, int ranks, double waitNs, double transferNs, int steps) {}
+
+    /** A phase's totals and the ranks that arrived last at least once. */
+    private record PhaseRanks(PhaseTotals totals, List<Straggler> ranks) {}
 
     /**
      * The late rank's instances with the category that took the most time on it since its previous
@@ -169,20 +205,22 @@ final class Stragglers {
         }
     }
 
-    /** The call sites (type, position in the step) where the rank causes the most wait ({@link #lateInstances} first). */
-    private static List<StragglerSpot> spots(Connection c, String phase, double perMs) throws SQLException {
+    /** The call sites (type, position in the step) where the rank causes the most wait. */
+    private static List<StragglerSpot> spots(Connection c, String arrivals, String phase, int rank, double perMs)
+            throws SQLException {
         List<StragglerSpot> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
-                WITH sites AS (
-                    SELECT type, k, count(*) AS instances FROM t_collective_arrivals WHERE phase = ? GROUP BY ALL
+                WITH a AS (SELECT * FROM %s WHERE phase = ?), sites AS (
+                    SELECT type, k, count(*) AS instances FROM a GROUP BY ALL
                 )
                 SELECT i.type, i.k, count(*), any_value(sites.instances), sum(i.wait_ns),
                        arg_max(i.after_category, i.wait_ns)
-                FROM t_straggler_instances i JOIN sites USING (type, k)
+                FROM a i JOIN sites USING (type, k) WHERE i.last_rank = ?
                 GROUP BY i.type, i.k ORDER BY sum(i.wait_ns) DESC, i.type, i.k LIMIT ?
-                """)) {
+                """.formatted(arrivals))) {
             ps.setString(1, phase);
-            ps.setInt(2, SPOTS);
+            ps.setInt(2, rank);
+            ps.setInt(3, SPOTS);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new StragglerSpot(rs.getString(1), rs.getInt(2), 100.0 * rs.getLong(3) / rs.getLong(4),
@@ -193,16 +231,20 @@ final class Stragglers {
         return out;
     }
 
-    /** The wait the rank causes, by what it was busy with before it arrived ({@link #lateInstances} first). */
-    private static List<CategoryWait> afterCategories(Connection c, double perMs)
-            throws SQLException {
+    /** The wait the rank causes, by what it was busy with before it arrived. */
+    private static List<CategoryWait> afterCategories(Connection c, String arrivals, String phase, int rank,
+                                                      double perMs) throws SQLException {
         List<CategoryWait> out = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+        try (PreparedStatement ps = c.prepareStatement("""
                 SELECT after_category, sum(wait_ns), coalesce(100 * sum(wait_ns) / nullif(sum(sum(wait_ns)) OVER (), 0), 0)
-                FROM t_straggler_instances GROUP BY ALL ORDER BY 2 DESC, 1 NULLS LAST
-                """)) {
-            while (rs.next()) {
-                out.add(new CategoryWait(rs.getString(1), rs.getDouble(2) * perMs, rs.getDouble(3)));
+                FROM %s WHERE phase = ? AND last_rank = ? GROUP BY ALL ORDER BY 2 DESC, 1 NULLS LAST
+                """.formatted(arrivals))) {
+            ps.setString(1, phase);
+            ps.setInt(2, rank);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new CategoryWait(rs.getString(1), rs.getDouble(2) * perMs, rs.getDouble(3)));
+                }
             }
         }
         return out;

@@ -1,6 +1,8 @@
 package dev.steptrace.api;
 
+import dev.steptrace.analysis.AnalysisKey;
 import dev.steptrace.analysis.CaptureAnalysis;
+import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.common.Messages;
@@ -15,6 +17,7 @@ import dev.steptrace.report.BottleneckReport.TopKernel;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.ReportWriters;
+import dev.steptrace.roofline.RooflineInputs;
 import dev.steptrace.timeline.Timeline;
 import dev.steptrace.timeline.TimelineOptions;
 import dev.steptrace.timeline.TimelineResult;
@@ -23,66 +26,46 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 /**
- * One capture, analysed: its steps and phases, every GPU operation's step and kernel category, per-step
- * metrics and collective instances, and the bottleneck report, with Tablesaw tables to explore them.
- * The numbers are the report's: {@link #breakdown} is report.json's {@code categories}, {@link #kernels}
- * its {@code top_kernels} (all of them, not only the first 20), {@link #collectiveSummary} its
+ * One capture, analysed: its steps and phases, per-step metrics by kernel category, kernels, collective
+ * instances, and the bottleneck report, with Tablesaw tables to explore them. The numbers are the
+ * report's: {@link #breakdown} is report.json's {@code categories}, {@link #kernels} its
+ * {@code top_kernels} (all of them, not only the first 20), {@link #collectiveSummary} its
  * {@code collectives}.
  *
- * <p>The analysis lives in temp tables of a DuckDB connection of the capture's own ({@link #sql} and
- * {@link #connection}), where the store's tables and views are visible too:
- *
- * <table>
- *   <caption>Temp tables of a capture's analysis (times in ns; one file per rank)</caption>
- *   <tr><th>table</th><th>one row per</th><th>columns</th></tr>
- *   <tr><td>{@code t_files}</td><td>trace file of the capture</td><td>file_id, rank</td></tr>
- *   <tr><td>{@code t_steps}</td><td>step of a file</td>
- *       <td>file_id, step, name, phase, cpu_start, cpu_end, step_number</td></tr>
- *   <tr><td>{@code t_ops}</td><td>GPU operation (kernel, memcpy, memset)</td>
- *       <td>file_id, kind, name_id, stream, ts_ns, end_ns, dur_ns, correlation, external_id, category,
- *       subcategory, rule_id, step, how ({@code launch} or {@code window})</td></tr>
- *   <tr><td>{@code t_step_metrics}</td><td>step of a file</td>
- *       <td>file_id, rank, step, phase, name, phase_index, gpu_start, gpu_end, kernel_ns, calls, span_ns,
- *       busy_ns, idle_ns, host_gap_ns</td></tr>
- *   <tr><td>{@code t_step_categories}</td><td>step and (category, subcategory)</td>
- *       <td>file_id, rank, step, phase, phase_index, category, subcategory, ns, calls</td></tr>
- *   <tr><td>{@code t_kernel_stats}</td><td>file, phase and operation name</td>
- *       <td>file_id, rank, phase, name, kind, category, subcategory, rule_id, ns, calls</td></tr>
- *   <tr><td>{@code t_collectives}</td><td>collective kernel in a step</td>
- *       <td>file_id, rank, phase, phase_index, step, type, ts_ns, end_ns, dur_ns, dtype, in_nelems,
- *       out_nelems, group_size, k, dtype_bytes, msg_bytes, transfer_ns, wait_ns</td></tr>
- *   <tr><td>{@code t_classes}</td><td>(file, name, kind, variant)</td><td>file_id, name_id, kind, category,
- *       subcategory, rule_id, variant (0: the name's class; others: classes from context, docs/taxonomy.md)</td></tr>
- *   <tr><td>{@code t_kernel_work}</td><td>kernel in a step with known work (docs/roofline.md)</td>
- *       <td>file_id, step, name_id, kind, category, ts_ns, dur_ns, external_id, family, precision, flops,
- *       bytes; the view {@code t_kernel_bounds} adds compute_ns, memory_ns, link_ns, bound_ns</td></tr>
- * </table>
- *
- * <p>{@code phase_index} is a step's position among its file's steps of that phase, from 0: steps are
- * matched across ranks by it. In {@code t_collectives}, {@code k} is a collective's position among the
- * step's collectives of its type (with CUDA graphs, roughly the layer), {@code transfer_ns} the fastest
- * rank's duration of that instance and {@code wait_ns} this rank's time beyond it (null when not every
- * rank has the instance). Kernel names are in the store's {@code names} table: join on
- * {@code (file_id, name_id)}.
- *
- * <p>Close a capture (or the {@link Steptrace} it came from) to release its connection.
+ * <p>The analysis lives in the store's analysis tables (docs/schema.md, "The analysis": {@code steps},
+ * {@code step_metrics}, {@code step_categories}, {@code step_kernels}, {@code kernel_classes},
+ * {@code collective_instances}, {@code collective_arrivals}, {@code launch_delays}, {@code graph_replays},
+ * {@code kernel_work}, {@code op_shape_calls}...), under this capture's id and analysis key:
+ * {@link #sql} runs on the store, and {@link #where()} is the condition that selects this capture's rows
+ * ({@code capture_id = 2 AND analysis_key = 'default'}).
  */
 public final class Capture implements AutoCloseable {
     private final Steptrace owner;
-    private final CaptureAnalysis analysis;
+    private final StoredAnalysis analysis;
+    private final AnalysisKey key;
+    /** The device peaks and model file of the report's roofline (not the analysis's: docs/roofline.md). */
+    private final RooflineInputs roofline;
+    /** The analysis in temp tables, for the timeline (each operation's step): the one just made, or made on request. */
+    private CaptureAnalysis live;
     private ReportContent content;
     private boolean closed;
 
-    Capture(Steptrace owner, CaptureAnalysis analysis) {
+    Capture(Steptrace owner, StoredAnalysis analysis, AnalysisKey key, RooflineInputs roofline, CaptureAnalysis live) {
         this.owner = owner;
         this.analysis = analysis;
+        this.key = key;
+        this.roofline = roofline;
+        this.live = live;
     }
 
     /**
@@ -142,12 +125,33 @@ public final class Capture implements AutoCloseable {
     }
 
     /**
-     * Capture-quality warnings (partial files, kernels outside any step, ...), as the report lists them.
+     * The key of the analysis in the store's analysis tables ({@code analysis_key}): {@code default} for
+     * the built-in taxonomy and step sources.
+     *
+     * @return the analysis key
+     */
+    public String analysisKey() {
+        return analysis.key();
+    }
+
+    /**
+     * The SQL condition that selects this capture's analysis rows in the store's analysis tables, for
+     * {@link #sql}: {@code capture_id = 2 AND analysis_key = 'default'}.
+     *
+     * @return the condition
+     */
+    public String where() {
+        return analysis.where();
+    }
+
+    /**
+     * Capture-quality warnings (partial files, kernels outside any step, ...), as the report lists them:
+     * the kept analysis's, then those of the report's device peaks and model file.
      *
      * @return the warnings
      */
     public List<Warning> warnings() {
-        return analysis.warnings();
+        return report().warnings();
     }
 
     /**
@@ -168,7 +172,7 @@ public final class Capture implements AutoCloseable {
         open();
         if (content == null) {
             try {
-                content = new ReportBuilder(analysis).build(Steptrace.version());
+                content = new ReportBuilder(analysis, roofline).build(Steptrace.version());
             } catch (SQLException e) {
                 throw SteptraceException.internal("building the report of " + name() + " failed: "
                         + Messages.firstLine(e.getMessage()), e);
@@ -201,6 +205,45 @@ public final class Capture implements AutoCloseable {
     public List<Path> writeReport(Path dir, Path templates, String phase, boolean json, boolean html,
                                   boolean markdown) {
         return writeReport(reportContent(), name(), dir, templates, phase, json, html, markdown);
+    }
+
+    /**
+     * Writes the chosen report outputs, as {@code steptrace report} does, and with {@code timeline} the
+     * timeline of the slowest step beside them ({@link TimelineOptions#slowestAlone} of {@code phase};
+     * docs/timeline.md), made while the documents are written.
+     *
+     * @param dir       the output directory (created when missing)
+     * @param templates a directory of Freemarker templates overriding the built-in ones, or null
+     * @param phase     only this phase, or null for all
+     * @param json      write report.json
+     * @param html      write report.html
+     * @param markdown  write report.md and its PNG charts
+     * @param timeline  also write the slowest step's timeline (when the capture has steps)
+     * @return the files written: report.json, report.html, report.md, PNGs, the timeline
+     */
+    public List<Path> writeReport(Path dir, Path templates, String phase, boolean json, boolean html,
+                                  boolean markdown, boolean timeline) {
+        ReportContent report = reportContent();
+        boolean hasSteps = phase == null ? !report.report().phases().isEmpty() : report.report().phases().containsKey(phase);
+        if (!timeline || !hasSteps) {
+            return writeReport(dir, templates, phase, json, html, markdown);
+        }
+        // The timeline (its analysis made first when the store held this one) need not hold up the documents.
+        FutureTask<Path> beside = new FutureTask<>(() -> writeTimeline(dir, TimelineOptions.slowestAlone(phase)).file());
+        Thread t = new Thread(beside, "steptrace-timeline");
+        t.setDaemon(true);
+        t.start();
+        List<Path> written = new ArrayList<>(writeReport(dir, templates, phase, json, html, markdown));
+        try {
+            written.add(beside.get());
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r
+                    : SteptraceException.internal("writing the timeline of " + name() + " failed", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw SteptraceException.internal("interrupted while writing the timeline of " + name(), e);
+        }
+        return written;
     }
 
     /** Writes the chosen outputs of {@code content}, the report of capture {@code name}. */
@@ -243,7 +286,7 @@ public final class Capture implements AutoCloseable {
     public TimelineResult writeTimeline(Path dir, String fileName, TimelineOptions options) {
         open();
         try {
-            return Timeline.write(analysis, options, dir, fileName, Steptrace.version());
+            return Timeline.write(liveAnalysis(), options, dir, fileName, Steptrace.version());
         } catch (IllegalArgumentException e) {
             throw new SteptraceException(name() + ": " + e.getMessage(), e);
         } catch (IOException e) {
@@ -367,7 +410,7 @@ public final class Capture implements AutoCloseable {
         phase(phase);
         List<TopKernel> all;
         try {
-            all = new ReportBuilder(analysis).kernels(phase);
+            all = new ReportBuilder(analysis, roofline).kernels(phase);
         } catch (SQLException e) {
             throw SteptraceException.internal("reading the kernels of " + name() + " failed: "
                     + Messages.firstLine(e.getMessage()), e);
@@ -415,12 +458,14 @@ public final class Capture implements AutoCloseable {
             phase(phase);
         }
         return TableReader.internalQuery(connection(), name() + " steps", """
-                SELECT rank, step, phase, phase_index, name, kernel_ns / 1e6 AS kernel_ms, span_ns / 1e6 AS span_ms,
-                       busy_ns / 1e6 AS busy_ms, idle_ns / 1e6 AS idle_ms, host_gap_ns / 1e6 AS host_gap_ms, calls
-                FROM t_step_metrics WHERE rank IS NOT NULL""" + (phase == null ? "" : " AND phase = ?") + """
+                SELECT m.rank, m.step, m.phase, m.phase_index, s.name, m.kernel_ns / 1e6 AS kernel_ms,
+                       m.span_ns / 1e6 AS span_ms, m.busy_ns / 1e6 AS busy_ms, m.idle_ns / 1e6 AS idle_ms,
+                       m.host_gap_ns / 1e6 AS host_gap_ms, m.calls
+                FROM step_metrics m JOIN steps s USING (capture_id, analysis_key, file_id, step)
+                WHERE m.capture_id = $1 AND m.analysis_key = $2 AND m.rank IS NOT NULL""" + (phase == null ? "" : " AND m.phase = $3") + """
 
-                ORDER BY rank, gpu_start NULLS LAST, step
-                """, phaseParam(phase));
+                ORDER BY m.rank, m.gpu_start_ns NULLS LAST, m.step
+                """, params(phase));
     }
 
     /**
@@ -446,11 +491,12 @@ public final class Capture implements AutoCloseable {
         }
         return TableReader.internalQuery(connection(), name() + " step categories", """
                 SELECT rank, step, phase, phase_index, category, sum(ns) / 1e6 AS ms, sum(calls)::BIGINT AS calls
-                FROM t_step_categories WHERE rank IS NOT NULL""" + (phase == null ? "" : " AND phase = ?") + """
+                FROM step_categories
+                WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL""" + (phase == null ? "" : " AND phase = $3") + """
 
                 GROUP BY rank, step, phase, phase_index, category
                 ORDER BY rank, phase, phase_index, ms DESC
-                """, phaseParam(phase));
+                """, params(phase));
     }
 
     /**
@@ -466,8 +512,9 @@ public final class Capture implements AutoCloseable {
         return TableReader.internalQuery(connection(), name() + " collectives", """
                 SELECT rank, phase, phase_index, step, type, k, dur_ns / 1e3 AS dur_us, transfer_ns / 1e3 AS transfer_us,
                        wait_ns / 1e3 AS wait_us, msg_bytes, dtype, group_size, ts_ns
-                FROM t_collectives ORDER BY rank, phase, phase_index, type, k
-                """);
+                FROM collective_instances WHERE capture_id = $1 AND analysis_key = $2
+                ORDER BY rank, phase, phase_index, type, k
+                """, params(null));
     }
 
     /**
@@ -500,8 +547,8 @@ public final class Capture implements AutoCloseable {
     }
 
     /**
-     * Runs SQL on the capture's analysis connection: the temp tables listed in the class comment and the
-     * store's tables and views ({@code kernels}, {@code names}, {@code files}, ...; docs/schema.md).
+     * Runs SQL on the store: its analysis tables (select this capture's rows with {@link #where()}) and
+     * its other tables and views ({@code kernels}, {@code names}, {@code files}, ...; docs/schema.md).
      *
      * @param sql one query
      * @return its result
@@ -512,7 +559,7 @@ public final class Capture implements AutoCloseable {
     }
 
     /**
-     * The analysis connection itself, for JDBC use; it closes with the capture.
+     * The store's connection, for JDBC use (the {@link Steptrace}'s: it stays open when the capture closes).
      *
      * @return the connection
      */
@@ -526,7 +573,7 @@ public final class Capture implements AutoCloseable {
      *
      * @return the analysis
      */
-    public CaptureAnalysis analysis() {
+    public StoredAnalysis analysis() {
         open();
         return analysis;
     }
@@ -540,7 +587,18 @@ public final class Capture implements AutoCloseable {
         return analysis.scope();
     }
 
-    /** Releases the analysis connection and its temp tables; closing twice does nothing. */
+    /**
+     * The capture's analysis in temp tables (what the timeline reads): the one made for this capture,
+     * else made now under the same options (about a second per 2.7 M GPU operations).
+     */
+    private synchronized CaptureAnalysis liveAnalysis() throws SQLException {
+        if (live == null) {
+            live = CaptureAnalysis.run(owner.store(), id(), key);
+        }
+        return live;
+    }
+
+    /** Releases the capture's temp tables, if any (its analysis stays in the store); closing twice does nothing. */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -548,10 +606,12 @@ public final class Capture implements AutoCloseable {
         }
         closed = true;
         owner.forget(this);
-        try {
-            analysis.close();
-        } catch (SQLException e) {
-            throw SteptraceException.internal("closing the analysis of " + name() + " failed", e);
+        if (live != null) {
+            try {
+                live.close();
+            } catch (SQLException e) {
+                throw SteptraceException.internal("closing the analysis of " + name() + " failed", e);
+            }
         }
     }
 
@@ -580,8 +640,9 @@ public final class Capture implements AutoCloseable {
         return p;
     }
 
-    private static Object[] phaseParam(String phase) {
-        return phase == null ? new Object[0] : new Object[] {phase};
+    /** Parameters $1, $2 (the capture and its analysis key) and, with a phase, $3. */
+    private Object[] params(String phase) {
+        return phase == null ? new Object[] {id(), analysisKey()} : new Object[] {id(), analysisKey(), phase};
     }
 
     private static Table categoryTable(String name) {

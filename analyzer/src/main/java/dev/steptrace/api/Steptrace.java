@@ -1,9 +1,12 @@
 package dev.steptrace.api;
 
+import dev.steptrace.analysis.AnalysisKey;
 import dev.steptrace.analysis.CaptureAnalysis;
 import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.DiffBuilder;
+import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
+import dev.steptrace.ingest.CaptureAssignment;
 import dev.steptrace.ingest.FileOutcome;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
@@ -28,8 +31,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.stream.Collectors;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.LongColumn;
@@ -153,7 +154,7 @@ public final class Steptrace implements AutoCloseable {
         return buildProperty("version");
     }
 
-    /** This build of steptrace (its build time): what report contents kept in a store are keyed by. */
+    /** This build of steptrace (its build time): what the analyses kept in a store record, and are reused under. */
     static String build() {
         return buildProperty("build");
     }
@@ -213,11 +214,12 @@ public final class Steptrace implements AutoCloseable {
 
     /**
      * Ingests {@code path} (a no-op for files already in the store and unchanged) and returns the
-     * captures under it: what {@code steptrace report PATH} analyses. {@link #capture()} is then the
-     * capture loaded, when there is one.
+     * captures it names: what {@code steptrace report PATH} analyses. A directory names the captures of
+     * the directory and those below it (docs/schema.md, "Captures": a directory may hold several runs);
+     * a trace file names that file alone, a capture of one rank whatever lies beside it.
+     * {@link #capture()} is then the capture loaded, when there is one.
      *
-     * @param path     a capture directory, a directory of captures, or a trace file (its directory's
-     *                 capture)
+     * @param path     a capture directory, a directory of captures, or a trace file
      * @param options  ingest options
      * @param listener told when the ingest starts and ends
      * @return the captures, by path
@@ -228,21 +230,23 @@ public final class Steptrace implements AutoCloseable {
         if (!report.anyUsable() && report.storeProblem() != null) {
             throw new SteptraceException("nothing could be loaded: " + report.storeProblem());
         }
-        Path dir;
+        List<Integer> ids;
         try {
-            dir = path.toRealPath();
-            if (!Files.isDirectory(dir) || TraceDiscovery.isNsysParquetDir(dir)) {
-                // A trace file, or an nsys Parquet export (a directory that is one trace): its capture is the parent.
-                dir = dir.getParent();
+            Path real = path.toRealPath();
+            if (!Files.isDirectory(real) || TraceDiscovery.isNsysParquetDir(real)) {
+                // A trace file, or an nsys Parquet export (a directory that is one trace).
+                Integer alone = CaptureAssignment.aloneCapture(store.connection(), real, !store.readOnly());
+                ids = alone == null ? List.of() : List.of(alone);
+            } else {
+                ids = CaptureScope.under(store.connection(), real);
             }
         } catch (IOException e) {
             throw new SteptraceException("no such file or directory: " + path, e);
-        }
-        List<Integer> ids;
-        try {
-            ids = CaptureScope.under(store.connection(), dir);
+        } catch (StoreException e) {
+            throw new SteptraceException(e.getMessage(), e);
         } catch (SQLException e) {
-            throw SteptraceException.internal("listing the captures under " + dir + " failed", e);
+            throw SteptraceException.internal("finding the captures of " + path + " failed: "
+                    + Messages.firstLine(e.getMessage()), e);
         }
         if (ids.isEmpty()) {
             throw new SteptraceException("no usable trace in " + path
@@ -331,21 +335,38 @@ public final class Steptrace implements AutoCloseable {
     }
 
     /**
-     * A capture of the store by id, analysed with the given taxonomy and step source.
+     * A capture of the store by id, analysed with the given taxonomy and step source: the analysis the
+     * store keeps for the capture's current files, these options and this build, else a new one, then
+     * kept in the store's analysis tables (docs/schema.md, "The analysis"). The device peaks and model
+     * file shape only its report's roofline, made from the kept analysis (docs/roofline.md).
      *
      * @param captureId {@code captures.capture_id}
-     * @param options   taxonomy and step regex
+     * @param options   taxonomy and step regex (the analysis); device peaks and model file (its report)
      * @return the analysed capture
      */
     public Capture capture(int captureId, AnalysisOptions options) {
-        CaptureAnalysis analysis;
+        AnalysisKey key = AnalysisKey.of(options.taxonomy(), options.stepRegex());
+        StoredAnalysis analysis;
+        CaptureAnalysis live = null;
         try {
-            analysis = CaptureAnalysis.run(store, captureId, options.taxonomy(), options.stepRegex(), options.roofline());
+            analysis = StoredAnalysis.find(store.connection(), captureId, key, build());
+            if (analysis == null) {
+                live = CaptureAnalysis.run(store, captureId, key);
+                live.persist(build());
+                // A read-only store keeps the analysis in the live connection's temp tables, for this run only.
+                analysis = StoredAnalysis.find(store.readOnly() ? live.connection() : store.connection(), captureId,
+                        key, build());
+            }
         } catch (SQLException e) {
+            closeQuietly(live);
             throw SteptraceException.internal("analysing capture " + captureId + " failed: "
                     + Messages.firstLine(e.getMessage()), e);
         }
-        Capture c = new Capture(this, analysis);
+        if (analysis == null) {
+            closeQuietly(live);
+            throw SteptraceException.internal("the analysis of capture " + captureId + " was not kept", null);
+        }
+        Capture c = new Capture(this, analysis, key, options.roofline(), live);
         synchronized (open) {
             open.add(c);
         }
@@ -353,63 +374,23 @@ public final class Steptrace implements AutoCloseable {
     }
 
     /**
-     * A capture's report content under these options: the one kept in the store when the capture's
-     * files and the options are those it was made from, else a new analysis's (then kept for the next
-     * call). What {@code steptrace report} writes.
+     * A capture's report content under these options, from its analysis in the store (made first when the
+     * store has none for the capture's current files): what {@code steptrace report} writes.
      *
      * @param captureId {@code captures.capture_id}
-     * @param options   taxonomy and step regex
+     * @param options   taxonomy and step regex; device peaks and model file
      * @return the report and its per-step series
      */
     public ReportContent reportContent(int captureId, AnalysisOptions options) {
-        Made made = make(captureId, options);
-        try (Capture c = made.capture()) {
-            made.keep().run();
-        }
-        return made.content();
-    }
-
-    /**
-     * Report content, the analysis it was made from (null when the store kept the content), and what
-     * keeps it in the store.
-     */
-    private record Made(ReportContent content, Capture capture, Runnable keep) {}
-
-    private Made make(int captureId, AnalysisOptions options) {
-        try {
-            ReportCache cache = ReportCache.entry(store.connection(), captureId, options, build());
-            ReportContent kept = cache.get();
-            if (kept != null) {
-                return new Made(kept, null, () -> { });
-            }
-            Capture c = capture(captureId, options);
-            ReportContent content;
-            try {
-                content = c.reportContent();
-            } catch (RuntimeException e) {
-                c.close();
-                throw e;
-            }
-            return new Made(content, c, () -> {
-                try {
-                    if (!store.readOnly()) {
-                        cache.put(content);
-                    }
-                } catch (SQLException e) {
-                    throw SteptraceException.internal("keeping the report of capture " + captureId + " failed: "
-                            + Messages.firstLine(e.getMessage()), e);
-                }
-            });
-        } catch (SQLException e) {
-            throw SteptraceException.internal("the report of capture " + captureId + " failed: "
-                    + Messages.firstLine(e.getMessage()), e);
+        try (Capture c = capture(captureId, options)) {
+            return c.reportContent();
         }
     }
 
     /**
-     * Analyses each capture that an ingest loaded files into (under the default options) and keeps its
-     * report content, as {@code steptrace ingest} does: the next {@code steptrace report} of an
-     * unchanged capture is then written without analysing it.
+     * Analyses each capture that an ingest loaded files into (under the default options) and keeps the
+     * analysis in the store, as {@code steptrace ingest} does: the next {@code steptrace report} of an
+     * unchanged capture only reads it.
      *
      * @param ingested what {@link #ingest} returned
      * @return the captures analysed, by id
@@ -433,7 +414,7 @@ public final class Steptrace implements AutoCloseable {
         }
         AnalysisOptions defaults = AnalysisOptions.defaults();
         for (int id : ids) {
-            reportContent(id, defaults);
+            capture(id, defaults).close();
         }
         return ids;
     }
@@ -442,7 +423,7 @@ public final class Steptrace implements AutoCloseable {
      * Writes a capture's report as {@code steptrace report --no-timeline} does, from {@link #reportContent}.
      *
      * @param capture   the capture
-     * @param options   taxonomy and step regex
+     * @param options   taxonomy and step regex; device peaks and model file
      * @param dir       the output directory (created when missing)
      * @param templates a directory of Freemarker templates overriding the built-in ones, or null
      * @param phase     only this phase, or null for all
@@ -457,13 +438,12 @@ public final class Steptrace implements AutoCloseable {
     }
 
     /**
-     * Writes a capture's report as {@code steptrace report} does, from {@link #reportContent}, and with
+     * Writes a capture's report as {@code steptrace report} does, from its analysis in the store, and with
      * {@code timeline} the timeline of its slowest step beside it ({@link TimelineOptions#slowestAlone}
-     * of {@code phase}; docs/timeline.md). The timeline needs the capture's analysis: the report's, or
-     * when the store kept the report, a new one.
+     * of {@code phase}; docs/timeline.md).
      *
      * @param capture   the capture
-     * @param options   taxonomy and step regex
+     * @param options   taxonomy and step regex; device peaks and model file
      * @param dir       the output directory (created when missing)
      * @param templates a directory of Freemarker templates overriding the built-in ones, or null
      * @param phase     only this phase, or null for all
@@ -475,64 +455,28 @@ public final class Steptrace implements AutoCloseable {
      */
     public List<Path> writeReport(CaptureInfo capture, AnalysisOptions options, Path dir, Path templates,
                                   String phase, boolean json, boolean html, boolean markdown, boolean timeline) {
-        Made made = make(capture.id(), options);
-        boolean hasSteps = phase == null ? !made.content().report().phases().isEmpty()
-                : made.content().report().phases().containsKey(phase);
-        // Keeping the content in the store, the timeline and dropping the analysis tables need not hold
-        // up the documents: they run beside the writing.
-        FutureTask<Path> beside = new FutureTask<>(() -> {
-            Capture analysed = made.capture();
-            try {
-                made.keep().run();
-                if (!timeline || !hasSteps) {
-                    return null;
-                }
-                if (analysed == null) {
-                    analysed = capture(capture.id(), options);
-                }
-                return analysed.writeTimeline(dir, TimelineOptions.slowestAlone(phase)).file();
-            } finally {
-                if (analysed != null) {
-                    analysed.close();
-                }
-            }
-        });
-        Thread t = new Thread(beside, "steptrace-beside-report");
-        t.setDaemon(true);
-        t.start();
-        List<Path> written = new ArrayList<>(Capture.writeReport(made.content(), capture.name(), dir, templates, phase,
-                json, html, markdown));
-        try {
-            Path timelineFile = beside.get();
-            if (timelineFile != null) {
-                written.add(timelineFile);
-            }
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r
-                    : SteptraceException.internal("keeping the report of " + capture.name() + " failed", e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw SteptraceException.internal("interrupted while keeping the report of " + capture.name(), e);
+        try (Capture c = capture(capture.id(), options)) {
+            return c.writeReport(dir, templates, phase, json, html, markdown, timeline);
         }
-        return written;
     }
 
     /**
      * A capture in the store by directory (absolute, or relative to the working directory) or, when no
-     * capture has that path, by name.
+     * capture has that path, by name (names are unique in the store).
      *
      * @param nameOrPath a capture directory or a capture name
      * @return the capture
-     * @throws SteptraceException when none matches, or several captures have that name
+     * @throws SteptraceException when none matches, or the directory holds several captures
      */
     public CaptureInfo find(String nameOrPath) {
         Path path = Path.of(nameOrPath);
         String abs = path.toAbsolutePath().normalize().toString();
         List<Integer> ids = new ArrayList<>();
         try (PreparedStatement ps = store.connection().prepareStatement("""
-                SELECT capture_id FROM captures WHERE capture_id IN (SELECT capture_id FROM files)
-                AND (path = ? OR (name = ? AND NOT EXISTS (SELECT 1 FROM captures c2 WHERE c2.path = ?)))
-                ORDER BY path
+                SELECT capture_id FROM captures WHERE capture_id IN (SELECT capture_id FROM capture_files)
+                AND ((path = ? AND single_file_id IS NULL)
+                     OR (name = ? AND NOT EXISTS (SELECT 1 FROM captures c2 WHERE c2.path = ?)))
+                ORDER BY name
                 """)) {
             ps.setString(1, abs);
             ps.setString(2, nameOrPath);
@@ -551,9 +495,9 @@ public final class Steptrace implements AutoCloseable {
                     + " (by path or name)");
         }
         if (ids.size() > 1) {
-            throw new SteptraceException(ids.size() + " captures in the store are named " + nameOrPath + " ("
-                    + ids.stream().map(i -> all.get(i).path().toString()).collect(Collectors.joining(", "))
-                    + "); give the path instead");
+            throw new SteptraceException(nameOrPath + " holds " + ids.size() + " captures ("
+                    + ids.stream().map(i -> all.get(i).name()).collect(Collectors.joining(", "))
+                    + "); name one of them");
         }
         return all.get(ids.get(0));
     }
@@ -608,7 +552,7 @@ public final class Steptrace implements AutoCloseable {
      */
     public static Diff diff(Capture a, Capture b, long seed) {
         try {
-            return new Diff(a, b, new DiffBuilder(a.analysis(), b.analysis(), seed).build(version()));
+            return new Diff(a, b, new DiffBuilder(a.analysis(), a.report(), b.analysis(), b.report(), seed).build(version()));
         } catch (SQLException e) {
             throw SteptraceException.internal("comparing " + a.name() + " with " + b.name() + " failed: "
                     + Messages.firstLine(e.getMessage()), e);
@@ -698,8 +642,8 @@ public final class Steptrace implements AutoCloseable {
                        string_agg(DISTINCT f.rank::VARCHAR, ',') AS ranks,
                        count(*) FILTER (WHERE f.status = 'partial') AS partial,
                        coalesce(sum(f.n_kernel), 0)::BIGINT AS kernels
-                FROM captures c JOIN files f USING (capture_id)
-                GROUP BY ALL ORDER BY c.path
+                FROM captures c JOIN capture_files m ON m.capture_id = c.capture_id JOIN files f ON f.file_id = m.file_id
+                GROUP BY c.capture_id, c.name, c.path ORDER BY c.path, c.name
                 """)) {
             while (rs.next()) {
                 String ranks = rs.getString(5);

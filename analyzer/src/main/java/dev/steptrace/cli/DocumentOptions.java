@@ -9,6 +9,8 @@ import picocli.CommandLine.Option;
 public final class DocumentOptions {
     public enum Format { html, md, json }
 
+    private static final String DEFAULT_OUT = "steptrace-out";
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "Output directory (default: under steptrace-out/ in the working directory).")
     Path out;
@@ -27,8 +29,13 @@ public final class DocumentOptions {
     /** {@code --out} for one document, its subdirectory when a run writes several, else the default. */
     Path dir(String name, int documents) {
         if (out == null) {
-            return Path.of("steptrace-out", name);
+            return Path.of(DEFAULT_OUT, name);
         }
         return documents > 1 ? out.resolve(name) : out;
+    }
+
+    /** Where the index of several documents goes: beside their folders ({@link #dir} with several). */
+    Path indexDir() {
+        return out == null ? Path.of(DEFAULT_OUT) : out;
     }
 }

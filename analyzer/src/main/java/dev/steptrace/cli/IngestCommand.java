@@ -27,7 +27,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "ingest", mixinStandardHelpOptions = true,
         description = {"Stream traces (files, or directories searched recursively) into the store.",
                 "Files already ingested and unchanged (same path, size and content hash) are skipped.",
-                "Each capture that changed is then analysed and its report kept, for `report` to write at once."})
+                "The files of each directory are grouped into captures, one per run, by what the traces say;",
+                "each capture that changed is then analysed into the store, for `report` to write at once."})
 public final class IngestCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "Trace files or directories.")
     List<Path> paths;
@@ -35,7 +36,7 @@ public final class IngestCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--json", description = "Print the per-file summary as JSON on stdout.")
+    @Option(names = "--json", description = "Print the per-file summary (with each file's capture) as JSON on stdout.")
     boolean json;
 
     @Option(names = "--threads", paramLabel = "N", description = "Files loaded at once (default: all cores).")
@@ -95,7 +96,7 @@ public final class IngestCommand implements Callable<Integer> {
     }
 
     /**
-     * Analyses the captures the ingest changed and keeps their report content, so the next report of
+     * Analyses the captures the ingest changed into the store's analysis tables, so the next report of
      * each is written at once (its analysis is most of a report's time). A capture that cannot be
      * analysed is a warning, not a failed ingest: its report will say why.
      */
@@ -159,7 +160,7 @@ public final class IngestCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-5s %-9s %9d %7d %7d %8d %8d %11d  %s%n",
                     f.rank() == null ? "-" : f.rank().toString(), f.status().id(), c.get("kernel"),
                     c.get("memcpy"), c.get("memset"), c.get("runtime"), c.get("cpu_op"), c.get("annotation"),
-                    f.capture() + "/" + f.path().getFileName());
+                    (f.capture() != null ? f.capture() : f.path().getParent().getFileName()) + "/" + f.path().getFileName());
             if (f.status() == FileOutcome.Status.INGESTED || f.status() == FileOutcome.Status.PARTIAL) {
                 json += f.jsonBytes();
                 seconds = Math.max(seconds, f.seconds());
@@ -180,6 +181,11 @@ public final class IngestCommand implements Callable<Integer> {
         for (FileOutcome f : report.files()) {
             ObjectNode o = files.addObject();
             o.put("path", f.path().toString());
+            if (f.capture() == null) {
+                o.putNull("capture");
+            } else {
+                o.put("capture", f.capture());
+            }
             if (f.rank() == null) {
                 o.putNull("rank");
             } else {

@@ -2,12 +2,16 @@ package dev.steptrace.cli;
 
 import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.api.AnalysisOptions;
+import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
 import dev.steptrace.ingest.IngestOptions;
+import dev.steptrace.report.IndexWriter;
+import dev.steptrace.report.ReportIndex;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -17,13 +21,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Write the bottleneck report of a capture (a directory of per-rank traces):",
-                "where each step's time goes by kernel category, per rank and per step, collectives,",
-                "top kernels and capture-quality warnings, and beside it the timeline of the slowest",
-                "step (every rank, for ui.perfetto.dev; docs/timeline.md). Ingests the traces first",
+        description = {"Write the bottleneck report of each capture under PATH (a run: the per-rank traces",
+                "that belong together): where each step's time goes by kernel category, per rank and per",
+                "step, collectives, top kernels and capture-quality warnings, and beside it the timeline of",
+                "the slowest step (every rank, for ui.perfetto.dev; docs/timeline.md). Several captures get",
+                "an index (index.html, index.md, index.json) beside their reports. Ingests the traces first",
                 "when needed."})
 public final class ReportCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "PATH", description = "A capture directory (or a trace file in it).")
+    @Parameters(index = "0", paramLabel = "PATH",
+            description = "A directory of traces (its captures, and those below it), or one trace file (that file alone).")
     Path path;
 
     @Option(names = "--phase", paramLabel = "PHASE", description = "Only this phase (decode, prefill, mixed, unknown).")
@@ -53,17 +59,26 @@ public final class ReportCommand implements Callable<Integer> {
         AnalysisOptions options = analysis.options();
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        boolean json = documents.wants(DocumentOptions.Format.json);
+        boolean html = documents.wants(DocumentOptions.Format.html);
+        boolean md = documents.wants(DocumentOptions.Format.md);
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
             List<CaptureInfo> captures = st.load(path, IngestOptions.defaults(),
                     IngestCommand.listener(common.quiet, err));
+            List<ReportIndex.Entry> entries = new ArrayList<>();
             for (CaptureInfo info : captures) {
-                List<Path> written = st.writeReport(info, options, documents.dir(info.name(), captures.size()),
-                        documents.templates, phase, documents.wants(DocumentOptions.Format.json),
-                        documents.wants(DocumentOptions.Format.html), documents.wants(DocumentOptions.Format.md),
-                        !noTimeline);
-                for (Path p : written) {
-                    stdout.println(p);
+                try (Capture capture = st.capture(info.id(), options)) {
+                    List<Path> written = capture.writeReport(documents.dir(info.name(), captures.size()),
+                            documents.templates, phase, json, html, md, !noTimeline);
+                    written.forEach(stdout::println);
+                    String report = html ? "report.html" : md ? "report.md" : "report.json";
+                    entries.add(ReportIndex.entry(capture.report(), info.name() + "/" + report));
                 }
+            }
+            if (captures.size() > 1) {
+                // Several runs under PATH: an index of their reports beside their folders.
+                IndexWriter.write(ReportIndex.of(Steptrace.version(), entries), documents.indexDir(),
+                        documents.templates, json, html, md).forEach(stdout::println);
             }
             if (st.store().readOnly()) {
                 err.println("steptrace: warning: the store " + st.store().path() + " cannot be written (read-only):"

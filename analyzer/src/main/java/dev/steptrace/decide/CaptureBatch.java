@@ -2,7 +2,7 @@ package dev.steptrace.decide;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.steptrace.analysis.CaptureAnalysis;
+import dev.steptrace.analysis.StoredAnalysis;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 
 /**
  * The batch size of a capture's steps in one phase, read from the steps the analysis already found
- * (its {@code t_steps} table: no second pass over the trace), first that says:
+ * (the store's {@code steps} table: no second pass over the trace to find them), first that says:
  * <ol>
  *   <li>the step annotations: vLLM's {@code execute_context_N(tokens)_generation_M(tokens)} (N + M
  *       sequences), SGLang's {@code step[DECODE bs=32]};</li>
@@ -35,7 +35,7 @@ public record CaptureBatch(Integer batch, int steps, int total, String evidence)
 
     public static final CaptureBatch UNKNOWN = new CaptureBatch(null, 0, 0, null);
 
-    public static CaptureBatch of(CaptureAnalysis analysis, String phase) throws SQLException {
+    public static CaptureBatch of(StoredAnalysis analysis, String phase) throws SQLException {
         CaptureBatch annotated = fromAnnotations(analysis, phase);
         if (annotated.batch() != null || !"decode".equals(phase)) {
             return annotated;
@@ -43,16 +43,23 @@ public record CaptureBatch(Integer batch, int steps, int total, String evidence)
         return fromShapes(analysis, phase);
     }
 
-    private static CaptureBatch fromAnnotations(CaptureAnalysis analysis, String phase) throws SQLException {
+    private static CaptureBatch fromAnnotations(StoredAnalysis analysis, String phase) throws SQLException {
         Counts counts = new Counts();
         // The step's own name, or an annotation inside it (SGLang's step[...] inside the execute_ form): the
         // first that says, per step.
-        try (PreparedStatement ps = analysis.connection().prepareStatement("""
+        try (PreparedStatement ps = analysis.prepare("""
+                WITH s AS (SELECT file_id, step, start_ns, end_ns FROM steps
+                           WHERE capture_id = $1 AND analysis_key = $2 AND phase = $3),
+                a AS (
+                    SELECT o.file_id, n.name, o.ts_ns
+                    FROM cpu_ops o JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
+                    WHERE o.file_id IN (SELECT file_id FROM s)
+                      AND (o.kind = 'user_annotation' OR (o.kind = 'cpu_op' AND n.name LIKE 'ProfilerStep#%'))
+                )
                 SELECT s.file_id, s.step, a.name
-                FROM t_steps s JOIN t_annot a ON a.file_id = s.file_id AND a.ts_ns >= s.cpu_start AND a.ts_ns < s.cpu_end
-                WHERE s.phase = ? ORDER BY s.file_id, s.step, a.ts_ns, a.name
-                """)) {
-            ps.setString(1, phase);
+                FROM s JOIN a ON a.file_id = s.file_id AND a.ts_ns >= s.start_ns AND a.ts_ns < s.end_ns
+                ORDER BY s.file_id, s.step, a.ts_ns, a.name
+                """, phase)) {
             try (ResultSet rs = ps.executeQuery()) {
                 String done = null;
                 while (rs.next()) {
@@ -76,19 +83,18 @@ public record CaptureBatch(Integer batch, int steps, int total, String evidence)
         return counts.best();
     }
 
-    private static CaptureBatch fromShapes(CaptureAnalysis analysis, String phase) throws SQLException {
+    private static CaptureBatch fromShapes(StoredAnalysis analysis, String phase) throws SQLException {
         Counts counts = new Counts();
-        try (PreparedStatement ps = analysis.connection().prepareStatement("""
+        try (PreparedStatement ps = analysis.prepare("""
                 SELECT arg_min(n.name, o.ts_ns) AS op, arg_min(sh.input_dims, o.ts_ns) AS dims
-                FROM t_steps s
-                JOIN cpu_ops o ON o.file_id = s.file_id AND o.ts_ns >= s.cpu_start AND o.ts_ns < s.cpu_end
+                FROM steps s
+                JOIN cpu_ops o ON o.file_id = s.file_id AND o.ts_ns >= s.start_ns AND o.ts_ns < s.end_ns
                 JOIN op_shapes sh ON sh.file_id = o.file_id AND sh.shape_id = o.shape_id
                 JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
-                WHERE s.phase = ? AND sh.input_dims IS NOT NULL
+                WHERE s.capture_id = $1 AND s.analysis_key = $2 AND s.phase = $3 AND sh.input_dims IS NOT NULL
                   AND n.name IN ('aten::mm', 'aten::addmm', 'aten::matmul', 'aten::linear', 'aten::bmm', 'aten::embedding')
                 GROUP BY s.file_id, s.step ORDER BY s.file_id, s.step
-                """)) {
-            ps.setString(1, phase);
+                """, phase)) {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     Long tokens = tokens(rs.getString(1), rs.getString(2));

@@ -7,6 +7,7 @@ import java.util.Map;
 /**
  * What ingest did with one file: the rows of the per-file summary and of {@code ingest --json}.
  *
+ * @param capture the name of the capture the file is in; null when it is not in the store
  * @param counts kept events by kind: kernel, memcpy, memset, runtime (CUDA runtime and driver calls),
  *               cpu_op, annotation (user and GPU user annotations); empty when nothing was loaded
  */
@@ -26,12 +27,16 @@ public record FileOutcome(Path path, String capture, Integer rank, Status status
         }
     }
 
-    public static FileOutcome notLoaded(Path path, String capture, Status status, String reason) {
-        return new FileOutcome(path, capture, null, status, reason, emptyCounts(), 0, 0);
+    public static FileOutcome notLoaded(Path path, Status status, String reason) {
+        return new FileOutcome(path, null, null, status, reason, emptyCounts(), 0, 0);
     }
 
     public FileOutcome withRank(Integer newRank) {
         return new FileOutcome(path, capture, newRank, status, reason, counts, jsonBytes, seconds);
+    }
+
+    public FileOutcome withCapture(String captureName) {
+        return new FileOutcome(path, captureName, rank, status, reason, counts, jsonBytes, seconds);
     }
 
     static Map<String, Long> emptyCounts() {

@@ -43,12 +43,15 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Loads trace files into the store: one transaction per file (a failed file leaves nothing behind,
  * a changed file's rows are replaced atomically), several files at once on all cores, and unchanged
- * files (same path, size and content hash) skipped without parsing.
+ * files (same path, size and content hash) skipped without parsing. Then the files of each directory
+ * that changed are grouped into captures ({@link CaptureAssignment}).
  */
 public final class Ingestor {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String STORE_ERROR = "store error: ";
     private static final String STORE_READ_ONLY = "not loaded: the store ";
+    /** The end of a skipped file's reason when the file was a trace before and its rows went. */
+    private static final String STALE_ROWS_REMOVED = "; its rows from an earlier ingest were removed from the store";
 
     private final Store store;
     private final IngestOptions options;
@@ -82,7 +85,7 @@ public final class Ingestor {
         List<String> warnings = new ArrayList<>();
         for (TraceDiscovery.Skipped s : found.skipped()) {
             // A file that cannot be read now keeps the rows of its last ingest: it may well be unchanged.
-            outcomes.add(FileOutcome.notLoaded(s.path(), parentName(s.path()), s.failed() ? Status.FAILED : Status.SKIPPED,
+            outcomes.add(FileOutcome.notLoaded(s.path(), s.failed() ? Status.FAILED : Status.SKIPPED,
                     s.failed() ? s.reason() : s.reason() + removeStaleRows(s.path())));
         }
         List<Planned> plan = plan(found.traces(), outcomes);
@@ -95,11 +98,25 @@ public final class Ingestor {
                 outcomes.add(unchangedOutcome(p));
             }
         }
-        Map<Path, Integer> assigned = store.readOnly() ? Map.of() : assignMissingRanks(plan, warnings);
+        // The directories whose files changed are grouped into captures again (and any left ungrouped).
+        Map<Path, Integer> assumed = Map.of();
+        if (!store.readOnly()) {
+            Set<Path> changedDirs = new HashSet<>();
+            for (FileOutcome o : outcomes) {
+                if (o.status() == Status.INGESTED || o.status() == Status.PARTIAL
+                        || (o.status() == Status.SKIPPED && o.reason().endsWith(STALE_ROWS_REMOVED))) {
+                    changedDirs.add(o.path().getParent());
+                }
+            }
+            changedDirs.addAll(CaptureAssignment.ungrouped(store.connection()));
+            assumed = CaptureAssignment.regroup(store.connection(), changedDirs, warnings);
+        }
         List<FileOutcome> result = new ArrayList<>();
         for (FileOutcome o : outcomes) {
-            Integer rank = assigned.get(o.path());
-            result.add(rank != null ? o.withRank(rank) : o);
+            Integer rank = assumed.get(o.path());
+            FileOutcome ranked = rank != null ? o.withRank(rank) : o;
+            result.add(o.status().usable() ? ranked.withCapture(StoreFiles.captureName(store.connection(), o.path()))
+                    : ranked);
         }
         result.sort(Comparator.comparing((FileOutcome o) -> o.path().toString()));
         return new IngestReport(result, warnings, totalBytes, storeProblem(result));
@@ -109,14 +126,12 @@ public final class Ingestor {
     private static final class Planned {
         final TraceDiscovery.Found found;
         final Fingerprint fingerprint;
-        final int captureId;
         final StoreFiles.Row previous;
         final boolean unchanged;
 
-        Planned(TraceDiscovery.Found found, Fingerprint fingerprint, int captureId, StoreFiles.Row previous) {
+        Planned(TraceDiscovery.Found found, Fingerprint fingerprint, StoreFiles.Row previous) {
             this.found = found;
             this.fingerprint = fingerprint;
-            this.captureId = captureId;
             this.previous = previous;
             this.unchanged = previous != null && previous.size() == fingerprint.size()
                     && previous.contentHash().equals(fingerprint.contentHash());
@@ -126,13 +141,12 @@ public final class Ingestor {
     private List<Planned> plan(List<TraceDiscovery.Found> traces, List<FileOutcome> outcomes)
             throws IOException, SQLException {
         Connection c = store.connection();
-        Map<Path, Integer> captureIds = new HashMap<>();
         List<Planned> candidates = new ArrayList<>();
         List<Fingerprinted> fingerprints = fingerprints(traces);
         for (int i = 0; i < traces.size(); i++) {
             TraceDiscovery.Found f = traces.get(i);
             if (fingerprints.get(i).failure() != null) {
-                outcomes.add(FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
+                outcomes.add(FileOutcome.notLoaded(f.path(), Status.FAILED,
                         "cannot read: " + Messages.io(fingerprints.get(i).failure())));
                 continue;
             }
@@ -141,22 +155,12 @@ public final class Ingestor {
             // end again, with a reader and its batches set up, costs every report ~0.1 s).
             String notTrace = StoreFiles.nonTraceReason(c, f.path(), fp.size(), fp.contentHash());
             if (notTrace != null) {
-                outcomes.add(FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED, notTrace));
+                outcomes.add(FileOutcome.notLoaded(f.path(), Status.SKIPPED, notTrace));
                 continue;
             }
-            Integer captureId = captureIds.get(f.captureDir());
-            if (captureId == null) {
-                captureId = store.readOnly() ? StoreFiles.existingCaptureId(c, f.captureDir())
-                        : (Integer) StoreFiles.captureId(c, f.captureDir());
-                if (captureId == null) {
-                    outcomes.add(FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED, notWritable()));
-                    continue;
-                }
-                captureIds.put(f.captureDir(), captureId);
-            }
-            candidates.add(new Planned(f, fp, captureId, StoreFiles.byPath(c, f.path())));
+            candidates.add(new Planned(f, fp, StoreFiles.byPath(c, f.path())));
         }
-        // Of several files with the same content in one capture, one that the store already holds keeps
+        // Of several files with the same content in one directory, one that the store already holds keeps
         // it (else the first in path order): loading a new copy beside it would count that rank twice.
         List<Planned> claimOrder = new ArrayList<>(candidates);
         claimOrder.sort(Comparator.comparing((Planned p) -> !p.unchanged));
@@ -164,9 +168,9 @@ public final class Ingestor {
         Set<Planned> copies = new HashSet<>();
         for (Planned p : claimOrder) {
             Path sameContent = seenContent.putIfAbsent(
-                    p.captureId + "/" + p.fingerprint.contentHash() + "/" + p.fingerprint.size(), p.found.path());
+                    p.found.dir() + "/" + p.fingerprint.contentHash() + "/" + p.fingerprint.size(), p.found.path());
             if (sameContent != null) {
-                outcomes.add(FileOutcome.notLoaded(p.found.path(), captureName(p.found), Status.SKIPPED,
+                outcomes.add(FileOutcome.notLoaded(p.found.path(), Status.SKIPPED,
                         "same content as " + sameContent.getFileName() + " (a copy of the same rank?)"));
                 copies.add(p);
             }
@@ -235,7 +239,7 @@ public final class Ingestor {
     private List<FileOutcome> load(List<Planned> work, long totalBytes) throws IOException, SQLException {
         if (store.readOnly()) {
             // Files changed since they were loaded keep their earlier rows: the report says which.
-            return work.stream().map(p -> FileOutcome.notLoaded(p.found.path(), captureName(p.found), Status.FAILED,
+            return work.stream().map(p -> FileOutcome.notLoaded(p.found.path(), Status.FAILED,
                     notWritable() + (p.previous == null ? "" : " (its rows from an earlier ingest stay in use)"))).toList();
         }
         if (work.isEmpty()) {
@@ -276,34 +280,30 @@ public final class Ingestor {
                 StoreFiles.deleteNonTrace(c, f.path());
                 c.commit();
                 Status status = summary.partial ? Status.PARTIAL : Status.INGESTED;
-                return new FileOutcome(f.path(), captureName(f), rank.value, status, summary.partialReason,
+                return new FileOutcome(f.path(), null, rank.value, status, summary.partialReason,
                         summary.counts(), summary.bytesRead, seconds);
             } catch (NotATraceException e) {
                 c.rollback();
                 StoreFiles.putNonTrace(c, f.path(), p.fingerprint.size(), p.fingerprint.contentHash(), e.getMessage());
                 c.commit();
-                return FileOutcome.notLoaded(f.path(), captureName(f), Status.SKIPPED,
-                        e.getMessage() + removeStaleRows(f.path()));
+                return FileOutcome.notLoaded(f.path(), Status.SKIPPED, e.getMessage() + removeStaleRows(f.path()));
             } catch (IOException e) {
                 rollback(c);
-                return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
-                        "cannot read: " + Messages.io(e));
+                return FileOutcome.notLoaded(f.path(), Status.FAILED, "cannot read: " + Messages.io(e));
             } catch (SQLException | KinetoStoreWriter.StoreWriteException e) {
                 rollback(c);
-                return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
-                        STORE_ERROR + Messages.firstLine(e.getMessage()));
+                return FileOutcome.notLoaded(f.path(), Status.FAILED, STORE_ERROR + Messages.firstLine(e.getMessage()));
             } catch (RuntimeException e) {
                 rollback(c);
                 if (Messages.environmentFault(e)) {
                     // Writing the rows needs room on disk, also for the Arrow library that moves them.
-                    return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
+                    return FileOutcome.notLoaded(f.path(), Status.FAILED,
                             STORE_ERROR + Messages.firstLine(e.getMessage()));
                 }
                 throw e;
             }
         } catch (SQLException e) {
-            return FileOutcome.notLoaded(f.path(), captureName(f), Status.FAILED,
-                    STORE_ERROR + Messages.firstLine(e.getMessage()));
+            return FileOutcome.notLoaded(f.path(), Status.FAILED, STORE_ERROR + Messages.firstLine(e.getMessage()));
         }
     }
 
@@ -428,7 +428,7 @@ public final class Ingestor {
             return "";
         }
         StoreFiles.deleteFile(store.connection(), stale.fileId());
-        return "; its rows from an earlier ingest were removed from the store";
+        return STALE_ROWS_REMOVED;
     }
 
     private record Rank(Integer value, String source) {}
@@ -447,7 +447,7 @@ public final class Ingestor {
                 + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             int i = 1;
             ps.setInt(i++, fileId);
-            ps.setInt(i++, p.captureId);
+            ps.setObject(i++, null); // the capture comes once the directory's files are grouped (CaptureAssignment)
             ps.setString(i++, p.found.path().toString());
             ps.setLong(i++, p.fingerprint.size());
             ps.setString(i++, p.fingerprint.contentHash());
@@ -485,26 +485,8 @@ public final class Ingestor {
 
     private FileOutcome unchangedOutcome(Planned p) {
         StoreFiles.Row prev = p.previous;
-        return new FileOutcome(p.found.path(), captureName(p.found), prev.rank(), Status.UNCHANGED, null,
+        return new FileOutcome(p.found.path(), null, prev.rank(), Status.UNCHANGED, null,
                 prev.counts(), prev.jsonBytes(), 0);
-    }
-
-    /**
-     * Files whose rank neither distributedInfo nor the file name states get the lowest free ranks of
-     * their capture, in path order, with a warning: the last resort.
-     */
-    private Map<Path, Integer> assignMissingRanks(List<Planned> plan, List<String> warnings) throws SQLException {
-        Map<Path, Integer> assigned = new HashMap<>();
-        for (int captureId : plan.stream().map(p -> p.captureId).distinct().toList()) {
-            for (StoreFiles.Row row : StoreFiles.withoutRank(store.connection(), captureId)) {
-                int rank = StoreFiles.lowestFreeRank(store.connection(), captureId);
-                StoreFiles.setRank(store.connection(), row.fileId(), rank, "file_order");
-                assigned.put(row.path(), rank);
-                warnings.add(row.path().getFileName() + ": no rank in the trace (distributedInfo, MPI_RANKS) or the file name;"
-                        + " assumed rank " + rank + " from file order");
-            }
-        }
-        return assigned;
     }
 
     private String notWritable() {
@@ -523,16 +505,6 @@ public final class Ingestor {
         }
         return failed.stream().map(FileOutcome::reason)
                 .filter(r -> r.startsWith(STORE_ERROR) || r.startsWith(STORE_READ_ONLY)).findFirst().orElse(null);
-    }
-
-    private static String parentName(Path p) {
-        Path parent = p.getParent() == null ? null : p.getParent().getFileName();
-        return parent == null ? String.valueOf(p.getParent()) : parent.toString();
-    }
-
-    private static String captureName(TraceDiscovery.Found f) {
-        Path name = f.captureDir().getFileName();
-        return name == null ? f.captureDir().toString() : name.toString();
     }
 
     private static String toJson(Object o) {

@@ -48,8 +48,11 @@ public final class TraceDiscovery {
 
     private TraceDiscovery() {}
 
-    /** A file that looks like a trace; {@code captureDir} is the directory that identifies its capture. */
-    public record Found(Path path, Path captureDir, TraceFormat format, boolean compressed) {}
+    /**
+     * A file that looks like a trace; {@code dir} is the directory whose traces are grouped into captures
+     * (its parent; for an nsys Parquet export, the directory's parent).
+     */
+    public record Found(Path path, Path dir, TraceFormat format, boolean compressed) {}
 
     /**
      * A path that is not loaded: not a trace ({@code failed} false), or one that could not be read

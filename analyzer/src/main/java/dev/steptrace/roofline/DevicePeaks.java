@@ -3,7 +3,6 @@ package dev.steptrace.roofline;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -58,12 +57,10 @@ public final class DevicePeaks {
 
     private final List<Device> devices;
     private final Map<String, Source> sources;
-    private final String digest;
 
-    private DevicePeaks(List<Device> devices, Map<String, Source> sources, String digest) {
+    private DevicePeaks(List<Device> devices, Map<String, Source> sources) {
         this.devices = List.copyOf(devices);
         this.sources = Map.copyOf(sources);
-        this.digest = digest;
     }
 
     /** The shipped peaks. */
@@ -82,7 +79,7 @@ public final class DevicePeaks {
                 byte[] bytes = in.readAllBytes();
                 Map<String, Source> sources = new HashMap<>();
                 List<Device> devices = parse(YamlFiles.parse(bytes, BUILT_IN), BUILT_IN, sources);
-                return new DevicePeaks(devices, sources, YamlFiles.sha256(bytes));
+                return new DevicePeaks(devices, sources);
             } catch (IOException e) {
                 throw new IllegalStateException("cannot read resource device-peaks.yaml", e);
             }
@@ -97,8 +94,7 @@ public final class DevicePeaks {
         List<Device> user = parse(root, origin, known);
         List<Device> all = new ArrayList<>(user);
         all.addAll(devices);
-        String combined = digest + '\u0000' + root;
-        return new DevicePeaks(all, known, YamlFiles.sha256(combined.getBytes(StandardCharsets.UTF_8)));
+        return new DevicePeaks(all, known);
     }
 
     /** The first device whose pattern is found in {@code name}, or null (unknown peaks). */
@@ -116,11 +112,6 @@ public final class DevicePeaks {
 
     public List<Device> devices() {
         return devices;
-    }
-
-    /** SHA-256 of what decides the numbers (the files' contents), for the report cache's key. */
-    public String digest() {
-        return digest;
     }
 
     /** The file's devices; its sources are added to {@code sources}, which may hold sources it cites. */

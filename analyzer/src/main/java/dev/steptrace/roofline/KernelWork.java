@@ -1,61 +1,39 @@
 package dev.steptrace.roofline;
 
-import dev.steptrace.report.BottleneckReport.Warning;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 
 /**
  * The work each kernel of a capture did, as far as the trace says, into temp tables of the analysis
- * connection (after the steps, categories and collective instances exist):
+ * connection (after the steps, categories and collective instances exist); the analysis keeps them in
+ * the store ({@code kernel_work}, {@code op_shape_calls}: docs/schema.md). What a device allows is not
+ * here: {@link RooflineSummary} applies the peaks when a report is made.
  *
  * <ul>
  *   <li>{@code t_launch_ops(file_id, external_id, name_id, shape_id)}: the CPU ops that launched GPU work,
  *       one row per op (an external id two ops share is left out: it cannot say which launched what);</li>
  *   <li>{@code t_shape_work(file_id, op_name_id, shape_id, family, precision, flops, bytes)}: the work of
  *       each distinct (op, shapes) with a model ({@link WorkModels});</li>
- *   <li>{@code t_file_peaks(file_id, device_name, peaks_id, bf16_tflops, fp16_tflops, fp8_tflops,
- *       int8_tops, hbm_gbps, link_gbps)}: each file's GPU and its peaks ({@code link_gbps} one direction);</li>
  *   <li>{@code t_kernel_work(file_id, step, name_id, kind, category, ts_ns, dur_ns, external_id, family,
  *       precision, flops, bytes)}: every kernel in a step with known work, from the trace alone. An op's work
  *       is shared among the kernels it launched in proportion to their time (a split-K GEMM's two kernels
  *       share its FLOPs; the memsets an op issues get none); a collective's bytes are its bus traffic
  *       (message bytes x 2(n-1)/n for an all-reduce, x (n-1)/n for all-gather, reduce-scatter and
- *       all-to-all);</li>
- *   <li>{@code t_kernel_bounds}: a view of {@code t_kernel_work} with {@code compute_ns}, {@code memory_ns},
- *       {@code link_ns}, the least times the file's peaks allow, and {@code bound_ns}, the largest of them.</li>
+ *       all-to-all).</li>
  * </ul>
  *
  * Under CUDA graphs kernels carry no external id, so they have no shapes and no rows here: only a model
  * file can say what such a step must do ({@link DecodeFloors}).
  */
 public final class KernelWork {
-    private final Map<Integer, DevicePeaks.Device> devices;
-    private final List<Warning> warnings;
+    private KernelWork() {}
 
-    private KernelWork(Map<Integer, DevicePeaks.Device> devices, List<Warning> warnings) {
-        this.devices = devices;
-        this.warnings = warnings;
-    }
-
-    /** Each file's matched device (null value: unknown peaks), by file id. */
-    public Map<Integer, DevicePeaks.Device> devices() {
-        return devices;
-    }
-
-    public List<Warning> warnings() {
-        return warnings;
-    }
-
-    /** Builds the tables; warns of GPUs without peaks and of a model file the capture's shapes contradict. */
-    public static KernelWork build(Connection c, RooflineInputs inputs) throws SQLException {
+    /** Builds the tables. */
+    public static void build(Connection c) throws SQLException {
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_launch_ops AS
                 SELECT c.file_id, c.external_id, c.name_id, c.shape_id
@@ -70,13 +48,13 @@ public final class KernelWork {
                     family VARCHAR, precision VARCHAR, flops DOUBLE, bytes DOUBLE)
                 """);
         shapeWork(c);
-        Map<Integer, DevicePeaks.Device> devices = filePeaks(c, inputs.peaks());
         exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_kernel_work AS
                 WITH op_kernels AS (
-                    SELECT o.file_id, o.step, o.name_id, o.kind, o.category, o.ts_ns, o.dur_ns, o.external_id, w.family,
+                    SELECT o.file_id, o.step, o.name_id, o.kind, k.category, o.ts_ns, o.dur_ns, o.external_id, w.family,
                            w.precision, w.flops, w.bytes, sum(o.dur_ns) OVER op AS op_ns, count(*) OVER op AS op_n
-                    FROM t_ops o
+                    FROM t_ops_core o
+                    JOIN t_classes k USING (file_id, name_id, kind, variant)
                     JOIN t_launch_ops l ON l.file_id = o.file_id AND l.external_id = o.external_id
                     JOIN t_shape_work w ON w.file_id = l.file_id AND w.op_name_id = l.name_id AND w.shape_id = l.shape_id
                     WHERE o.kind = 'kernel'
@@ -87,7 +65,7 @@ public final class KernelWork {
                     FROM (SELECT *, CASE WHEN op_ns > 0 THEN dur_ns / op_ns ELSE 1.0 / op_n END AS share FROM op_kernels)
                     WHERE step IS NOT NULL
                 ), comm AS (
-                    SELECT c.file_id, c.step, o.name_id, o.kind, o.category, c.ts_ns, c.dur_ns, o.external_id,
+                    SELECT c.file_id, c.step, o.name_id, o.kind, k.category, c.ts_ns, c.dur_ns, o.external_id,
                            'collective' AS family, NULL AS precision,
                            NULL::DOUBLE AS flops,
                            c.msg_bytes * CASE
@@ -96,28 +74,13 @@ public final class KernelWork {
                                ELSE 1.0 END AS bytes
                     FROM (SELECT *, coalesce(group_size, (SELECT count(DISTINCT rank) FROM t_files)) AS n
                           FROM t_collectives WHERE msg_bytes IS NOT NULL) c
-                    JOIN t_ops o ON o.file_id = c.file_id AND o.ts_ns = c.ts_ns AND o.dur_ns = c.dur_ns
-                         AND o.step = c.step AND o.category IN ('allreduce', 'comm_other')
+                    JOIN t_ops_core o ON o.file_id = c.file_id AND o.ts_ns = c.ts_ns AND o.dur_ns = c.dur_ns AND o.step = c.step
+                    JOIN t_classes k ON k.file_id = o.file_id AND k.name_id = o.name_id AND k.kind = o.kind
+                         AND k.variant = o.variant AND k.category IN ('allreduce', 'comm_other')
                     QUALIFY row_number() OVER (PARTITION BY c.file_id, c.ts_ns, c.dur_ns ORDER BY o.name_id) = 1
                 )
                 SELECT * FROM shared UNION ALL BY NAME SELECT * FROM comm
                 """);
-        // The peaks apart from the work: the work is what the trace says, the bounds what a device allows.
-        exec(c, """
-                CREATE OR REPLACE TEMP VIEW t_kernel_bounds AS
-                SELECT *, greatest(compute_ns, memory_ns, link_ns) AS bound_ns
-                FROM (SELECT w.*,
-                             w.flops / CASE w.precision WHEN 'bf16' THEN p.bf16_tflops WHEN 'fp16' THEN p.fp16_tflops
-                                 WHEN 'fp8' THEN p.fp8_tflops WHEN 'int8' THEN p.int8_tops END / 1e3 AS compute_ns,
-                             CASE WHEN w.family <> 'collective' THEN w.bytes / p.hbm_gbps END AS memory_ns,
-                             CASE WHEN w.family = 'collective' THEN w.bytes / p.link_gbps END AS link_ns
-                      FROM t_kernel_work w LEFT JOIN t_file_peaks p USING (file_id))
-                """);
-        List<Warning> warnings = unknownDevices(c, devices);
-        if (inputs.model() != null) {
-            warnings.addAll(ModelCheck.check(c, inputs.model()));
-        }
-        return new KernelWork(devices, List.copyOf(warnings));
     }
 
     /** Every distinct (op, shapes) that launched work and has a model: its FLOPs and bytes, computed here. */
@@ -152,69 +115,6 @@ public final class KernelWork {
                 ins.executeBatch();
             }
         }
-    }
-
-    /** The GPU model each file's operations ran on ({@code t_devices}; the first, should a file use several) and its peaks. */
-    private static Map<Integer, DevicePeaks.Device> filePeaks(Connection c, DevicePeaks peaks) throws SQLException {
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_file_peaks (file_id INTEGER, device_name VARCHAR, peaks_id VARCHAR,
-                    bf16_tflops DOUBLE, fp16_tflops DOUBLE, fp8_tflops DOUBLE, int8_tops DOUBLE, hbm_gbps DOUBLE,
-                    link_gbps DOUBLE)
-                """);
-        Map<Integer, DevicePeaks.Device> out = new LinkedHashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT f.file_id, min(d.name) AS name
-                FROM t_files f LEFT JOIN t_devices d ON d.file_id = f.file_id AND d.name IS NOT NULL
-                GROUP BY f.file_id ORDER BY f.file_id
-                """);
-             PreparedStatement ins = c.prepareStatement("INSERT INTO t_file_peaks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            while (rs.next()) {
-                String name = rs.getString(2);
-                DevicePeaks.Device d = peaks.match(name);
-                out.put(rs.getInt(1), d);
-                ins.setInt(1, rs.getInt(1));
-                ins.setString(2, name);
-                ins.setString(3, d == null ? null : d.id());
-                ins.setObject(4, d == null ? null : d.bf16Tflops());
-                ins.setObject(5, d == null ? null : d.fp16Tflops());
-                ins.setObject(6, d == null ? null : d.fp8Tflops());
-                ins.setObject(7, d == null ? null : d.int8Tops());
-                ins.setObject(8, d == null ? null : d.hbmGbps());
-                ins.setObject(9, d == null ? null : d.linkGbpsOneWay());
-                ins.addBatch();
-            }
-            ins.executeBatch();
-        }
-        return out;
-    }
-
-    private static List<Warning> unknownDevices(Connection c, Map<Integer, DevicePeaks.Device> devices)
-            throws SQLException {
-        List<Warning> out = new ArrayList<>();
-        TreeSet<String> unknown = new TreeSet<>();
-        boolean unnamed = false;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT file_id, device_name FROM t_file_peaks ORDER BY file_id")) {
-            while (rs.next()) {
-                if (devices.get(rs.getInt(1)) == null) {
-                    if (rs.getString(2) == null) {
-                        unnamed = true;
-                    } else {
-                        unknown.add(rs.getString(2));
-                    }
-                }
-            }
-        }
-        if (!unknown.isEmpty()) {
-            out.add(new Warning("unknown_device_peaks", "unknown peak for " + String.join(", ", unknown)
-                    + ": no entry of the device peaks (docs/roofline.md) matches, so no roofline bound or floor is"
-                    + " given for it; --device-peaks FILE can add one"));
-        }
-        if (unnamed) {
-            out.add(new Warning("unknown_device_peaks", "unknown peak: the trace does not name the GPU its kernels"
-                    + " ran on, so no roofline bound or floor is given; --device-peaks FILE cannot help without a name"));
-        }
-        return out;
     }
 
     private static void exec(Connection c, String sql) throws SQLException {

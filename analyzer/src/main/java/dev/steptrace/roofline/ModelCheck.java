@@ -1,10 +1,10 @@
 package dev.steptrace.roofline;
 
+import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.report.BottleneckReport.Warning;
-import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +14,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Checks a model file against what the capture's own shapes say, where it has any (eager steps record
- * them; CUDA-graph replays do not): the hidden size the norms normalize over, the attention heads, KV
- * heads and head size per GPU, the decode batch and KV length, the router's experts and top-k, and the
+ * Checks a model file against what the capture's own shapes say ({@code op_shape_calls} of the kept
+ * analysis, with {@code op_shapes}), where it has any (eager steps record them; CUDA-graph replays do
+ * not): the hidden size the norms normalize over, the attention heads, KV heads and head size per GPU, the decode batch and KV length, the router's experts and top-k, and the
  * attention calls per decode step (one per layer). Each disagreement is a warning: a floor computed
  * from a wrong model file would mislead.
  */
@@ -36,7 +36,7 @@ final class ModelCheck {
 
     private ModelCheck() {}
 
-    static List<Warning> check(Connection c, ModelSpec m) throws SQLException {
+    static List<Warning> check(StoredAnalysis analysis, ModelSpec m) throws SQLException {
         TreeSet<Long> hidden = new TreeSet<>();
         TreeSet<String> heads = new TreeSet<>();
         TreeSet<String> decodeShape = new TreeSet<>();
@@ -46,21 +46,20 @@ final class ModelCheck {
         names.addAll(NORMS);
         names.add("aten::topk");
         String in = String.join(", ", names.stream().map(n -> "'" + n + "'").toList());
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                WITH steps AS (SELECT phase, count(*) AS steps FROM t_step_metrics WHERE rank IS NOT NULL GROUP BY phase)
-                SELECT m.phase, n.name, p.input_dims, p.input_types, p.concrete_inputs, count(*) AS calls,
+        try (PreparedStatement ps = analysis.prepare("""
+                WITH steps AS (
+                    SELECT phase, count(*) AS steps FROM step_metrics
+                    WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY phase
+                )
+                SELECT o.phase, o.name, p.input_dims, p.input_types, p.concrete_inputs, sum(o.calls) AS calls,
                        any_value(steps.steps) AS steps
-                FROM t_launch_ops l
-                JOIN (SELECT DISTINCT file_id, external_id, step FROM t_ops_core WHERE step IS NOT NULL) o
-                     USING (file_id, external_id)
-                JOIN t_step_metrics m USING (file_id, step)
+                FROM op_shape_calls o
                 JOIN steps USING (phase)
-                JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-                JOIN op_shapes p ON p.file_id = l.file_id AND p.shape_id = l.shape_id
-                WHERE m.rank IS NOT NULL AND n.name IN (""" + in + """
+                JOIN op_shapes p ON p.file_id = o.file_id AND p.shape_id = o.shape_id
+                WHERE o.capture_id = $1 AND o.analysis_key = $2 AND o.rank IS NOT NULL AND o.name IN (""" + in + """
                 )
                 GROUP BY ALL ORDER BY ALL
-                """)) {
+                """); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String phase = rs.getString(1);
                 String name = rs.getString(2);

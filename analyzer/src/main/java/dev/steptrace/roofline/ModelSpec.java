@@ -1,7 +1,6 @@
 package dev.steptrace.roofline;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Set;
 
@@ -19,7 +18,7 @@ import java.util.Set;
 public record ModelSpec(String file, String name, String source, long hiddenSize, long layers, long vocabSize,
                         double weightBits, double kvCacheBits, double activationBits, Precision compute,
                         Attention attention, Long denseMlp, Moe moe, Parallel parallel, Workload workload,
-                        Collectives collectives, String digest) {
+                        Collectives collectives) {
 
     /** GQA (heads, kvHeads, headDim) or MLA (the latent ranks; vLLM's absorbed decode). */
     public record Attention(String type, long heads, Long kvHeads, Long headDim, Long qLoraRank, Long kvLoraRank,
@@ -91,8 +90,7 @@ public record ModelSpec(String file, String name, String source, long hiddenSize
                 c == null ? 1 : c.count("extra_allreduces", 1), c == null || c.flag("logits_all_gather", true));
         return new ModelSpec(file, f.text("name", file), f.text("source", null), hidden, layers, f.count("vocab_size"),
                 f.bits("weight_bits", 16), f.bits("kv_cache_bits", 16), f.bits("activation_bits", 16), compute,
-                attention, denseMlp, moe, parallel, workload, collectives,
-                YamlFiles.sha256(root.toString().getBytes(StandardCharsets.UTF_8)));
+                attention, denseMlp, moe, parallel, workload, collectives);
     }
 
     private static Attention attention(JsonNode n, String where) {

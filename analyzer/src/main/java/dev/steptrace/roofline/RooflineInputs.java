@@ -17,9 +17,4 @@ public record RooflineInputs(DevicePeaks peaks, ModelSpec model) {
     public static RooflineInputs defaults() {
         return new RooflineInputs(DevicePeaks.builtIn(), null);
     }
-
-    /** What decides the roofline's numbers, for the report cache's key. */
-    public String digest() {
-        return peaks.digest() + "/" + (model == null ? "" : model.digest());
-    }
 }

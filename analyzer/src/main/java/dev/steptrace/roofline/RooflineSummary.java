@@ -1,23 +1,24 @@
 package dev.steptrace.roofline;
 
+import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.report.BottleneckReport.BelowBound;
 import dev.steptrace.report.BottleneckReport.DevicePeakRates;
 import dev.steptrace.report.BottleneckReport.ModelFloor;
 import dev.steptrace.report.BottleneckReport.PhaseRoofline;
 import dev.steptrace.report.BottleneckReport.Roofline;
-import java.sql.Connection;
+import dev.steptrace.report.BottleneckReport.Warning;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
- * The report's roofline figures, from {@code t_kernel_bounds} and the model file's floors: per phase, each
+ * The report's roofline figures, from the kept analysis's {@code kernel_work} with the peaks of each
+ * file's GPU applied, and the model file's floors: per phase, each
  * category's and each kernel's work per step, achieved rates, the bound that applies and how far below
  * it they ran (docs/roofline.md). Per-step values are each rank's sum over its steps divided by its
  * steps, averaged over the ranks with steps in the phase, as the report's times are; rates are the
@@ -62,64 +63,84 @@ public final class RooflineSummary {
     private final String deviceName;
     private final ModelSpec model;
 
+    private final List<Warning> warnings;
+
     private RooflineSummary(Map<String, ModelFloor> floors, DevicePeaks.Device device, String deviceName,
-                            ModelSpec model) {
+                            ModelSpec model, List<Warning> warnings) {
         this.floors = floors;
         this.device = device;
         this.deviceName = deviceName;
         this.model = model;
+        this.warnings = warnings;
     }
 
-    public static RooflineSummary of(Connection c, KernelWork work, RooflineInputs inputs) throws SQLException {
-        String deviceName = null;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT device_name FROM t_file_peaks WHERE device_name IS NOT NULL ORDER BY file_id LIMIT 1")) {
-            if (rs.next()) {
-                deviceName = rs.getString(1);
-            }
-        }
-        // The floors need one GPU: the first file's (a capture is one kind of GPU in practice).
-        DevicePeaks.Device device = work.devices().values().stream().filter(Objects::nonNull).findFirst().orElse(null);
+    /**
+     * The figures of a kept analysis under these device peaks and model file: the work is the analysis's
+     * ({@code kernel_work}, {@code step_metrics}, {@code step_categories}), the peaks, bounds, floors and
+     * the model file's checks are the report's.
+     */
+    public static RooflineSummary of(StoredAnalysis a, RooflineInputs inputs) throws SQLException {
+        FilePeaks peaks = FilePeaks.of(a, inputs.peaks());
+        DevicePeaks.Device device = peaks.firstDevice();
         Map<String, ModelFloor> floors = inputs.model() == null ? Map.of() : DecodeFloors.of(inputs.model(), device);
-        RooflineSummary r = new RooflineSummary(floors, device, deviceName, inputs.model());
-        r.load(c);
+        List<Warning> warnings = new ArrayList<>(peaks.warnings());
+        if (inputs.model() != null) {
+            warnings.addAll(ModelCheck.check(a, inputs.model()));
+        }
+        RooflineSummary r = new RooflineSummary(floors, device, peaks.firstName(), inputs.model(), List.copyOf(warnings));
+        r.load(a, peaks);
         return r;
     }
 
-    private void load(Connection c) throws SQLException {
+    /** Warnings of the report's roofline inputs: GPUs without peaks, a model file the capture's shapes contradict. */
+    public List<Warning> warnings() {
+        return warnings;
+    }
+
+    private void load(StoredAnalysis a, FilePeaks peaks) throws SQLException {
         Map<String, Integer> stepsOf = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT phase, file_id, count(*) FROM t_step_metrics WHERE rank IS NOT NULL GROUP BY ALL")) {
+        try (PreparedStatement ps = a.prepare("SELECT phase, file_id, count(*) FROM step_metrics"
+                + " WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY ALL");
+             ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 stepsOf.put(rs.getString(1) + "/" + rs.getInt(2), rs.getInt(3));
                 ranks.merge(rs.getString(1), 1, Integer::sum);
             }
         }
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT phase, category, sum(ns) FROM t_step_categories WHERE rank IS NOT NULL GROUP BY ALL")) {
+        try (PreparedStatement ps = a.prepare("SELECT phase, category, sum(ns) FROM step_categories"
+                + " WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY ALL");
+             ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 categoryNs.put(rs.getString(1) + "/" + rs.getString(2), rs.getDouble(3));
             }
         }
-        aggregate(c, "w.category", categories, stepsOf);
-        aggregate(c, "n.name", kernels, stepsOf);
+        aggregate(a, peaks, "category", categories, stepsOf);
+        aggregate(a, peaks, "name", kernels, stepsOf);
     }
 
-    private static void aggregate(Connection c, String key, Map<String, Map<String, Agg>> into,
+    private static void aggregate(StoredAnalysis analysis, FilePeaks peaks, String key, Map<String, Map<String, Agg>> into,
                                   Map<String, Integer> stepsOf) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT m.phase, w.file_id, %s AS key, any_value(w.category),
-                       sum(w.flops), sum(w.dur_ns) FILTER (w.flops IS NOT NULL),
-                       sum(w.bytes), sum(w.dur_ns) FILTER (w.bytes IS NOT NULL),
-                       sum(w.flops) FILTER (w.bytes IS NOT NULL), sum(w.bytes) FILTER (w.flops IS NOT NULL),
-                       sum(w.compute_ns), sum(w.memory_ns), sum(w.link_ns),
-                       sum(w.bound_ns), sum(w.dur_ns) FILTER (w.bound_ns IS NOT NULL), sum(w.dur_ns)
-                FROM t_kernel_bounds w
-                JOIN t_step_metrics m USING (file_id, step)
-                JOIN names n USING (file_id, name_id)
-                WHERE m.rank IS NOT NULL
+        // The least times the file's peaks allow each kernel, and the largest of them: its bound.
+        try (PreparedStatement ps = analysis.prepare("""
+                WITH bounds AS (
+                    SELECT *, greatest(compute_ns, memory_ns, link_ns) AS bound_ns
+                    FROM (SELECT w.*,
+                                 w.flops / CASE w.precision WHEN 'bf16' THEN p.bf16_tflops WHEN 'fp16' THEN p.fp16_tflops
+                                     WHEN 'fp8' THEN p.fp8_tflops WHEN 'int8' THEN p.int8_tops END / 1e3 AS compute_ns,
+                                 CASE WHEN w.family <> 'collective' THEN w.bytes / p.hbm_gbps END AS memory_ns,
+                                 CASE WHEN w.family = 'collective' THEN w.bytes / p.link_gbps END AS link_ns
+                          FROM kernel_work w LEFT JOIN %s USING (file_id)
+                          WHERE w.capture_id = $1 AND w.analysis_key = $2 AND w.rank IS NOT NULL)
+                )
+                SELECT phase, file_id, %s AS key, any_value(category),
+                       sum(flops), sum(dur_ns) FILTER (flops IS NOT NULL),
+                       sum(bytes), sum(dur_ns) FILTER (bytes IS NOT NULL),
+                       sum(flops) FILTER (bytes IS NOT NULL), sum(bytes) FILTER (flops IS NOT NULL),
+                       sum(compute_ns), sum(memory_ns), sum(link_ns),
+                       sum(bound_ns), sum(dur_ns) FILTER (bound_ns IS NOT NULL), sum(dur_ns)
+                FROM bounds
                 GROUP BY ALL ORDER BY ALL
-                """.formatted(key))) {
+                """.formatted(peaks.table(), key)); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String phase = rs.getString(1);
                 int steps = stepsOf.getOrDefault(phase + "/" + rs.getInt(2), 0);

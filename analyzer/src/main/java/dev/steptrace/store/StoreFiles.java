@@ -5,8 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,45 +22,20 @@ public final class StoreFiles {
     public record Row(int fileId, Path path, long size, String contentHash, Integer rank, long jsonBytes,
                       Map<String, Long> counts) {}
 
-    /** The capture of a directory, or null when the store has none. */
-    public static Integer existingCaptureId(Connection c, Path dir) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT capture_id FROM captures WHERE path = ?")) {
-            ps.setString(1, dir.toString());
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getInt(1) : null;
-            }
-        }
-    }
-
-    /** The capture of a directory, created on first use. */
-    public static int captureId(Connection c, Path dir) throws SQLException {
-        Integer existing = existingCaptureId(c, dir);
-        if (existing != null) {
-            return existing;
-        }
-        int id;
-        try (PreparedStatement ps = c.prepareStatement("SELECT coalesce(max(capture_id), 0) + 1 FROM captures");
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            id = rs.getInt(1);
-        }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO captures VALUES (?, ?, ?, ?)")) {
-            ps.setInt(1, id);
-            ps.setString(2, dir.toString());
-            ps.setString(3, dir.getFileName() == null ? dir.toString() : dir.getFileName().toString());
-            ps.setTimestamp(4, Timestamp.from(Instant.now()));
-            ps.executeUpdate();
-        }
-        return id;
-    }
-
     public static Row byPath(Connection c, Path path) throws SQLException {
         List<Row> rows = query(c, "path = ?", ps -> ps.setString(1, path.toString()));
         return rows.isEmpty() ? null : rows.get(0);
     }
 
-    public static List<Row> withoutRank(Connection c, int captureId) throws SQLException {
-        return query(c, "capture_id = ? AND rank IS NULL", ps -> ps.setInt(1, captureId));
+    /** The name of the capture the file at {@code path} belongs to, or null. */
+    public static String captureName(Connection c, Path path) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT c.name FROM files f JOIN captures c USING (capture_id) WHERE f.path = ?")) {
+            ps.setString(1, path.toString());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
     }
 
     public static int maxFileId(Connection c) throws SQLException {
@@ -70,20 +43,6 @@ public final class StoreFiles {
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getInt(1);
-        }
-    }
-
-    /** The smallest rank no file of the capture has. */
-    public static int lowestFreeRank(Connection c, int captureId) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT min(r) FROM range(0, (SELECT count(*) + 1 FROM files WHERE capture_id = ?)) t(r)"
-                        + " WHERE r NOT IN (SELECT rank FROM files WHERE capture_id = ? AND rank IS NOT NULL)")) {
-            ps.setInt(1, captureId);
-            ps.setInt(2, captureId);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
         }
     }
 
@@ -131,9 +90,14 @@ public final class StoreFiles {
 
     /** Removes every row of a file (inside the caller's transaction when one is open). */
     public static void deleteFile(Connection c, int fileId) throws SQLException {
-        for (String table : FILE_TABLES) {
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + " WHERE file_id = ?")) {
-                ps.setInt(1, fileId);
+        deleteWhere(c, FILE_TABLES, "file_id", fileId);
+    }
+
+    /** Deletes the rows of {@code tables} whose {@code column} is {@code id}. */
+    static void deleteWhere(Connection c, List<String> tables, String column, int id) throws SQLException {
+        for (String table : tables) {
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + " WHERE " + column + " = ?")) {
+                ps.setInt(1, id);
                 ps.executeUpdate();
             }
         }

@@ -13,16 +13,20 @@ CREATE TABLE IF NOT EXISTS store_info (
     value VARCHAR
 );
 
+-- A capture is one run: the files of a directory that agree on what the traces say (docs/schema.md,
+-- "Captures"). Its files are those whose files.capture_id points here; a capture with single_file_id
+-- is that one file taken alone out of its run (`report FILE`). The view capture_files lists both kinds.
 CREATE TABLE IF NOT EXISTS captures (
-    capture_id INTEGER PRIMARY KEY,
-    path       VARCHAR NOT NULL UNIQUE,
-    name       VARCHAR NOT NULL,
-    created_at TIMESTAMP NOT NULL
+    capture_id     INTEGER PRIMARY KEY,
+    path           VARCHAR NOT NULL,         -- the directory holding its files
+    name           VARCHAR NOT NULL,         -- unique in the store: output folders and lookups use it
+    single_file_id INTEGER,                  -- the file, for a capture of one file taken alone; NULL for a run
+    created_at     TIMESTAMP NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS files (
     file_id          INTEGER PRIMARY KEY,
-    capture_id       INTEGER NOT NULL,
+    capture_id       INTEGER,               -- the run it belongs to; NULL only until ingest has grouped the directory
     path             VARCHAR NOT NULL,
     size_bytes       BIGINT NOT NULL,
     content_hash     VARCHAR NOT NULL,
@@ -181,18 +185,214 @@ CREATE TABLE IF NOT EXISTS name_classes (
     taxonomy_digest VARCHAR
 );
 
--- Report contents (report.json plus the per-step series the HTML and Markdown draw), as JSON, so a
--- report over unchanged files is written without analysing the capture again. files_key digests the
--- capture's files rows (path, size, content hash, ingested_at, rank...), options_key the taxonomy
--- digest and step regex, build the steptrace build that made it: a re-ingested file, another option
--- set or another build never matches.
-CREATE TABLE IF NOT EXISTS report_cache (
-    capture_id  INTEGER NOT NULL,
-    files_key   VARCHAR NOT NULL,
-    options_key VARCHAR NOT NULL,
-    build       VARCHAR NOT NULL,
-    content     VARCHAR NOT NULL,
-    created_at  TIMESTAMP NOT NULL
+-- The analysis of captures (docs/schema.md, "The analysis"): what report, diff, decide, the API and the
+-- notebooks read. Every table is keyed by (capture_id, analysis_key): the capture and the options that
+-- shaped the analysis ('default': built-in taxonomy and step sources; else a digest of the taxonomy
+-- and the step regex). One analysis is written in one transaction, replacing the rows of the same key;
+-- `analyses` says from which files, options and steptrace build it was made.
+CREATE TABLE IF NOT EXISTS analyses (
+    capture_id      INTEGER NOT NULL,
+    analysis_key    VARCHAR NOT NULL,
+    taxonomy_digest VARCHAR NOT NULL,
+    step_regex      VARCHAR,
+    step_source     VARCHAR NOT NULL,
+    files_key       VARCHAR NOT NULL,       -- SHA-256 of the capture's files rows (path, size, hash, rank, ingest time...)
+    build           VARCHAR NOT NULL,       -- the steptrace build that made it
+    created_at      TIMESTAMP NOT NULL,
+    seconds         DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS steps (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,          -- the step's number in its file, from 0 in time order
+    phase        VARCHAR NOT NULL,          -- decode | prefill | mixed | unknown
+    phase_index  INTEGER NOT NULL,          -- position among the file's steps of the phase: how steps match across ranks
+    name         VARCHAR,                   -- the annotation (or launch, or "gpu burst N") that marks the step
+    source       VARCHAR NOT NULL,          -- report.json's step_source
+    step_number  BIGINT,                    -- N of ProfilerStep#N
+    start_ns     BIGINT NOT NULL,           -- the step's range as its source marks it (CPU time for annotations)
+    end_ns       BIGINT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS step_metrics (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    phase_index  INTEGER NOT NULL,
+    gpu_start_ns BIGINT,                    -- first start of the step's GPU operations (NULL: none)
+    gpu_end_ns   BIGINT,
+    kernel_ns    BIGINT NOT NULL,           -- sum of operation durations
+    calls        BIGINT NOT NULL,
+    span_ns      BIGINT,                    -- gpu_end_ns - gpu_start_ns
+    busy_ns      BIGINT,                    -- union of operation intervals over streams
+    idle_ns      BIGINT,                    -- span - busy
+    host_gap_ns  BIGINT,                    -- GPU idle since the previous step's last operation (NULL for the first)
+    wait_ns      BIGINT NOT NULL,           -- the step's collective waits (collective_instances.wait_ns; 0 where none matched)
+    compute_ns   BIGINT NOT NULL,           -- kernel_ns - wait_ns
+    comm_ns      BIGINT NOT NULL,           -- union of the step's communication kernels
+    hidden_ns    BIGINT NOT NULL,           -- the part of comm_ns under other operations
+    launch_wait_ns BIGINT                   -- idle gaps that waited for the next launch (NULL: the file has no launch calls)
+);
+
+CREATE TABLE IF NOT EXISTS step_categories (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    phase_index  INTEGER NOT NULL,
+    category     VARCHAR NOT NULL,
+    subcategory  VARCHAR NOT NULL,
+    ns           BIGINT NOT NULL,
+    ms           DOUBLE NOT NULL,           -- ns / 1e6
+    calls        BIGINT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS step_kernels (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    phase_index  INTEGER NOT NULL,
+    name         VARCHAR NOT NULL,
+    kind         VARCHAR NOT NULL,          -- kernel | memcpy | memset
+    variant      INTEGER NOT NULL,          -- the class: kernel_classes' row of (name, kind, variant)
+    ns           BIGINT NOT NULL,
+    calls        BIGINT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS kernel_classes (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    name         VARCHAR NOT NULL,
+    kind         VARCHAR NOT NULL,
+    variant      INTEGER NOT NULL,          -- 0: the name's class; others: a class some operations got from their context
+    category     VARCHAR NOT NULL,
+    subcategory  VARCHAR NOT NULL,
+    rule_id      VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS collective_instances (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    instance     INTEGER NOT NULL,          -- the same number on every rank: (phase, phase_index, type, k)
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    phase_index  INTEGER NOT NULL,
+    type         VARCHAR NOT NULL,          -- allreduce, all_gather, reduce_scatter, all_to_all, send_recv...
+    k            INTEGER NOT NULL,          -- position among the step's collectives of the type
+    ts_ns        BIGINT NOT NULL,
+    dur_ns       BIGINT NOT NULL,
+    dtype        VARCHAR,
+    group_size   INTEGER,
+    msg_bytes    BIGINT,                    -- when the trace records sizes
+    transfer_ns  BIGINT,                    -- the fastest rank's duration of the instance (NULL: not every rank has it)
+    wait_ns      BIGINT                     -- dur_ns - transfer_ns
+);
+
+CREATE TABLE IF NOT EXISTS rank_devices (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    device       INTEGER,                   -- the device id its GPU operations carry
+    name         VARCHAR,                   -- the GPU model (NULL: unknown)
+    how          VARCHAR                    -- listed | only_model (a guess) | NULL (unknown)
+);
+
+CREATE TABLE IF NOT EXISTS collective_arrivals (
+    capture_id     INTEGER NOT NULL,
+    analysis_key   VARCHAR NOT NULL,
+    instance       INTEGER NOT NULL,        -- collective_instances.instance, matched on every rank
+    phase          VARCHAR NOT NULL,
+    phase_index    INTEGER NOT NULL,
+    type           VARCHAR NOT NULL,
+    k              INTEGER NOT NULL,
+    ranks          INTEGER NOT NULL,
+    last_rank      INTEGER,                 -- the rank that arrived last: the shortest kernel (ties: the lowest rank)
+    last_file_id   INTEGER,
+    last_step      INTEGER,
+    last_ts_ns     BIGINT,
+    transfer_ns    BIGINT,                  -- the shortest duration
+    lateness_ns    BIGINT,                  -- the second-shortest duration minus the shortest
+    wait_ns        BIGINT,                  -- the other ranks' waits, summed
+    after_category VARCHAR                  -- for a named straggler's instances: what it was busy with before
+);
+
+CREATE TABLE IF NOT EXISTS launch_delays (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    phase        VARCHAR NOT NULL,
+    category     VARCHAR NOT NULL,
+    ops          BIGINT NOT NULL,           -- eagerly launched operations (not CUDA graph replays') in the phase's steps
+    mean_ns      DOUBLE,                    -- launch call start to operation start
+    median_ns    DOUBLE,
+    p90_ns       DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS graph_replays (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    correlation  BIGINT NOT NULL,           -- the graph launch's correlation id
+    start_ns     BIGINT NOT NULL,           -- the replay's GPU window
+    end_ns       BIGINT NOT NULL,
+    gap_ns       BIGINT                     -- GPU time since the file's previous replay ended (NULL for the first)
+);
+
+CREATE TABLE IF NOT EXISTS kernel_work (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    name         VARCHAR NOT NULL,          -- the kernel
+    kind         VARCHAR NOT NULL,
+    category     VARCHAR NOT NULL,
+    op           VARCHAR,                   -- the CPU op that launched it (NULL: not known by its external id)
+    external_id  BIGINT,
+    ts_ns        BIGINT NOT NULL,
+    dur_ns       BIGINT NOT NULL,
+    family       VARCHAR NOT NULL,          -- the work model: gemm, attention, ..., collective
+    precision    VARCHAR,                   -- bf16 | fp16 | fp8 | int8 (NULL: not compute work)
+    flops        DOUBLE,                    -- its share of the op's FLOPs (NULL: unknown)
+    bytes        DOUBLE                     -- its share of the op's memory traffic; a collective's bus bytes
+);
+
+CREATE TABLE IF NOT EXISTS op_shape_calls (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    phase        VARCHAR NOT NULL,
+    name         VARCHAR NOT NULL,          -- the CPU op
+    shape_id     INTEGER NOT NULL,          -- op_shapes (file_id, shape_id): its inputs' shapes
+    calls        BIGINT NOT NULL            -- calls in the phase's steps that launched GPU work
+);
+
+CREATE TABLE IF NOT EXISTS analysis_warnings (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    ordinal      INTEGER NOT NULL,
+    code         VARCHAR NOT NULL,
+    message      VARCHAR NOT NULL
 );
 
 -- Files ingest found were not traces (JSON without "traceEvents", an SQLite file that is no Nsight

@@ -1,6 +1,15 @@
 -- Convenience views for `steptrace query` and notebooks: event rows with their names, rank and capture.
 -- Replaced on every open, so they always match the running version.
 
+-- The files of every capture: a run's (files.capture_id), or the one file of a capture taken alone.
+CREATE OR REPLACE VIEW capture_files AS
+SELECT c.capture_id, f.file_id, f.rank, f.path
+FROM captures c JOIN files f ON f.capture_id = c.capture_id
+WHERE c.single_file_id IS NULL
+UNION ALL
+SELECT c.capture_id, f.file_id, f.rank, f.path
+FROM captures c JOIN files f ON f.file_id = c.single_file_id;
+
 CREATE OR REPLACE VIEW event_names AS
 SELECT DISTINCT name FROM names;
 

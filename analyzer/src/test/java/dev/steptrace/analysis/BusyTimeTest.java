@@ -6,7 +6,6 @@ import static dev.steptrace.testsupport.NsysFixtures.T0;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.store.Store;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.NsysCapture;
@@ -64,10 +63,11 @@ class BusyTimeTest {
         NsysFixtures.write(c, Container.SQLITE, dir.resolve("rank0.sqlite"));
         Cli.assertExit(0, Cli.run("ingest", dir.toString(), "--db", tmp.resolve("s.duckdb").toString(), "--quiet"));
         List<Long> busy = new ArrayList<>();
+        // The ingest analysed the capture: its step metrics are in the store.
         try (Store store = Store.open(tmp.resolve("s.duckdb"));
-             CaptureAnalysis a = CaptureAnalysis.run(store, 1, Taxonomy.builtIn(), null);
-             Statement s = a.connection().createStatement();
-             ResultSet rs = s.executeQuery("SELECT busy_ns FROM t_step_metrics ORDER BY step")) {
+             Statement s = store.connection().createStatement();
+             ResultSet rs = s.executeQuery("SELECT busy_ns FROM step_metrics WHERE capture_id = 1"
+                     + " AND analysis_key = 'default' ORDER BY step")) {
             while (rs.next()) {
                 busy.add(rs.getLong(1));
             }

@@ -176,18 +176,21 @@ class SteptraceApiTest {
     }
 
     @Test
-    void sqlOnACaptureSeesItsAnalysisTables() {
-        Table n = ll.sql("SELECT count(*) AS steps FROM t_steps");
+    void sqlOnACaptureSeesItsAnalysisInTheStoreTables() {
+        Table n = ll.sql("SELECT count(*) AS steps FROM steps WHERE " + ll.where());
         assertEquals(20L, n.longColumn("steps").get(0));
-        // Analysis tables join the store's: kernel names of the all-reduce instances.
+        // Analysis tables join each other: kernel names of the all-reduce category.
         Table names = ll.sql("""
-                SELECT DISTINCT n.name FROM t_ops o JOIN names n USING (file_id, name_id)
-                WHERE o.category = 'allreduce'""");
+                SELECT DISTINCT k.name FROM step_kernels k JOIN kernel_classes c USING (capture_id, analysis_key, name, kind, variant)
+                WHERE c.category = 'allreduce' AND k.capture_id = %d AND k.analysis_key = '%s'"""
+                .formatted(ll.id(), ll.analysisKey()));
+        assertTrue(names.rowCount() > 0);
         assertTrue(names.stringColumn("name").asList().stream().allMatch(s -> s.startsWith("ncclDevKernel_AllReduce")),
                 names.print());
-        for (String table : List.of("t_files", "t_steps", "t_ops", "t_step_metrics", "t_step_categories",
-                "t_kernel_stats", "t_collectives", "t_classes")) {
-            assertTrue(ll.sql("SELECT count(*) AS n FROM " + table).longColumn("n").get(0) > 0, table);
+        for (String table : List.of("analyses", "steps", "step_metrics", "step_categories", "step_kernels",
+                "kernel_classes", "collective_instances")) {
+            assertTrue(ll.sql("SELECT count(*) AS n FROM " + table + " WHERE " + ll.where()).longColumn("n").get(0) > 0,
+                    table);
         }
     }
 

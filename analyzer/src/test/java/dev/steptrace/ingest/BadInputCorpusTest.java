@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.Programs;
 import dev.steptrace.testsupport.StoreDb;
 import dev.steptrace.testsupport.TraceOracle;
 import java.io.BufferedWriter;
@@ -593,10 +594,10 @@ class BadInputCorpusTest {
 
     /** Whether mode 000 fails to stop this process reading (root, or capabilities that bypass permissions). */
     private static final boolean PERMISSIONS_BYPASSED = permissionsBypassed();
-    private static final boolean SETPRIV = works("setpriv", "--inh-caps=-dac_override,-dac_read_search",
+    private static final boolean SETPRIV = Programs.works("setpriv", "--inh-caps=-dac_override,-dac_read_search",
             "--bounding-set=-dac_override,-dac_read_search", "true");
     /** Whether the test may mount a tmpfs in a private mount namespace (a real full disk). */
-    private static final boolean TMPFS = works("unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt");
+    private static final boolean TMPFS = Programs.works("unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt");
 
     private static boolean permissionsBypassed() {
         try {
@@ -612,21 +613,8 @@ class BadInputCorpusTest {
         }
     }
 
-    private static boolean works(String... cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
     private static void exec(String... cmd) throws Exception {
-        assertTrue(works(cmd), () -> String.join(" ", cmd) + " failed");
+        assertTrue(Programs.works(cmd), () -> String.join(" ", cmd) + " failed");
     }
 
     // ---- helpers ----

@@ -35,7 +35,7 @@ class NsysDiscoveryTest {
                 r.traces().stream().map(f -> f.path().getFileName() + " " + f.format().id()).sorted().toList());
         assertEquals(List.of(), r.skipped(), "the Parquet files inside the export are not traces of their own");
         for (TraceDiscovery.Found f : r.traces()) {
-            assertEquals(dir.toRealPath(), f.captureDir());
+            assertEquals(dir.toRealPath(), f.dir());
         }
     }
 

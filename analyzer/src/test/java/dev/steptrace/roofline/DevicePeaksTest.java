@@ -109,7 +109,6 @@ class DevicePeaksTest {
         assertEquals(4300, peaks.match("NVIDIA H200").hbmGbps());
         assertNull(peaks.match("NVIDIA H200").bf16Tflops(), "the user entry says nothing of bf16: unknown, not inherited");
         assertEquals("b200", peaks.match("NVIDIA B200").id(), "other devices keep the built-in entries");
-        assertTrue(!peaks.digest().equals(DevicePeaks.builtIn().digest()));
     }
 
     @Test

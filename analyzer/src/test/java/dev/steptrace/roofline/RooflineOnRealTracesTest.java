@@ -44,7 +44,7 @@ class RooflineOnRealTracesTest {
     @TempDir
     Path tmp;
 
-    /** A kernel's row of t_kernel_work. */
+    /** A kernel's row of kernel_work. */
     private record KernelRow(long durNs, double flops, String family) {}
 
     /** A kernel of the trace: its launch's correlation, duration, name, and whether its step is the prefill. */
@@ -69,12 +69,10 @@ class RooflineOnRealTracesTest {
         int singleKernel = 0;
         try (Steptrace st = Steptrace.openTraces(dir, tmp.resolve("eager.duckdb")); Capture c = st.capture()) {
             Table rows = c.sql("""
-                    SELECT f.rank, w.external_id, w.dur_ns, w.flops, w.family
-                    FROM t_kernel_work w JOIN t_files f USING (file_id)
-                    JOIN t_launch_ops l USING (file_id, external_id) JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-                    WHERE n.name IN ('aten::mm', 'aten::addmm')
+                    SELECT rank, external_id, dur_ns, flops, family FROM kernel_work
+                    WHERE %s AND op IN ('aten::mm', 'aten::addmm')
                     ORDER BY 1, 2, 3
-                    """);
+                    """.formatted(c.where()));
             Map<String, List<KernelRow>> byOp = new HashMap<>();
             for (Row r : rows) { // Tablesaw's Row is a cursor: copy the values out
                 byOp.computeIfAbsent(r.getInt("rank") + "/" + r.getLong("external_id"), k -> new ArrayList<>())

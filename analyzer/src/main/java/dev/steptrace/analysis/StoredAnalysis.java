@@ -1,0 +1,89 @@
+package dev.steptrace.analysis;
+
+import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.store.StoreCaptures;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One capture's analysis as the store keeps it (docs/schema.md, "The analysis"): the rows of the analysis
+ * tables under (capture id, analysis key). The report, the diff, the decision memo and the API read
+ * these rows through {@link #prepare}, never a second computation.
+ *
+ * @param connection a connection to the store
+ * @param scope      the capture and its files
+ * @param key        the analysis key ({@code analysis_key})
+ * @param stepSource where the steps came from
+ * @param warnings   capture-quality warnings, in order
+ */
+public record StoredAnalysis(Connection connection, CaptureScope scope, String key, StepSource stepSource,
+                             List<Warning> warnings) {
+
+    /**
+     * The capture's analysis under {@code key}, when the store holds one made from the capture's current
+     * files by this build; else null (none, or a stale one: it is to be made again).
+     */
+    public static StoredAnalysis find(Connection c, int captureId, AnalysisKey key, String build) throws SQLException {
+        String source;
+        try (PreparedStatement ps = c.prepareStatement("SELECT step_source FROM analyses WHERE capture_id = ?"
+                + " AND analysis_key = ? AND files_key = ? AND taxonomy_digest = ? AND build = ?")) {
+            ps.setInt(1, captureId);
+            ps.setString(2, key.id());
+            ps.setString(3, StoreCaptures.filesKey(c, captureId));
+            ps.setString(4, key.taxonomy().digest());
+            ps.setString(5, build);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                source = rs.getString(1);
+            }
+        }
+        List<Warning> warnings = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT code, message FROM analysis_warnings"
+                + " WHERE capture_id = ? AND analysis_key = ? ORDER BY ordinal")) {
+            ps.setInt(1, captureId);
+            ps.setString(2, key.id());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    warnings.add(new Warning(rs.getString(1), rs.getString(2)));
+                }
+            }
+        }
+        return new StoredAnalysis(c, CaptureScope.load(c, captureId), key.id(), StepSource.of(source),
+                List.copyOf(warnings));
+    }
+
+    public int captureId() {
+        return scope.captureId();
+    }
+
+    /**
+     * A statement over the analysis tables whose parameters {@code $1} and {@code $2} are bound to this
+     * capture and analysis key ({@code WHERE capture_id = $1 AND analysis_key = $2}); further parameters
+     * are {@code $3}... in {@code more}.
+     */
+    public PreparedStatement prepare(String sql, Object... more) throws SQLException {
+        PreparedStatement ps = connection.prepareStatement(sql);
+        try {
+            ps.setInt(1, scope.captureId());
+            ps.setString(2, key);
+            for (int i = 0; i < more.length; i++) {
+                ps.setObject(3 + i, more[i]);
+            }
+            return ps;
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
+        }
+    }
+
+    /** The SQL condition that selects this analysis's rows, for queries written by hand. */
+    public String where() {
+        return "capture_id = " + scope.captureId() + " AND analysis_key = '" + key.replace("'", "''") + "'";
+    }
+}

@@ -1,0 +1,212 @@
+package dev.steptrace.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.steptrace.testing.JsonSchemas;
+import dev.steptrace.testing.TestData;
+import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.ProfilerStepOracle;
+import dev.steptrace.testsupport.StoreDb;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Captures as the traces say, through the command line: a folder holding two runs' rank files side by side
+ * and an unrelated trace is three captures and three reports (never one report mixing runs), one file of
+ * a two-rank capture reports one rank, files that could belong to more than one run are reported apart
+ * with one line saying so, and ranks from file order are per capture.
+ */
+class CaptureAssignmentTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Path DECODE = TestData.sampleTraces().resolve("h200-tp2-moe-decode");
+    private static final Set<String> GPU_EVENTS = Set.of("kernel", "gpu_memcpy", "gpu_memset");
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void twoRunsSideBySideAndAnUnrelatedTraceAreThreeCapturesAndThreeReports() throws Exception {
+        Path mixed = Files.createDirectories(tmp.resolve("mixed"));
+        Map<String, String> runOf = new HashMap<>();
+        for (String run : List.of("graph-nccl-ll", "graph-nccl-simple")) {
+            for (Path f : list(DECODE.resolve(run))) {
+                Files.copy(f, mixed.resolve(f.getFileName()));
+                runOf.put(f.getFileName().toString(), run);
+            }
+        }
+        Path alexnet = TestData.smallTraces().resolve("hta_alexnet_cuda_sync.json.gz");
+        Files.copy(alexnet, mixed.resolve(alexnet.getFileName()));
+        runOf.put(alexnet.getFileName().toString(), "alexnet");
+        Path db = tmp.resolve("st.duckdb");
+
+        // ingest --json says which capture each file went to: the files of one run share one, each run its own.
+        Cli.Result ingest = Cli.run("ingest", mixed.toString(), "--db", db.toString(), "--json", "--no-analysis");
+        Cli.assertExit(0, ingest);
+        Map<String, Set<String>> filesOfCapture = new HashMap<>();
+        for (JsonNode f : ingest.json().get("files")) {
+            String file = Path.of(f.get("path").asText()).getFileName().toString();
+            filesOfCapture.computeIfAbsent(f.get("capture").asText(), k -> new HashSet<>()).add(runOf.get(file));
+        }
+        assertEquals(3, filesOfCapture.size(), filesOfCapture.toString());
+        filesOfCapture.values().forEach(runs -> assertEquals(1, runs.size(), "a capture mixes runs: " + filesOfCapture));
+        assertEquals(List.of(), strings(ingest.json().get("warnings")));
+        // Named after the directory, with the start of each run, or the file of a one-file capture.
+        assertTrue(filesOfCapture.containsKey("mixed-hta_alexnet_cuda_sync"), filesOfCapture.toString());
+        for (String name : filesOfCapture.keySet()) {
+            assertTrue(name.matches("mixed-(\\d{8}-\\d{6}|hta_alexnet_cuda_sync)"), name);
+        }
+
+        Path out = tmp.resolve("out");
+        Cli.assertExit(0, Cli.run("report", mixed.toString(), "--db", db.toString(), "--out", out.toString(), "-q"));
+        JsonNode index = JSON.readTree(out.resolve("index.json").toFile());
+        JsonSchemas.assertValid("index.schema.json", index);
+        assertEquals(3, index.get("captures").size());
+        assertTrue(Files.size(out.resolve("index.html")) > 0);
+        assertTrue(Files.readString(out.resolve("index.md")).contains("(mixed-hta_alexnet_cuda_sync/report.html)"));
+        for (JsonNode entry : index.get("captures")) {
+            JsonNode report = JSON.readTree(out.resolve(entry.get("name").asText()).resolve("report.json").toFile());
+            assertTrue(Files.isRegularFile(out.resolve(entry.get("report").asText())), entry.toString());
+            assertEquals(1, report.at("/capture/devices").size(), "one GPU model: " + report.at("/capture"));
+            String run = filesOfCapture.get(entry.get("name").asText()).iterator().next();
+            if (run.equals("alexnet")) {
+                assertEquals(1, report.at("/capture/files").asInt());
+                assertEquals("NVIDIA A100-PG509-200", report.at("/capture/devices/0").asText());
+                continue;
+            }
+            assertEquals(2, report.at("/capture/files").asInt());
+            assertEquals(List.of("0", "1"), strings(report.at("/capture/ranks")));
+            // The run's own numbers: kernel time per decode step from a tree parse of its two rank files.
+            assertEquals(meanOverRanks(list(DECODE.resolve(run))), report.at("/phases/decode/kernel_ms_per_step/mean").asDouble(),
+                    1e-6, run);
+            assertEquals(entry.at("/phases/decode/kernel_ms_per_step").asDouble(),
+                    report.at("/phases/decode/kernel_ms_per_step/mean").asDouble(), 0, "the index row is the report's");
+        }
+    }
+
+    @Test
+    void oneFileOfATwoRankCaptureReportsThatRankAlone() throws Exception {
+        Path capture = Files.createDirectories(tmp.resolve("ll"));
+        for (Path f : list(DECODE.resolve("graph-nccl-ll"))) {
+            Files.copy(f, capture.resolve(f.getFileName()));
+        }
+        Path rank1 = list(capture).get(1);
+        Path db = tmp.resolve("st.duckdb");
+        Cli.assertExit(0, Cli.run("report", capture.toString(), "--db", db.toString(), "--out",
+                tmp.resolve("both").toString(), "--format", "json", "-q"));
+        Cli.assertExit(0, Cli.run("report", rank1.toString(), "--db", db.toString(), "--out",
+                tmp.resolve("one").toString(), "--format", "json", "-q"));
+        JsonNode one = JSON.readTree(tmp.resolve("one/report.json").toFile());
+        assertEquals(1, one.at("/capture/files").asInt());
+        assertEquals(List.of("1"), strings(one.at("/capture/ranks")));
+        assertEquals(1, one.get("ranks").size());
+        assertEquals(meanOverRanks(List.of(rank1)), one.at("/phases/decode/kernel_ms_per_step/mean").asDouble(), 1e-6);
+        // The two-rank capture is still whole.
+        Cli.assertExit(0, Cli.run("report", capture.toString(), "--db", db.toString(), "--out",
+                tmp.resolve("again").toString(), "--format", "json", "-q"));
+        assertEquals(List.of("0", "1"),
+                strings(JSON.readTree(tmp.resolve("again/report.json").toFile()).at("/capture/ranks")));
+        assertEquals(Files.readString(tmp.resolve("both/report.json")), Files.readString(tmp.resolve("again/report.json")));
+    }
+
+    @Test
+    void filesThatCouldBelongToTwoRunsAreReportedApartWithOneLine() throws Exception {
+        // graph-nccl-ll's two ranks, and a slice of its rank 0: which rank 0 goes with rank 1?
+        Path dir = Files.createDirectories(tmp.resolve("ambiguous"));
+        for (Path f : list(DECODE.resolve("graph-nccl-ll"))) {
+            Files.copy(f, dir.resolve(f.getFileName()));
+        }
+        Files.copy(TestData.smallTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz"),
+                dir.resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz"));
+        Path db = tmp.resolve("st.duckdb");
+        Cli.Result r = Cli.run("report", dir.toString(), "--db", db.toString(), "--out", tmp.resolve("out").toString(),
+                "--format", "json");
+        Cli.assertExit(0, r);
+        List<String> lines = r.err().lines().filter(l -> l.contains("could be ranks of more than one run")).toList();
+        assertEquals(1, lines.size(), r.err());
+        JsonNode index = JSON.readTree(tmp.resolve("out/index.json").toFile());
+        assertEquals(3, index.get("captures").size());
+        for (JsonNode entry : index.get("captures")) {
+            assertEquals(1, entry.get("files").asInt(), "reported apart: " + entry);
+        }
+    }
+
+    @Test
+    void ranksFromFileOrderArePerCaptureAndACaptureKeepsItsAnalysisWhenAnUnrelatedFileArrives() throws Exception {
+        String base = Files.readString(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"));
+        String noRank = base.replaceFirst("\"distributedInfo\": \\{[^}]*\\},", "");
+        assertNotEquals(base, noRank);
+        Path dir = Files.createDirectories(tmp.resolve("workers"));
+        // Two processes of one run that state no rank, the second with another op name (other bytes).
+        Files.writeString(dir.resolve("worker-a.json"), noRank);
+        Files.writeString(dir.resolve("worker-b.json"), noRank.replace("aten::mm", "aten::addmm"));
+        Path db = tmp.resolve("st.duckdb");
+        Cli.Result first = Cli.run("ingest", dir.toString(), "--db", db.toString(), "--json");
+        Cli.assertExit(0, first);
+        Map<String, JsonNode> files = byFile(first.json());
+        assertEquals("workers", files.get("worker-a.json").get("capture").asText());
+        assertEquals(0, files.get("worker-a.json").get("rank").asInt());
+        assertEquals(1, files.get("worker-b.json").get("rank").asInt());
+        assertEquals(2, strings(first.json().get("warnings")).stream().filter(w -> w.contains("from file order")).count());
+        String analysed = strings(db, "SELECT capture_id || ' ' || created_at FROM analyses").get(0);
+
+        // An unrelated trace arrives beside them: a capture of its own; theirs keeps its id and its analysis.
+        Files.copy(TestData.smallTraces().resolve("hta_alexnet_cuda_sync.json.gz"), dir.resolve("alexnet.json.gz"));
+        Cli.Result second = Cli.run("ingest", dir.toString(), "--db", db.toString(), "--json");
+        Cli.assertExit(0, second);
+        files = byFile(second.json());
+        assertEquals(files.get("worker-a.json").get("capture").asText(), files.get("worker-b.json").get("capture").asText());
+        assertEquals("workers-alexnet", files.get("alexnet.json.gz").get("capture").asText());
+        assertEquals(0, files.get("alexnet.json.gz").get("rank").asInt());
+        assertEquals(1, files.get("worker-b.json").get("rank").asInt());
+        assertEquals(List.of(), strings(second.json().get("warnings")), "ranks already assumed are not assumed again");
+        List<String> analyses = strings(db, "SELECT capture_id || ' ' || created_at FROM analyses ORDER BY capture_id");
+        assertEquals(2, analyses.size());
+        assertEquals(analysed, analyses.get(0), "the workers' capture kept its id and analysis");
+    }
+
+    private static Map<String, JsonNode> byFile(JsonNode ingest) {
+        Map<String, JsonNode> m = new HashMap<>();
+        ingest.get("files").forEach(f -> m.put(Path.of(f.get("path").asText()).getFileName().toString(), f));
+        return m;
+    }
+
+    private static double meanOverRanks(List<Path> rankFiles) throws Exception {
+        double sum = 0;
+        for (Path f : rankFiles) {
+            sum += ProfilerStepOracle.msPerStep(f, e -> GPU_EVENTS.contains(e.path("cat").asText())).stream()
+                    .mapToDouble(Double::doubleValue).average().orElseThrow();
+        }
+        return sum / rankFiles.size();
+    }
+
+    private static List<Path> list(Path dir) throws Exception {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.sorted().toList();
+        }
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        array.forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
+    private static List<String> strings(Path db, String sql) throws Exception {
+        try (StoreDb store = StoreDb.open(db)) {
+            return store.strings(sql);
+        }
+    }
+}
