@@ -328,10 +328,10 @@
   <h2>Capture-quality warnings</h2>
 <#if view.warnings?has_content>
   <table class="warnings">
-    <thead><tr><th>code</th><th>message</th></tr></thead>
+    <thead><tr><th>severity</th><th>code</th><th>message</th></tr></thead>
     <tbody>
 <#list view.warnings as w>
-      <tr class="warning"><td><code>${w.code}</code></td><td>${w.message}</td></tr>
+      <tr class="warning ${w.severity}"><td>${w.severity}</td><td><code>${w.code}</code></td><td><#if w.summary?has_content><b>${w.summary}</b> </#if>${w.message}</td></tr>
 </#list>
     </tbody>
   </table>

@@ -285,10 +285,10 @@ Largest host gaps (GPU idle before the step began):
 ## Capture-quality warnings
 <#if view.warnings?has_content>
 
-| code | message |
-|:---|:---|
+| severity | code | message |
+|:---|:---|:---|
 <#list view.warnings as w>
-| ${md.codeCell(w.code)} | ${w.message} |
+| ${w.severity} | ${md.codeCell(w.code)} | <#if w.summary?has_content>**${w.summary}** </#if>${w.message} |
 </#list>
 <#else>
 

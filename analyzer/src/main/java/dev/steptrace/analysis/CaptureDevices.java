@@ -2,12 +2,12 @@ package dev.steptrace.analysis;
 
 import static dev.steptrace.analysis.StepDetector.exec;
 
-import dev.steptrace.report.BottleneckReport.Warning;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * Which GPU model each file's GPU work ran on, into temp table {@code t_devices(file_id, rank, device, name,
@@ -16,7 +16,7 @@ import java.util.List;
  * <ul>
  *   <li>{@code how = 'listed'}: a row with the same device id;</li>
  *   <li>{@code how = 'only_model'}: no row has that id, but every row names the same model, so the work ran
- *       on that model (a guess, reported as a warning). ROCm traces number the devices the kernels ran on
+ *       on that model (a guess, reported as a warning: {@link DeviceGuessedRule}). ROCm traces number the devices the kernels ran on
  *       (e.g. 9) differently from torch's {@code deviceProperties} (0 for the first visible GPU);</li>
  *   <li>{@code how = NULL}, name NULL: no row has that id and the rows name several models (or none).</li>
  * </ul>
@@ -52,23 +52,23 @@ final class CaptureDevices {
                 + " AND name IS NOT NULL ORDER BY 1");
     }
 
-    /** A warning per file whose device was guessed or is unknown. */
-    static void warnings(Connection c, List<Warning> out) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT rank, string_agg(device::VARCHAR, ', ' ORDER BY device), any_value(how), any_value(name),
-                       any_value(listed)
-                FROM t_devices WHERE how IS DISTINCT FROM 'listed'
-                GROUP BY file_id, rank, how ORDER BY rank, file_id
+    /**
+     * Per file whose GPU work ran on device ids its device list lacks, found {@code how} ({@code only_model},
+     * or null for unknown): where, in words, and the guessed name (null when unknown).
+     */
+    static void unlisted(Connection c, String how, BiConsumer<String, String> found) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT rank, string_agg(device::VARCHAR, ', ' ORDER BY device), any_value(name), any_value(listed)
+                FROM t_devices WHERE how IS NOT DISTINCT FROM ?
+                GROUP BY file_id, rank ORDER BY rank, file_id
                 """)) {
-            while (rs.next()) {
-                String where = "rank " + rs.getObject(1) + ": GPU operations run on device " + rs.getString(2)
-                        + ", which the trace's device list does not have ("
-                        + (rs.getString(5) == null ? "it lists none" : "it lists id " + rs.getString(5)) + ")";
-                if ("only_model".equals(rs.getString(3))) {
-                    out.add(new Warning("device_guessed", where + "; taken to be " + rs.getString(4)
-                            + ", the only model it lists (ROCm traces number devices differently from deviceProperties)"));
-                } else {
-                    out.add(new Warning("device_unknown", where + "; the device model is unknown"));
+            ps.setString(1, how);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.accept("rank " + rs.getObject(1) + ": GPU operations run on device " + rs.getString(2)
+                            + ", which the trace's device list does not have ("
+                            + (rs.getString(4) == null ? "it lists none" : "it lists id " + rs.getString(4)) + ")",
+                            rs.getString(3));
                 }
             }
         }

@@ -50,7 +50,7 @@ public record StoredAnalysis(Connection connection, CaptureScope scope, String k
             ps.setString(2, key.id());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    warnings.add(new Warning(rs.getString(1), rs.getString(2)));
+                    warnings.add(CaptureRules.warning(rs.getString(1), rs.getString(2)));
                 }
             }
         }

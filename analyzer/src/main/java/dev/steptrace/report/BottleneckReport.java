@@ -1,6 +1,9 @@
 package dev.steptrace.report;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Severity;
 import java.util.List;
 import java.util.Map;
 
@@ -206,6 +209,20 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
     /** One rank's per-step distribution. */
     public record PerStep(Double mean, Double median, Double p90) {}
 
-    /** A capture-quality finding: a stable code and one sentence for people. */
-    public record Warning(String code, String message) {}
+    /**
+     * A finding: a stable code and one sentence for people; a finding of a catalogued rule
+     * (docs/warnings.md) also carries the rule's severity and one-line summary.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Warning(String code, String message, Severity severity, String summary) {
+        /** A finding of {@code rule}. */
+        public Warning(Rule rule, String message) {
+            this(rule.id(), message, rule.severity(), rule.summary());
+        }
+
+        /** A finding no rule of the catalogue raises (a diff's notes on its two captures). */
+        public Warning(String code, String message) {
+            this(code, message, null, null);
+        }
+    }
 }

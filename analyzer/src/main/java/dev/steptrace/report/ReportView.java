@@ -101,7 +101,8 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
     public record CollectiveRow(String phase, String phaseLabel, String type, String calls, String meanUs,
                                 String msgBytes, String busbw, String waitMs, String transferMs, String waitShare) {}
 
-    public record WarningRow(String code, String message) {}
+    /** A warning: its code, its rule's severity and one-line summary (empty when it has no rule), its message. */
+    public record WarningRow(String code, String severity, String summary, String message) {}
 
     public record PartialFileRow(String file, String reason) {}
 
@@ -157,7 +158,8 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
 
         List<WarningRow> warnings = new ArrayList<>();
         for (BottleneckReport.Warning w : r.warnings() == null ? List.<BottleneckReport.Warning>of() : r.warnings()) {
-            warnings.add(new WarningRow(Fmt.text(w.code()), Fmt.text(w.message())));
+            warnings.add(new WarningRow(Fmt.text(w.code()), w.severity() == null ? "" : w.severity().label(),
+                    w.summary() == null ? "" : Fmt.text(w.summary()), Fmt.text(w.message())));
         }
 
         BottleneckReport.Capture cap = r.capture();

@@ -3,6 +3,8 @@ package dev.steptrace.roofline;
 import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Severity;
 import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,6 +24,17 @@ import java.util.TreeSet;
  * bounds under other peaks ({@code --device-peaks}, docs/roofline.md).
  */
 final class FilePeaks {
+    /** A GPU no device peaks entry matches. */
+    static final Rule UNKNOWN_DEVICE_PEAKS = new Rule("unknown_device_peaks", Severity.INFO,
+            "No device peaks are known for a GPU of the capture.",
+            "Roofline bounds and decode floors need the GPU's peak FLOP rates and memory bandwidth"
+                    + " (docs/roofline.md). A GPU no entry matches, or a trace that does not name its GPU, gets none;"
+                    + " every other figure stands. --device-peaks FILE adds an entry.",
+            List.of(), """
+            SELECT DISTINCT rank, name FROM rank_devices
+            WHERE capture_id = 1 AND analysis_key = 'default' ORDER BY rank
+            """);
+
     /** By file id, in file id order: the GPU model (null: the trace does not name it). */
     private final Map<Integer, String> names;
     /** By file id: the matched peaks (null: none match). */
@@ -101,12 +114,12 @@ final class FilePeaks {
             }
         }
         if (!unknown.isEmpty()) {
-            out.add(new Warning("unknown_device_peaks", "unknown peak for " + String.join(", ", unknown)
+            out.add(new Warning(UNKNOWN_DEVICE_PEAKS, "unknown peak for " + String.join(", ", unknown)
                     + ": no entry of the device peaks (docs/roofline.md) matches, so no roofline bound or floor is"
                     + " given for it; --device-peaks FILE can add one"));
         }
         if (unnamed) {
-            out.add(new Warning("unknown_device_peaks", "unknown peak: the trace does not name the GPU its kernels"
+            out.add(new Warning(UNKNOWN_DEVICE_PEAKS, "unknown peak: the trace does not name the GPU its kernels"
                     + " ran on, so no roofline bound or floor is given; --device-peaks FILE cannot help without a name"));
         }
         return out;

@@ -1,10 +1,12 @@
 package dev.steptrace.roofline;
 
+import dev.steptrace.rules.Rule;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.TreeSet;
 
 /**
@@ -30,6 +32,9 @@ import java.util.TreeSet;
  * file can say what such a step must do ({@link DecodeFloors}).
  */
 public final class KernelWork {
+    /** The checks of the roofline's inputs, run where those inputs are read (docs/warnings.md). */
+    public static final List<Rule> RULES = List.of(FilePeaks.UNKNOWN_DEVICE_PEAKS, ModelCheck.RULE);
+
     private KernelWork() {}
 
     /** Builds the tables. */

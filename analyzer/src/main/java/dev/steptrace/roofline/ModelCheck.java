@@ -2,6 +2,8 @@ package dev.steptrace.roofline;
 
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Severity;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,7 +23,16 @@ import java.util.regex.Pattern;
  * from a wrong model file would mislead.
  */
 final class ModelCheck {
-    private static final String CODE = "model_file_disagrees";
+    static final Rule RULE = new Rule("model_file_disagrees", Severity.WARNING,
+            "The model file given with --model disagrees with the capture's shapes.",
+            "The decode floors are computed from the model file (docs/roofline.md); when the capture's recorded"
+                    + " shapes (norm width, attention heads per GPU, decode batch and context, router top-k, attention"
+                    + " calls per step) say otherwise, the floors describe another model or workload and would mislead."
+                    + " Fix the model file, or capture the workload it describes.",
+            List.of(), """
+            SELECT phase, name, shape_id, calls FROM op_shape_calls
+            WHERE capture_id = 1 AND analysis_key = 'default' ORDER BY phase, name, calls DESC
+            """);
     private static final Map<String, int[]> ATTENTION = Map.of(
             // op -> {layout: 0 = [B, H, S, D], 1 = [B, S, H, D]}
             "aten::_scaled_dot_product_flash_attention", new int[] {0},
@@ -94,7 +105,7 @@ final class ModelCheck {
         List<Warning> out = new ArrayList<>();
         String file = "the model file " + m.file();
         if (!hidden.isEmpty() && !hidden.contains(m.hiddenSize())) {
-            out.add(new Warning(CODE, file + " says hidden_size " + m.hiddenSize() + "; the capture's norms normalize over "
+            out.add(new Warning(RULE, file + " says hidden_size " + m.hiddenSize() + "; the capture's norms normalize over "
                     + join(hidden)));
         }
         ModelSpec.Attention a = m.attention();
@@ -103,26 +114,26 @@ final class ModelCheck {
             String expected = (a.heads() / tp) + " heads, " + Math.max(1, a.kvHeads() / tp) + " KV heads of size "
                     + a.headDim();
             if (!heads.contains(expected)) {
-                out.add(new Warning(CODE, file + " means " + expected + " per GPU (tensor parallel " + tp
+                out.add(new Warning(RULE, file + " means " + expected + " per GPU (tensor parallel " + tp
                         + "); the capture's attention runs " + join(heads)));
             }
         }
         String workload = "batch " + m.workload().batch() + " over " + m.workload().context() + " keys";
         if (!decodeShape.isEmpty() && !decodeShape.contains(workload)) {
-            out.add(new Warning(CODE, file + " describes decode steps of " + workload
+            out.add(new Warning(RULE, file + " describes decode steps of " + workload
                     + "; the capture's decode attention runs " + join(decodeShape)
                     + " (its floors are for the model file's workload)"));
         }
         if (m.moe() != null && !routers.isEmpty()) {
             String expected = "top-" + m.moe().topK() + " of " + m.moe().experts();
             if (!routers.contains(expected)) {
-                out.add(new Warning(CODE, file + " routes " + expected + " experts; the capture's router picks "
+                out.add(new Warning(RULE, file + " routes " + expected + " experts; the capture's router picks "
                         + join(routers)));
             }
         }
         Double perStep = attentionCalls.get(RooflineSummary.FLOOR_PHASE);
         if (perStep != null && Math.abs(perStep - m.layers()) > 0.5) {
-            out.add(new Warning(CODE, file + " says " + m.layers() + " layers; the capture's decode steps run "
+            out.add(new Warning(RULE, file + " says " + m.layers() + " layers; the capture's decode steps run "
                     + DecodeFloors.num(Math.round(perStep * 10) / 10.0) + " attention calls per step"));
         }
         return out;

@@ -1,0 +1,24 @@
+package dev.steptrace.analysis;
+
+import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Thresholds;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * One capture-quality check as registered in {@link CaptureRules}: its catalogue entry (docs/warnings.md)
+ * and how it runs over the analysis tables. Each rule is a class holding both ({@code RULE} and
+ * {@code check}); a new check is such a class plus a line in {@link CaptureRules}.
+ */
+record CaptureRule(Rule rule, Check check) {
+    /** Adds a warning per finding ({@code new Warning(RULE, message)}). */
+    @FunctionalInterface
+    interface Check {
+        void run(Context ctx, List<Warning> out) throws SQLException;
+    }
+
+    /** What a check reads: the analysis connection, the capture's files, the step source, the thresholds. */
+    record Context(Connection connection, CaptureScope scope, StepSource source, Thresholds thresholds) {}
+}

@@ -1,0 +1,63 @@
+package dev.steptrace.analysis;
+
+import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.roofline.KernelWork;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Thresholds;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The capture-quality rules, registered in the order their warnings appear in a report: what in the
+ * capture limits what the numbers can say. docs/warnings.md is their catalogue.
+ */
+public final class CaptureRules {
+    private static final List<CaptureRule> RULES = List.of(
+            new CaptureRule(PartialFileRule.RULE, PartialFileRule::check),
+            new CaptureRule(DuplicateRankRule.RULE, DuplicateRankRule::check),
+            new CaptureRule(MissingRanksRule.RULE, MissingRanksRule::check),
+            new CaptureRule(DeviceGuessedRule.RULE, DeviceGuessedRule::check),
+            new CaptureRule(DeviceUnknownRule.RULE, DeviceUnknownRule::check),
+            new CaptureRule(NvtxRangesNotStepsRule.RULE, NvtxRangesNotStepsRule::check),
+            new CaptureRule(NoStepsRule.RULE, NoStepsRule::check),
+            new CaptureRule(StepCountMismatchRule.RULE, StepCountMismatchRule::check),
+            new CaptureRule(UnknownPhaseRule.RULE, UnknownPhaseRule::check),
+            new CaptureRule(OpsOutsideStepsRule.RULE, OpsOutsideStepsRule::check),
+            new CaptureRule(GraphWithoutKernelsRule.RULE, GraphWithoutKernelsRule::check),
+            new CaptureRule(MultiGpuFileRule.RULE, MultiGpuFileRule::check),
+            new CaptureRule(UnclassifiedKernelsRule.RULE, UnclassifiedKernelsRule::check),
+            new CaptureRule(UntypedGenericCollectivesRule.RULE, UntypedGenericCollectivesRule::check),
+            new CaptureRule(ClockOffsetRule.RULE, ClockOffsetRule::check));
+
+    private CaptureRules() {}
+
+    /**
+     * Every rule whose warnings a report can hold: the capture-quality rules above, {@link LaunchBoundRule}
+     * (run over the kept host-bound figures), then the roofline's checks of its inputs
+     * ({@link KernelWork#RULES}), which run where those inputs are read.
+     */
+    public static List<Rule> catalogue() {
+        return Stream.of(RULES.stream().map(CaptureRule::rule), Stream.of(LaunchBoundRule.RULE), KernelWork.RULES.stream())
+                .flatMap(s -> s).toList();
+    }
+
+    /** A kept warning read back: with its rule's severity and summary when the catalogue has its code. */
+    static Warning warning(String code, String message) {
+        return catalogue().stream().filter(r -> r.id().equals(code)).findFirst()
+                .map(r -> new Warning(r, message)).orElseGet(() -> new Warning(code, message));
+    }
+
+    /** Runs every capture-quality rule over the analysis tables of {@code c}. */
+    static List<Warning> check(Connection c, CaptureScope scope, StepSource source, Thresholds thresholds)
+            throws SQLException {
+        CaptureRule.Context ctx = new CaptureRule.Context(c, scope, source, thresholds);
+        List<Warning> out = new ArrayList<>();
+        for (CaptureRule rule : RULES) {
+            rule.check().run(ctx, out);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,59 @@
+package dev.steptrace.analysis;
+
+import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Severity;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * Graph launches with no per-kernel records: none at all, or only the one whole-replay row of an
+ * Nsight Systems capture taken with {@code --cuda-graph-trace=graph} (a kernel row with a graph id
+ * and no graph node id).
+ */
+final class GraphWithoutKernelsRule {
+    static final Rule RULE = new Rule("graph_without_kernels", Severity.WARNING,
+            "CUDA graph replays were captured without their kernels.",
+            "A graph launch whose replay has no per-kernel records (Kineto without per-kernel graph activity,"
+                    + " Nsight Systems with --cuda-graph-trace=graph) cannot be split into categories: its time is"
+                    + " missing from, or lumped into, the category figures. Capture with per-node graph tracing"
+                    + " (nsys --cuda-graph-trace=node).",
+            List.of(), """
+            SELECT f.rank, count(*) AS graph_launches,
+                   count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM gpu_ops g WHERE g.file_id = l.file_id
+                                                      AND g.correlation = l.correlation)) AS without_kernels
+            FROM launches l JOIN files f USING (file_id) JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
+            WHERE f.capture_id = 1 AND n.name IN ('cudaGraphLaunch', 'hipGraphLaunch') GROUP BY f.rank ORDER BY f.rank
+            """);
+
+    private GraphWithoutKernelsRule() {}
+
+    static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
+        // The operations are matched to the graph launches first: a NOT EXISTS per launch would hash
+        // every operation of the capture to probe it.
+        try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery("""
+                WITH graph AS (
+                    SELECT l.file_id, l.correlation FROM launches l JOIN t_files USING (file_id)
+                    JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
+                    WHERE n.name IN ('cudaGraphLaunch', 'hipGraphLaunch')
+                ), replayed AS (
+                    SELECT DISTINCT g.file_id, g.correlation FROM gpu_ops g JOIN files f USING (file_id)
+                    SEMI JOIN graph l ON l.file_id = g.file_id AND l.correlation = g.correlation
+                    WHERE NOT (f.format LIKE 'nsys-%' AND g.graph_id IS NOT NULL AND g.graph_node_id IS NULL)
+                )
+                SELECT count(*), count(*) FILTER (WHERE r.file_id IS NULL)
+                FROM graph l LEFT JOIN replayed r ON r.file_id = l.file_id AND r.correlation = l.correlation
+                """)) {
+            rs.next();
+            long launches = rs.getLong(1);
+            long empty = rs.getLong(2);
+            if (empty > 0) {
+                out.add(new Warning(RULE, empty + " of " + launches
+                        + " CUDA graph launches have no kernel records: those replays were captured without"
+                        + " per-kernel activity, so their time cannot be split into categories"));
+            }
+        }
+    }
+}
