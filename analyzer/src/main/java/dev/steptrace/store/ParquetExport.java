@@ -1,7 +1,7 @@
 package dev.steptrace.store;
 
+import dev.steptrace.common.OutputFiles;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,14 +81,26 @@ public final class ParquetExport {
      */
     public static List<Written> write(Connection c, Collection<Integer> captureIds, Path dir)
             throws SQLException, IOException {
+        return write(c, captureIds, dir, EnumSet.allOf(Layout.class));
+    }
+
+    /**
+     * {@link #write} for the tables of some layouts only: a Spark task writes the rows of its one file
+     * ({@link Layout#CAPTURE_RANK}); what is of a capture as a whole needs every rank (docs/spark.md).
+     */
+    public static List<Written> write(Connection c, Collection<Integer> captureIds, Path dir, Set<Layout> layouts)
+            throws SQLException, IOException {
         Map<Integer, String> captures = captureNames(c, captureIds);
         Files.createDirectories(dir);
         List<Written> out = new ArrayList<>();
         try (Statement s = c.createStatement()) {
             for (Table t : tables(c)) {
+                if (!layouts.contains(t.layout())) {
+                    continue;
+                }
                 Path tableDir = dir.resolve(t.name());
                 if (t.layout() == Layout.WHOLE) {
-                    deleteTree(tableDir);
+                    OutputFiles.deleteTree(tableDir);
                 } else {
                     removePartitions(tableDir, Set.copyOf(captures.values()));
                 }
@@ -96,7 +108,7 @@ public final class ParquetExport {
                     out.add(new Written(t.name(), t.layout(), 0));
                     continue;
                 }
-                String select = select(t, captures.keySet());
+                String select = rows(t, captures.keySet());
                 long rows;
                 try (ResultSet rs = s.executeQuery("SELECT count(*) FROM (" + select + ")")) {
                     rs.next();
@@ -119,12 +131,12 @@ public final class ParquetExport {
     }
 
     /**
-     * The rows of one table with their partition values: the capture's name from the row's own
-     * {@code capture_id} when it has one (an analysis of a file taken alone belongs to that capture), else
-     * from its file's; the rank is always the file's.
+     * The SELECT of a table's rows of some captures as the dataset holds them, partition columns included:
+     * the capture's name from the row's own {@code capture_id} when it has one (an analysis of a file taken
+     * alone belongs to that capture), else from its file's; the rank is always the file's.
      */
-    private static String select(Table t, Set<Integer> captureIds) {
-        String ids = captureIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
+    public static String rows(Table t, Collection<Integer> captureIds) {
+        String ids = captureIds.isEmpty() ? "NULL" : captureIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
         boolean ownCapture = t.columns().contains("capture_id");
         return switch (t.layout()) {
             case WHOLE -> "SELECT * FROM " + ident(t.name());
@@ -173,7 +185,7 @@ public final class ParquetExport {
             }).toList();
         }
         for (Path p : doomed) {
-            deleteTree(p);
+            OutputFiles.deleteTree(p);
         }
     }
 
@@ -195,19 +207,6 @@ public final class ParquetExport {
 
     private static int hex(byte b) {
         return Character.digit(b, 16);
-    }
-
-    private static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(p)) {
-            for (Path q : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(q);
-            }
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
     }
 
     private static String ident(String name) {

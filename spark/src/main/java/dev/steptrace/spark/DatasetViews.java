@@ -1,0 +1,67 @@
+package dev.steptrace.spark;
+
+import dev.steptrace.store.ParquetExport;
+import dev.steptrace.store.Store;
+import dev.steptrace.store.StoreException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+
+/** Tables of a dataset (docs/export.md) as Spark temporary views of the same names. */
+final class DatasetViews {
+    private DatasetViews() {}
+
+    /**
+     * Registers each table of the dataset at {@code out} as a view, with its partition columns: {@code capture}
+     * as text (a capture named 2026-01-01 stays a name, not a date) and {@code rank} as a number.
+     *
+     * @param captures only these captures' rows, or null for all
+     * @param scratch  a local directory for the empty file of a store table that no row of was written
+     */
+    static void register(SparkSession spark, String out, List<String> tables, Collection<String> captures,
+                         java.nio.file.Path scratch) throws IOException, SQLException, StoreException {
+        spark.conf().set("spark.sql.sources.partitionColumnTypeInference.enabled", "false");
+        FileSystem fs = new Path(out).getFileSystem(spark.sparkContext().hadoopConfiguration());
+        for (String table : tables) {
+            Path dir = new Path(out, table);
+            Dataset<Row> rows = fs.exists(dir)
+                    ? spark.read().option("basePath", dir.toString()).parquet(dir.toString())
+                    : spark.read().parquet(emptyTable(table, scratch).toString());
+            if (List.of(rows.columns()).contains(ParquetExport.RANK)) {
+                rows = rows.withColumn(ParquetExport.RANK, functions.col(ParquetExport.RANK).cast("int"));
+            }
+            if (captures != null) {
+                rows = rows.where(functions.col(ParquetExport.CAPTURE).isin(captures.toArray()));
+            }
+            rows.createOrReplaceTempView(table);
+        }
+    }
+
+    /**
+     * An empty Parquet file with a store table's columns as the dataset has them (a run without collectives
+     * writes no collective_instances), written by DuckDB from an empty store: the schema is the store's.
+     */
+    private static java.nio.file.Path emptyTable(String table, java.nio.file.Path scratch) throws IOException, SQLException, StoreException {
+        java.nio.file.Path dir = Files.createDirectories(scratch.resolve("empty"));
+        java.nio.file.Path file = dir.resolve(table + ".parquet");
+        try (Store store = Store.open(dir.resolve("schema.duckdb")); Statement s = store.connection().createStatement()) {
+            Optional<ParquetExport.Table> t = ParquetExport.tables(store.connection()).stream()
+                    .filter(x -> x.name().equals(table)).findFirst();
+            if (t.isEmpty()) {
+                throw new TraceInputs.InputException("the dataset has no table " + table);
+            }
+            s.execute("COPY (" + ParquetExport.rows(t.get(), List.of()) + ") TO '" + file + "' (FORMAT parquet)");
+        }
+        return file;
+    }
+}

@@ -1,0 +1,218 @@
+package dev.steptrace.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.steptrace.cli.Main;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Spark application in local mode on the three sample captures, against the CLI on the same traces:
+ * report.json's category figures, the collective matching instance by instance, the arrivals, and the
+ * fleet queries of docs/spark.md run on Spark against the same questions asked of the CLI's store.
+ */
+class SparkOnSampleCapturesTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<String> CAPTURES = List.of("h200-tp2-moe-decode/graph-nccl-ll",
+            "h200-tp2-moe-decode/graph-nccl-simple", "h200-tp2-moe-eager/batch16-prefill256");
+
+    @TempDir
+    static Path tmp;
+
+    private static SparkSession spark;
+    private static SparkAnalysis.Result result;
+    private static Path out;
+    private static Path db;
+    private static final Map<String, JsonNode> REPORTS = new TreeMap<>();
+
+    @BeforeAll
+    static void analyseOnSparkAndWithTheCli() throws Exception {
+        Path samples = SparkTests.sampleTraces();
+        spark = SparkTests.localSession(2);
+        out = tmp.resolve("dataset");
+        result = SparkAnalysis.analyse(spark, List.of(samples.toString()), out.toString(), null);
+
+        db = tmp.resolve("cli.duckdb");
+        for (String capture : CAPTURES) {
+            Path reportDir = tmp.resolve("reports").resolve(capture);
+            assertEquals(0, Main.run("report", samples.resolve(capture).toString(), "--db", db.toString(), "--out",
+                    reportDir.toString(), "--format", "json", "--no-timeline", "--quiet"), capture);
+            REPORTS.put(Path.of(capture).getFileName().toString(), JSON.readTree(reportDir.resolve("report.json").toFile()));
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        spark.stop();
+    }
+
+    @Test
+    void everyTraceIsAnalysedOnceByItsOwnTask() {
+        assertEquals(6, result.files().stream().filter(TaskOutcome::loaded).count(), result.files().toString());
+        assertEquals(REPORTS.keySet(), result.captures());
+        for (TaskOutcome f : result.files()) {
+            if (f.loaded()) {
+                assertTrue(f.rows().get("gpu_ops") > 0, f.toString());
+            }
+        }
+    }
+
+    @Test
+    void categoryFiguresEqualTheClisReport() {
+        int compared = 0;
+        for (Row r : spark.sql("SELECT capture, phase, category, ms_per_step, calls_per_step FROM parquet.`"
+                + out.resolve("phase_categories") + "`").collectAsList()) {
+            JsonNode category = null;
+            for (JsonNode c : REPORTS.get(r.getString(0)).at("/phases/" + r.getString(1) + "/categories")) {
+                if (c.get("id").asText().equals(r.getString(2))) {
+                    category = c;
+                }
+            }
+            assertTrue(category != null, "report.json has " + r);
+            assertClose(category.get("ms_per_step").asDouble(), r.getDouble(3), r + " ms_per_step");
+            assertClose(category.get("calls_per_step").asDouble(), r.getDouble(4), r + " calls_per_step");
+            compared++;
+        }
+        int inReports = 0;
+        for (JsonNode report : REPORTS.values()) {
+            for (JsonNode phase : report.get("phases")) {
+                inReports += phase.get("categories").size();
+            }
+        }
+        assertEquals(inReports, compared, "every category of every phase of the three reports");
+    }
+
+    @Test
+    void collectivesMatchInstanceByInstance() throws Exception {
+        List<String> cli = cliRows("""
+                SELECT c.name, i.rank, i.phase, i.phase_index, i.type, i.k, i.dur_ns, i.transfer_ns, i.wait_ns
+                FROM collective_instances i JOIN captures c USING (capture_id) WHERE i.analysis_key = 'default'
+                ORDER BY 1, 2, 3, 4, 5, 6""");
+        List<String> onSpark = sparkRows("SELECT capture, rank, phase, phase_index, type, k, dur_ns, transfer_ns, wait_ns"
+                + " FROM parquet.`" + out.resolve("collective_waits") + "` ORDER BY 1, 2, 3, 4, 5, 6");
+        assertTrue(cli.size() > 1000, "instances: " + cli.size());
+        assertEquals(cli, onSpark);
+        assertEquals(cliRows("""
+                        SELECT c.name, a.phase, a.phase_index, a.type, a.k, a.ranks, a.last_rank, a.transfer_ns, a.lateness_ns, a.wait_ns
+                        FROM collective_arrivals a JOIN captures c USING (capture_id) WHERE a.analysis_key = 'default'
+                        ORDER BY 1, 2, 3, 4, 5"""),
+                sparkRows("SELECT capture, phase, phase_index, type, k, ranks, last_rank, transfer_ns, lateness_ns, wait_ns"
+                        + " FROM parquet.`" + out.resolve("collective_arrivals") + "` ORDER BY 1, 2, 3, 4, 5"));
+    }
+
+    @Test
+    void fleetQueriesOfTheDocsRunOnSpark() throws Exception {
+        FleetQueries.register(spark, out.toString());
+        // A category's ms per step per capture: report.json's decode moe_gemm figure of each capture.
+        Map<String, Double> moe = new TreeMap<>();
+        for (Row r : spark.sql("SELECT capture, ms_per_step FROM category_trend WHERE phase = 'decode'"
+                + " AND category = 'moe_gemm' ORDER BY started_ns").collectAsList()) {
+            moe.put(r.getString(0), r.getDouble(1));
+        }
+        assertEquals(REPORTS.keySet(), moe.keySet());
+        moe.forEach((capture, ms) -> {
+            for (JsonNode c : REPORTS.get(capture).at("/phases/decode/categories")) {
+                if (c.get("id").asText().equals("moe_gemm")) {
+                    assertClose(c.get("ms_per_step").asDouble(), ms, capture);
+                }
+            }
+        });
+        // The worst straggler per capture: the rank whose late arrivals made the others wait longest, asked
+        // here of the CLI's store.
+        assertEquals(cliRows("""
+                        SELECT name, last_rank, waited_ns FROM (
+                            SELECT c.name, a.last_rank, sum(a.wait_ns) AS waited_ns,
+                                   row_number() OVER (PARTITION BY c.name ORDER BY sum(a.wait_ns) DESC, a.last_rank) AS nth
+                            FROM collective_arrivals a JOIN captures c USING (capture_id)
+                            WHERE a.analysis_key = 'default' GROUP BY c.name, a.last_rank)
+                        WHERE nth = 1 ORDER BY name"""),
+                sparkRows("SELECT capture, rank, waited_ns FROM worst_straggler ORDER BY capture"));
+    }
+
+    @Test
+    void theCrossRankSqlGivesTheSameRowsOnDuckDb() throws Exception {
+        // The same cross-rank.sql, run by DuckDB over the rank-local tables the Spark tasks wrote.
+        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:"); Statement s = duck.createStatement()) {
+            for (String table : CrossRankStage.INPUTS) {
+                s.execute("CREATE VIEW " + table + " AS SELECT * FROM read_parquet('" + out.resolve(table)
+                        + "/**/*.parquet', hive_partitioning = true, union_by_name = true)");
+            }
+            for (ViewScript.View v : CrossRankStage.VIEWS.views()) {
+                s.execute(v.createStatement());
+            }
+            for (ViewScript.View v : CrossRankStage.VIEWS.views()) {
+                // Spark puts partition columns last: the columns are named, in one order for both.
+                String columns = switch (v.name()) {
+                    case "phase_categories" -> "capture, phase, category, ranks, round(ms_per_step, 9), round(calls_per_step, 9)";
+                    case "collective_waits" -> "capture, instance, rank, file_id, step, phase, phase_index, type, k, ts_ns,"
+                            + " dur_ns, dtype, group_size, msg_bytes, transfer_ns, wait_ns";
+                    default -> "capture, instance, phase, phase_index, type, k, ranks, last_rank, last_file_id, last_step,"
+                            + " last_ts_ns, transfer_ns, lateness_ns, wait_ns";
+                };
+                String order = v.name().equals("phase_categories") ? "capture, phase, category"
+                        : v.name().equals("collective_waits") ? "capture, instance, rank" : "capture, instance";
+                List<String> onDuck = rows(duck, "SELECT " + columns + " FROM " + v.name() + " ORDER BY " + order);
+                assertTrue(!onDuck.isEmpty(), v.name());
+                assertEquals(onDuck, sparkRows("SELECT " + columns + " FROM parquet.`" + out.resolve(v.name())
+                        + "` ORDER BY " + order), v.name());
+            }
+        }
+    }
+
+    private static void assertClose(double expected, double actual, String what) {
+        assertEquals(expected, actual, Math.abs(expected) * 1e-9, what);
+    }
+
+    private static List<String> sparkRows(String sql) {
+        List<String> rows = new ArrayList<>();
+        for (Row r : spark.sql(sql).collectAsList()) {
+            List<String> cells = new ArrayList<>();
+            for (int i = 0; i < r.size(); i++) {
+                cells.add(String.valueOf(r.get(i)));
+            }
+            rows.add(String.join("|", cells));
+        }
+        return rows;
+    }
+
+    private static List<String> cliRows(String sql) throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("duckdb.read_only", "true");
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db, p)) {
+            return rows(c, sql);
+        }
+    }
+
+    private static List<String> rows(Connection c, String sql) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> cells = new ArrayList<>();
+                for (int i = 1; i <= n; i++) {
+                    cells.add(String.valueOf(rs.getObject(i)));
+                }
+                rows.add(String.join("|", cells));
+            }
+        }
+        return rows;
+    }
+}
