@@ -73,7 +73,13 @@ public final class SparkAnalysis implements Callable<Integer> {
         }
         SparkSession spark = builder.getOrCreate();
         long start = System.nanoTime();
-        Result result = analyse(spark, traces, out, partitions);
+        Result result;
+        int cores = spark.sparkContext().defaultParallelism();
+        try {
+            result = analyse(spark, traces, out, partitions);
+        } finally {
+            spark.stop();
+        }
         double seconds = (System.nanoTime() - start) / 1e9;
         PrintStream err = System.err;
         for (TaskOutcome f : result.files()) {
@@ -86,7 +92,7 @@ public final class SparkAnalysis implements Callable<Integer> {
         long bytes = result.files().stream().mapToLong(TaskOutcome::bytes).sum();
         err.println(String.format("steptrace-spark: %d of %d files analysed (%.1f MB as stored), %d captures, in %.1f s"
                 + " on %d cores; dataset in %s", loaded, result.files().size(), bytes / 1e6, result.captures().size(),
-                seconds, spark.sparkContext().defaultParallelism(), out));
+                seconds, cores, out));
         return loaded == 0 ? 1 : 0;
     }
 
