@@ -9,6 +9,7 @@ import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.store.ParquetExport;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.util.EnumSet;
 import java.util.List;
@@ -64,6 +65,12 @@ final class RankLocalTask implements Function<TraceRef, TaskOutcome> {
                             file == null ? "not a trace" : file.reason(), Map.of(), bytes, seconds(start));
                 }
                 st.prepareReports(report);
+                // The dataset names the trace where it lives, not the scratch copy that was read (the task's
+                // store holds that one file).
+                try (PreparedStatement ps = st.connection().prepareStatement("UPDATE files SET path = ?")) {
+                    ps.setString(1, ref.uri());
+                    ps.executeUpdate();
+                }
                 java.nio.file.Path dataset = scratch.resolve("dataset");
                 Map<String, Long> rows = new TreeMap<>();
                 for (ParquetExport.Written w : ParquetExport.write(st.connection(), null, dataset,

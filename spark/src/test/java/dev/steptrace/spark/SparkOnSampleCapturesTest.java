@@ -73,6 +73,9 @@ class SparkOnSampleCapturesTest {
                 assertTrue(f.rows().get("gpu_ops") > 0, f.toString());
             }
         }
+        // files.path names each trace where it lives, not the task's scratch copy.
+        List<String> paths = sparkRows("SELECT path FROM parquet.`" + out.resolve("files") + "` ORDER BY path");
+        assertEquals(result.files().stream().filter(TaskOutcome::loaded).map(TaskOutcome::trace).sorted().toList(), paths);
     }
 
     @Test
