@@ -108,21 +108,24 @@ public final class ParquetExport {
                     out.add(new Written(t.name(), t.layout(), 0));
                     continue;
                 }
-                String select = rows(t, captures.keySet());
-                long rows;
-                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM (" + select + ")")) {
-                    rs.next();
-                    rows = rs.getLong(1);
-                }
-                if (rows > 0) {
-                    Files.createDirectories(tableDir);
-                    s.execute("COPY (" + select + ") TO " + literal(t.layout() == Layout.WHOLE
-                            ? tableDir.resolve("data_0.parquet").toString() : tableDir.toString())
-                            + " (FORMAT parquet" + switch (t.layout()) {
-                                case CAPTURE_RANK -> ", PARTITION_BY (" + CAPTURE + ", " + RANK + "), OVERWRITE_OR_IGNORE";
-                                case CAPTURE -> ", PARTITION_BY (" + CAPTURE + "), OVERWRITE_OR_IGNORE";
-                                case WHOLE -> "";
-                            } + ")");
+                boolean existed = Files.isDirectory(tableDir);
+                Files.createDirectories(tableDir);
+                Path whole = tableDir.resolve("data_0.parquet");
+                // One pass over the rows: COPY says how many it wrote.
+                s.execute("COPY (" + rows(t, captures.keySet()) + ") TO "
+                        + literal((t.layout() == Layout.WHOLE ? whole : tableDir).toString())
+                        + " (FORMAT parquet" + switch (t.layout()) {
+                            case CAPTURE_RANK -> ", PARTITION_BY (" + CAPTURE + ", " + RANK + "), OVERWRITE_OR_IGNORE";
+                            case CAPTURE -> ", PARTITION_BY (" + CAPTURE + "), OVERWRITE_OR_IGNORE";
+                            case WHOLE -> "";
+                        } + ")");
+                long rows = s.getLargeUpdateCount();
+                if (rows == 0) {
+                    // A table without rows leaves nothing behind: not an empty file, not a directory made for it.
+                    Files.deleteIfExists(whole);
+                    if (!existed) {
+                        OutputFiles.deleteTree(tableDir);
+                    }
                 }
                 out.add(new Written(t.name(), t.layout(), rows));
             }
