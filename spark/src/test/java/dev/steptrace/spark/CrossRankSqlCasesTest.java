@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -19,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -75,7 +73,7 @@ class CrossRankSqlCasesTest {
                 List<String> expected = new ArrayList<>();
                 e.getValue().get("rows").forEach(r -> expected.add(r.asText()));
                 expected.sort(null);
-                assertEquals(expected, duckRows(s, "SELECT " + columns + " FROM " + e.getKey()), "DuckDB, " + e.getKey());
+                assertEquals(expected, duckRows(duck, "SELECT " + columns + " FROM " + e.getKey()), "DuckDB, " + e.getKey());
                 assertEquals(expected, sparkRows("SELECT " + columns + " FROM parquet.`" + out.resolve(e.getKey()) + "`"),
                         "Spark, " + e.getKey());
             }
@@ -122,32 +120,15 @@ class CrossRankSqlCasesTest {
         }
     }
 
-    private static List<String> duckRows(Statement s, String sql) throws Exception {
-        List<String> out = new ArrayList<>();
-        try (ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> cells = new ArrayList<>();
-                for (int i = 1; i <= n; i++) {
-                    cells.add(String.valueOf(rs.getObject(i)));
-                }
-                out.add(String.join("|", cells));
-            }
-        }
+    private static List<String> duckRows(Connection c, String sql) throws Exception {
+        List<String> out = new ArrayList<>(SparkTests.rows(c, sql));
         assertFalse(out.isEmpty(), sql);
         out.sort(null);
         return out;
     }
 
     private static List<String> sparkRows(String sql) {
-        List<String> out = new ArrayList<>();
-        for (Row r : spark.sql(sql).collectAsList()) {
-            List<String> cells = new ArrayList<>();
-            for (int i = 0; i < r.size(); i++) {
-                cells.add(String.valueOf(r.get(i)));
-            }
-            out.add(String.join("|", cells));
-        }
+        List<String> out = new ArrayList<>(SparkTests.rows(spark, sql));
         out.sort(null);
         return out;
     }

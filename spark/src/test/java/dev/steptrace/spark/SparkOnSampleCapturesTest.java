@@ -9,7 +9,6 @@ import dev.steptrace.cli.Main;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -172,7 +171,7 @@ class SparkOnSampleCapturesTest {
                 };
                 String order = v.name().equals("phase_categories") ? "capture, phase, category"
                         : v.name().equals("collective_waits") ? "capture, instance, rank" : "capture, instance";
-                List<String> onDuck = rows(duck, "SELECT " + columns + " FROM " + v.name() + " ORDER BY " + order);
+                List<String> onDuck = SparkTests.rows(duck, "SELECT " + columns + " FROM " + v.name() + " ORDER BY " + order);
                 assertTrue(!onDuck.isEmpty(), v.name());
                 assertEquals(onDuck, sparkRows("SELECT " + columns + " FROM parquet.`" + out.resolve(v.name())
                         + "` ORDER BY " + order), v.name());
@@ -185,37 +184,14 @@ class SparkOnSampleCapturesTest {
     }
 
     private static List<String> sparkRows(String sql) {
-        List<String> rows = new ArrayList<>();
-        for (Row r : spark.sql(sql).collectAsList()) {
-            List<String> cells = new ArrayList<>();
-            for (int i = 0; i < r.size(); i++) {
-                cells.add(String.valueOf(r.get(i)));
-            }
-            rows.add(String.join("|", cells));
-        }
-        return rows;
+        return SparkTests.rows(spark, sql);
     }
 
     private static List<String> cliRows(String sql) throws SQLException {
         Properties p = new Properties();
         p.setProperty("duckdb.read_only", "true");
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db, p)) {
-            return rows(c, sql);
+            return SparkTests.rows(c, sql);
         }
-    }
-
-    private static List<String> rows(Connection c, String sql) throws SQLException {
-        List<String> rows = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> cells = new ArrayList<>();
-                for (int i = 1; i <= n; i++) {
-                    cells.add(String.valueOf(rs.getObject(i)));
-                }
-                rows.add(String.join("|", cells));
-            }
-        }
-        return rows;
     }
 }

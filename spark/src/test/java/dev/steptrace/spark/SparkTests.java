@@ -2,6 +2,13 @@ package dev.steptrace.spark;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /** What the Spark tests share: the repository's sample captures and a local session. */
@@ -28,5 +35,34 @@ final class SparkTests {
                 .config("spark.driver.bindAddress", "127.0.0.1")
                 .config("spark.driver.host", "127.0.0.1")
                 .getOrCreate();
+    }
+
+    /** A Spark query's rows, each as its cells' text joined by '|', in the query's order. */
+    static List<String> rows(SparkSession spark, String sql) {
+        List<String> out = new ArrayList<>();
+        for (Row r : spark.sql(sql).collectAsList()) {
+            List<String> cells = new ArrayList<>();
+            for (int i = 0; i < r.size(); i++) {
+                cells.add(String.valueOf(r.get(i)));
+            }
+            out.add(String.join("|", cells));
+        }
+        return out;
+    }
+
+    /** A DuckDB query's rows, as {@link #rows(SparkSession, String)} gives Spark's. */
+    static List<String> rows(Connection c, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> cells = new ArrayList<>();
+                for (int i = 1; i <= n; i++) {
+                    cells.add(String.valueOf(rs.getObject(i)));
+                }
+                out.add(String.join("|", cells));
+            }
+        }
+        return out;
     }
 }
