@@ -233,8 +233,8 @@ public final class Steptrace implements AutoCloseable {
         List<Integer> ids;
         try {
             Path real = path.toRealPath();
-            if (!Files.isDirectory(real) || TraceDiscovery.isNsysParquetDir(real)) {
-                // A trace file, or an nsys Parquet export (a directory that is one trace).
+            if (!Files.isDirectory(real) || TraceDiscovery.traceDirectory(real) != null) {
+                // A trace file, or a directory that is one trace (an nsys Parquet export).
                 Integer alone = CaptureAssignment.aloneCapture(store.connection(), real, !store.readOnly());
                 ids = alone == null ? List.of() : List.of(alone);
             } else {

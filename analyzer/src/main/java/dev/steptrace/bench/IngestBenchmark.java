@@ -7,8 +7,10 @@ import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.ingest.Ingestor;
 import dev.steptrace.ingest.TraceDiscovery;
 import dev.steptrace.ingest.TraceInput;
+import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.ingest.kineto.KinetoReader;
 import dev.steptrace.ingest.nsys.ArrowStreamSource;
+import dev.steptrace.ingest.nsys.NsysImporter;
 import dev.steptrace.ingest.nsys.NsysReader;
 import dev.steptrace.ingest.nsys.NsysSource;
 import dev.steptrace.ingest.nsys.ParquetDirSource;
@@ -57,15 +59,16 @@ public final class IngestBenchmark {
     }
 
     public void run(List<Path> inputs, int threads, int repeat, Path workDir) throws Exception {
-        List<TraceDiscovery.Found> files = TraceDiscovery.discover(inputs, Set.of()).traces();
-        if (files.isEmpty()) {
+        List<TraceDiscovery.Found> found = TraceDiscovery.discover(inputs, Set.of()).traces();
+        List<TraceDiscovery.Found> nsys = found.stream().filter(f -> f.importer() instanceof NsysImporter).toList();
+        List<TraceDiscovery.Found> files = found.stream().filter(f -> f.importer() instanceof KinetoImporter).toList();
+        if (files.isEmpty() && nsys.isEmpty()) {
             throw new IllegalArgumentException("no Kineto traces or Nsight Systems exports in " + inputs);
         }
-        List<TraceDiscovery.Found> nsys = files.stream().filter(f -> f.format().isNsys()).toList();
         if (!nsys.isEmpty()) {
-            if (nsys.size() < files.size()) {
+            if (nsys.size() < found.size()) {
                 out.printf(Locale.ROOT, "measuring the %d Nsight Systems export(s); %d other file(s) left out (measure"
-                        + " Kineto traces on their own)%n", nsys.size(), files.size() - nsys.size());
+                        + " Kineto traces on their own)%n", nsys.size(), found.size() - nsys.size());
             }
             runNsys(nsys, nsys.stream().map(TraceDiscovery.Found::path).toList(), threads, repeat, workDir);
             return;
@@ -153,10 +156,10 @@ public final class IngestBenchmark {
             throws Exception {
         long onDisk = 0;
         for (TraceDiscovery.Found f : files) {
-            onDisk += Fingerprint.of(f.path()).size();
+            onDisk += Fingerprint.of(f).size();
         }
         out.printf(Locale.ROOT, "input: %d Nsight Systems export(s), %.1f MB on disk (%s)%n", files.size(), onDisk / 1e6,
-                String.join(", ", files.stream().map(f -> f.format().id()).distinct().toList()));
+                String.join(", ", files.stream().map(TraceDiscovery.Found::format).distinct().toList()));
         printJvm();
         for (int r = 1; r <= repeat; r++) {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
@@ -191,7 +194,7 @@ public final class IngestBenchmark {
         int[] used = NsysReader.KERNEL_HOT;
         try (BufferAllocator allocator = new RootAllocator()) {
             for (TraceDiscovery.Found f : files) {
-                try (NsysSource src = openNsys(f, allocator);
+                try (NsysSource src = NsysImporter.open(f, allocator);
                      Rows r = src.scan("CUPTI_ACTIVITY_KIND_KERNEL", NsysReader.KERNEL_COLUMNS, null)) {
                     while (r.next()) {
                         for (int c : used) {
@@ -225,17 +228,6 @@ public final class IngestBenchmark {
                     ingestor.eventsRead().get(), kernels, wall, cpu);
         } finally {
             deleteStore(db);
-        }
-    }
-
-    private static NsysSource openNsys(TraceDiscovery.Found f, BufferAllocator allocator) throws IOException {
-        switch (f.format()) {
-            case NSYS_SQLITE:
-                return SqliteSource.open(f.path());
-            case NSYS_PARQUET:
-                return ParquetDirSource.open(f.path(), allocator);
-            default:
-                return ArrowStreamSource.open(f.path(), allocator);
         }
     }
 

@@ -230,7 +230,7 @@ public final class CaptureAssignment {
                     String rankSource = rs.getString(6);
                     String devices = rs.getString(10);
                     CaptureGrouping.Member m = new CaptureGrouping.Member(rs.getInt(1), path,
-                            !TraceFormat.KINETO.id().equals(rs.getString(3)), (Integer) rs.getObject(4),
+                            Importers.family(rs.getString(3)), (Integer) rs.getObject(4),
                             "file_order".equals(rankSource) ? null : rank,
                             devices == null ? Set.of() : Set.of(devices.split("\n")),
                             (Long) rs.getObject(7), (Long) rs.getObject(8));

@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
  * (docs/schema.md, "Captures"). Two files are of the same run when they agree on everything that would
  * tell runs apart:
  * <ul>
- *   <li>the same format family (Kineto, or Nsight Systems in any container);</li>
+ *   <li>the same format family ({@link Importer#family}: Kineto, Nsight Systems in any container, ...);</li>
  *   <li>the same world size, when both state one;</li>
  *   <li>different ranks, when both state one (a rank steptrace assumed from file order states none);</li>
  *   <li>the same GPU models, when both name the devices they ran on;</li>
@@ -42,7 +42,7 @@ public final class CaptureGrouping {
      * @param firstNs   first event start, or null when the file has no event
      * @param lastNs    last event end, or null
      */
-    public record Member(int fileId, Path path, boolean nsys, Integer worldSize, Integer rank, Set<String> devices,
+    public record Member(int fileId, Path path, String family, Integer worldSize, Integer rank, Set<String> devices,
                          Long firstNs, Long lastNs) {}
 
     /**
@@ -53,7 +53,7 @@ public final class CaptureGrouping {
 
     /** Whether two files can be ranks of one run (the class comment's rule). */
     public static boolean sameRun(Member a, Member b) {
-        if (a.nsys() != b.nsys()) {
+        if (!a.family().equals(b.family())) {
             return false;
         }
         if (a.worldSize() != null && b.worldSize() != null && !a.worldSize().equals(b.worldSize())) {

@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
 
@@ -16,24 +16,30 @@ import java.util.zip.CRC32C;
  * costs one read of the (usually gzipped) files and no parsing.
  */
 public record Fingerprint(long size, String contentHash) {
+    /** A found trace's fingerprint, over the parts its importer names. */
+    public static Fingerprint of(TraceDiscovery.Found trace) throws IOException {
+        return of(trace.path(), trace.importer().parts(trace.path()));
+    }
+
     /**
-     * A file's fingerprint; for a directory (an nsys Parquet export), that of its Parquet files' names
-     * and bytes in name order, with their total size.
+     * A trace's fingerprint: a file's bytes; for a trace of several files ({@link Importer#parts}: an
+     * nsys Parquet export's tables, a rocprofv3 kernel trace with the traces beside it), their names
+     * and bytes in the order given, with their total size.
      */
-    public static Fingerprint of(Path file) throws IOException {
+    public static Fingerprint of(Path trace, List<Path> parts) throws IOException {
         CRC32C crc32c = new CRC32C();
         CRC32 crc32 = new CRC32();
         ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
         long size = 0;
-        if (Files.isDirectory(file)) {
-            for (Path p : TraceDiscovery.parquetFiles(file)) {
+        if (!parts.equals(List.of(trace))) {
+            for (Path p : parts) {
                 byte[] name = p.getFileName().toString().getBytes(StandardCharsets.UTF_8);
                 crc32c.update(name);
                 crc32.update(name);
                 size += update(p, buf, crc32c, crc32);
             }
         } else {
-            size = update(file, buf, crc32c, crc32);
+            size = update(trace, buf, crc32c, crc32);
         }
         return new Fingerprint(size, String.format("crc32c:%08x-crc32:%08x", crc32c.getValue(), crc32.getValue()));
     }

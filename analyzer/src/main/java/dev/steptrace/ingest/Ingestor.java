@@ -2,25 +2,13 @@ package dev.steptrace.ingest;
 
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.FileOutcome.Status;
-import dev.steptrace.ingest.kineto.EventKind;
-import dev.steptrace.ingest.kineto.KinetoReader;
-import dev.steptrace.ingest.kineto.KinetoStoreWriter;
-import dev.steptrace.ingest.kineto.NotATraceException;
-import dev.steptrace.ingest.kineto.ReadResult;
-import dev.steptrace.ingest.nsys.ArrowStreamSource;
-import dev.steptrace.ingest.nsys.NsysExports;
-import dev.steptrace.ingest.nsys.NsysReader;
-import dev.steptrace.ingest.nsys.NsysSource;
-import dev.steptrace.ingest.nsys.ParquetDirSource;
-import dev.steptrace.ingest.nsys.SqliteSource;
 import dev.steptrace.store.Store;
+import dev.steptrace.store.NamedRow;
 import dev.steptrace.store.StoreFiles;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -192,7 +180,7 @@ public final class Ingestor {
         for (TraceDiscovery.Found f : traces) {
             tasks.add(() -> {
                 try {
-                    return new Fingerprinted(Fingerprint.of(f.path()), null);
+                    return new Fingerprinted(Fingerprint.of(f), null);
                 } catch (IOException e) {
                     return new Fingerprinted(null, e);
                 }
@@ -259,7 +247,7 @@ public final class Ingestor {
     }
 
     /**
-     * Loads one trace in one transaction: the reader for its format writes the event rows, then the
+     * Loads one trace in one transaction: the importer of its format writes the event rows, then the
      * files row is added and the transaction commits; any failure rolls the whole file back.
      */
     private FileOutcome loadOne(Planned p, int fileId, boolean inflateAhead) {
@@ -290,7 +278,7 @@ public final class Ingestor {
             } catch (IOException e) {
                 rollback(c);
                 return FileOutcome.notLoaded(f.path(), Status.FAILED, "cannot read: " + Messages.io(e));
-            } catch (SQLException | KinetoStoreWriter.StoreWriteException e) {
+            } catch (SQLException | StoreWriteException e) {
                 rollback(c);
                 return FileOutcome.notLoaded(f.path(), Status.FAILED, STORE_ERROR + Messages.firstLine(e.getMessage()));
             } catch (RuntimeException e) {
@@ -313,9 +301,8 @@ public final class Ingestor {
         if (p.previous != null) {
             StoreFiles.deleteFile(c, p.previous.fileId());
         }
-        return p.found.format() == TraceFormat.KINETO
-                ? readKineto(c, p.found, fileId, inflateAhead, stop)
-                : readNsys(c, p.found, fileId, p.fingerprint.size());
+        return p.found.importer().read(new ImportJob(p.found, p.fingerprint.size(), fileId, c, store.allocator(),
+                options, inflateAhead, stop, eventsRead, fileBytesRead));
     }
 
     /**
@@ -327,94 +314,6 @@ public final class Ingestor {
             c.rollback();
         } catch (SQLException e) {
             // nothing left to roll back
-        }
-    }
-
-    /**
-     * A Kineto JSON trace, streamed through {@link KinetoReader} into {@link KinetoStoreWriter}, up to
-     * {@code stop} when not null.
-     */
-    private FileSummary readKineto(Connection c, TraceDiscovery.Found f, int fileId, boolean inflateAhead,
-                                   TraceInput.Stop stop) throws IOException, SQLException {
-        // With a core to spare, full batches go into DuckDB on a second thread while the next is parsed.
-        ExecutorService inserter = inflateAhead ? Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "steptrace-insert");
-            t.setDaemon(true);
-            return t;
-        }) : null;
-        try (InputStream in = TraceInput.open(f.path(), f.compressed(), inflateAhead, fileBytesRead, stop);
-             KinetoStoreWriter writer = new KinetoStoreWriter(c, store.allocator(), fileId, eventsRead, inserter)) {
-            ReadResult r = new KinetoReader(options.keepPythonFunctions()).read(in, writer.names(), writer);
-            KinetoStoreWriter.Summary w = writer.finish();
-            FileSummary s = new FileSummary();
-            s.bytesRead = r.jsonBytes;
-            if (r.rereadUpTo() >= 0) {
-                s.reread = new TraceInput.Stop(r.rereadUpTo(), r.rereadReason());
-            }
-            s.partial = r.partial();
-            if (r.partial()) {
-                s.partialReason = r.damageReason();
-                if (f.compressed()) {
-                    // Offsets count decompressed bytes: a reader looking in the .gz file itself would be lost.
-                    s.partialReason += " of the decompressed JSON";
-                }
-                s.damageOffset = r.damageOffset();
-            }
-            if (w.distributedRank() != null) {
-                s.rank = w.distributedRank();
-                s.rankSource = "distributed_info";
-            }
-            s.worldSize = w.worldSize();
-            s.hostName = w.hostName();
-            s.baseTimeNs = w.baseTimeNs();
-            s.firstTsNs = w.firstTsNs();
-            s.lastTsNs = w.lastTsNs();
-            s.kernels = r.kept(EventKind.KERNEL);
-            s.memcpys = r.kept(EventKind.MEMCPY);
-            s.memsets = r.kept(EventKind.MEMSET);
-            s.syncs = r.kept(EventKind.SYNC);
-            s.runtime = r.kept(EventKind.RUNTIME) + r.kept(EventKind.DRIVER);
-            s.cpuOps = r.kept(EventKind.CPU_OP);
-            s.annotations = r.kept(EventKind.USER_ANNOTATION) + r.kept(EventKind.GPU_USER_ANNOTATION);
-            s.python = r.kept(EventKind.PYTHON_FUNCTION);
-            s.commRows = w.commRows();
-            s.dropped = r.droppedTotal();
-            s.anomalies.putAll(r.anomalies());
-            s.anomaly("bytes_skipped", r.skippedBytes());
-            s.distributedInfo = w.distributedInfo();
-            s.metadata = w.metadata();
-            return s;
-        } finally {
-            if (inserter != null) {
-                inserter.shutdownNow();
-            }
-        }
-    }
-
-    /** An Nsight Systems export (SQLite, Parquet directory or Arrow stream), through {@link NsysReader}. */
-    private FileSummary readNsys(Connection c, TraceDiscovery.Found f, int fileId, long bytes)
-            throws IOException, SQLException {
-        try (NsysSource src = openNsys(f)) {
-            String notNsys = NsysExports.notAnExport(src);
-            if (notNsys != null) {
-                throw new NotATraceException(notNsys, -1);
-            }
-            FileSummary s = new NsysReader(src, c, store.allocator(), fileId, eventsRead).read(bytes);
-            fileBytesRead.addAndGet(bytes);
-            return s;
-        }
-    }
-
-    private NsysSource openNsys(TraceDiscovery.Found f) throws IOException {
-        switch (f.format()) {
-            case NSYS_SQLITE:
-                return SqliteSource.open(f.path());
-            case NSYS_PARQUET:
-                return ParquetDirSource.open(f.path(), store.allocator());
-            case NSYS_ARROW:
-                return ArrowStreamSource.open(f.path(), store.allocator());
-            default:
-                throw new IllegalArgumentException("not an nsys format: " + f.format());
         }
     }
 
@@ -443,44 +342,42 @@ public final class Ingestor {
 
     private void insertFileRow(Connection c, int fileId, Planned p, FileSummary s, Rank rank, double seconds)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            int i = 1;
-            ps.setInt(i++, fileId);
-            ps.setObject(i++, null); // the capture comes once the directory's files are grouped (CaptureAssignment)
-            ps.setString(i++, p.found.path().toString());
-            ps.setLong(i++, p.fingerprint.size());
-            ps.setString(i++, p.fingerprint.contentHash());
-            ps.setString(i++, p.found.format().id());
-            ps.setBoolean(i++, p.found.compressed());
-            ps.setString(i++, s.partial ? "partial" : "ingested");
-            ps.setString(i++, s.partialReason);
-            ps.setObject(i++, s.partial ? s.damageOffset : null);
-            ps.setObject(i++, rank.value);
-            ps.setString(i++, rank.source);
-            ps.setObject(i++, s.worldSize);
-            ps.setString(i++, s.hostName);
-            ps.setLong(i++, s.baseTimeNs);
-            ps.setObject(i++, s.firstTsNs);
-            ps.setObject(i++, s.lastTsNs);
-            ps.setLong(i++, s.bytesRead);
-            ps.setLong(i++, s.kernels);
-            ps.setLong(i++, s.memcpys);
-            ps.setLong(i++, s.memsets);
-            ps.setLong(i++, s.syncs);
-            ps.setLong(i++, s.runtime);
-            ps.setLong(i++, s.cpuOps);
-            ps.setLong(i++, s.annotations);
-            ps.setLong(i++, s.python);
-            ps.setLong(i++, s.commRows);
-            ps.setLong(i++, s.dropped);
-            ps.setString(i++, s.anomalies.isEmpty() ? null : toJson(s.anomalies));
-            ps.setString(i++, s.distributedInfo);
-            ps.setString(i++, s.metadata);
-            ps.setTimestamp(i++, Timestamp.from(Instant.now()));
-            ps.setDouble(i, seconds);
-            ps.executeUpdate();
-        }
+        NamedRow row = new NamedRow()
+                .set("file_id", fileId)
+                // The capture comes once the directory's files are grouped (CaptureAssignment).
+                .set("capture_id", null)
+                .set("path", p.found.path().toString())
+                .set("size_bytes", p.fingerprint.size())
+                .set("content_hash", p.fingerprint.contentHash())
+                .set("format", p.found.format())
+                .set("compressed", p.found.compressed())
+                .set("status", s.partial ? "partial" : "ingested")
+                .set("partial_reason", s.partialReason)
+                .set("damage_offset", s.partial ? s.damageOffset : null)
+                .set("rank", rank.value)
+                .set("rank_source", rank.source)
+                .set("world_size", s.worldSize)
+                .set("host_name", s.hostName)
+                .set("base_time_ns", s.baseTimeNs)
+                .set("first_ts_ns", s.firstTsNs)
+                .set("last_ts_ns", s.lastTsNs)
+                .set("json_bytes", s.bytesRead)
+                .set("n_kernel", s.kernels)
+                .set("n_memcpy", s.memcpys)
+                .set("n_memset", s.memsets)
+                .set("n_sync", s.syncs)
+                .set("n_runtime", s.runtime)
+                .set("n_cpu_op", s.cpuOps)
+                .set("n_annotation", s.annotations)
+                .set("n_python", s.python)
+                .set("n_comm_meta", s.commRows)
+                .set("n_dropped", s.dropped)
+                .set("anomalies", s.anomalies.isEmpty() ? null : toJson(s.anomalies))
+                .set("distributed_info", s.distributedInfo)
+                .set("metadata", s.metadata)
+                .set("ingested_at", Timestamp.from(Instant.now()))
+                .set("parse_seconds", seconds);
+        NamedRow.insert(c, "files", List.of(row));
     }
 
     private FileOutcome unchangedOutcome(Planned p) {

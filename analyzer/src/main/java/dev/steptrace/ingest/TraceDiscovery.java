@@ -1,13 +1,7 @@
 package dev.steptrace.ingest;
 
 import dev.steptrace.common.Messages;
-import dev.steptrace.ingest.nsys.ArrowStreamSource;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -15,44 +9,25 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
- * Finds the traces under the paths given on the command line (directories recursively) and
- * recognizes each by its content, not its name:
- * <ul>
- *   <li>Kineto: JSON (plain or gzip) that starts with an object or array;</li>
- *   <li>Nsight Systems SQLite export: the SQLite header {@code SQLite format 3\0};</li>
- *   <li>Nsight Systems Arrow export: an Arrow IPC stream (continuation marker {@code 0xFFFFFFFF})
- *       whose first schema names its table in the metadata key {@code table_name};</li>
- *   <li>Nsight Systems Parquet export: a directory holding nsys tables as {@code <TABLE>.parquet}
- *       ({@code StringIds}, {@code CUPTI_ACTIVITY_KIND_*}, {@code NVTX_EVENTS}, {@code TARGET_INFO_*},
- *       {@code META_DATA_*}) in Parquet files (magic {@code PAR1}). The directory is one trace.</li>
- * </ul>
- * Everything else is reported as skipped, with the reason.
+ * Finds the traces under the paths given on the command line (directories recursively) and asks the
+ * {@link Importers} what each file is, from its first bytes and name (a directory can be one trace
+ * too: an nsys Parquet export). A file no importer claims is reported as skipped, with the reason.
  */
 public final class TraceDiscovery {
-    private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] PARQUET_MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] ARROW_FILE_MAGIC = "ARROW1".getBytes(StandardCharsets.US_ASCII);
-    /** File names of nsys export tables: what makes a directory of Parquet files an nsys export. */
-    private static final Pattern NSYS_TABLE = Pattern.compile(
-            "(StringIds|CUPTI_ACTIVITY_KIND_\\w+|NVTX_EVENTS|TARGET_INFO_\\w+|META_DATA_\\w+|ThreadNames|PROCESSES"
-                    + "|MPI_RANKS)\\.parquet");
-
     private TraceDiscovery() {}
 
     /**
-     * A file that looks like a trace; {@code dir} is the directory whose traces are grouped into captures
-     * (its parent; for an nsys Parquet export, the directory's parent).
+     * A file that looks like a trace, with the importer that claimed it and its format id; {@code dir}
+     * is the directory whose traces are grouped into captures (its parent; for an nsys Parquet export,
+     * the directory's parent).
      */
-    public record Found(Path path, Path dir, TraceFormat format, boolean compressed) {}
+    public record Found(Path path, Path dir, Importer importer, String format, boolean compressed) {}
 
     /**
      * A path that is not loaded: not a trace ({@code failed} false), or one that could not be read
@@ -83,17 +58,14 @@ public final class TraceDiscovery {
                 throw new NoSuchFileException(input.toString(), null, "no such file or directory");
             }
             List<Path> files = new ArrayList<>();
-            List<Path> parquetDirs = new ArrayList<>();
+            List<Found> traceDirs = new ArrayList<>();
             if (Files.isDirectory(abs)) {
-                walk(abs, files, parquetDirs, skipped);
+                walk(abs, files, traceDirs, skipped);
             } else {
                 files.add(abs);
             }
-            for (Path dir : parquetDirs) {
-                Path real = dir.toRealPath();
-                if (!traces.containsKey(real)) {
-                    traces.put(real, new Found(real, real.getParent(), TraceFormat.NSYS_PARQUET, false));
-                }
+            for (Found dir : traceDirs) {
+                traces.putIfAbsent(dir.path(), dir);
             }
             for (Path file : files) {
                 Path real;
@@ -114,9 +86,8 @@ public final class TraceDiscovery {
                 }
                 try {
                     Sniffed what = identify(real);
-                    if (what.format() != null) {
-                        traces.put(real, new Found(real, real.getParent(), what.format(),
-                                what.format() == TraceFormat.KINETO && isGzip(real)));
+                    if (what.found() != null) {
+                        traces.put(real, what.found());
                     } else {
                         skipped.add(Skipped.notATrace(real, what.reason()));
                     }
@@ -153,18 +124,19 @@ public final class TraceDiscovery {
     }
 
     /**
-     * Regular files under {@code dir} in path order, except inside nsys Parquet exports, which are
-     * collected whole (the directory given itself included).
+     * Regular files under {@code dir} in path order, except inside directories that are one trace (nsys
+     * Parquet exports), which are collected whole (the directory given itself included).
      */
-    private static void walk(Path dir, List<Path> files, List<Path> parquetDirs, List<Skipped> skipped)
+    private static void walk(Path dir, List<Path> files, List<Found> traceDirs, List<Skipped> skipped)
             throws IOException {
         List<Path> found = new ArrayList<>();
         Files.walkFileTree(dir, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
                 try {
-                    if (isNsysParquetDir(d)) {
-                        parquetDirs.add(d);
+                    Found trace = traceDirectory(d);
+                    if (trace != null) {
+                        traceDirs.add(trace);
                         return FileVisitResult.SKIP_SUBTREE;
                     }
                 } catch (IOException e) {
@@ -194,40 +166,22 @@ public final class TraceDiscovery {
         });
         found.sort(null);
         files.addAll(found);
-        parquetDirs.sort(null);
+        traceDirs.sort(java.util.Comparator.comparing(Found::path));
     }
 
-    /**
-     * A directory that {@code nsys export --type parquetdir} wrote: it holds {@code <TABLE>.parquet}
-     * files named after nsys tables, and they are Parquet files.
-     */
-    public static boolean isNsysParquetDir(Path dir) throws IOException {
+    /** The trace a directory is as a whole (an nsys Parquet export), or null for an ordinary directory. */
+    public static Found traceDirectory(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
-            return false;
+            return null;
         }
-        Path sample = null;
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "*.parquet")) {
-            for (Path p : entries) {
-                if (NSYS_TABLE.matcher(p.getFileName().toString()).matches() && Files.isRegularFile(p)) {
-                    sample = p;
-                    break;
-                }
+        for (Importer importer : Importers.ALL) {
+            Recognition r = importer.recognizeDirectory(dir);
+            if (r != null && r.claimed()) {
+                Path real = dir.toRealPath();
+                return new Found(real, real.getParent(), importer, r.format(), false);
             }
         }
-        return sample != null && startsWith(sample, PARQUET_MAGIC);
-    }
-
-    /** The Parquet files of an nsys Parquet export, sorted: what its fingerprint covers. */
-    public static List<Path> parquetFiles(Path dir) throws IOException {
-        TreeSet<Path> files = new TreeSet<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "*.parquet")) {
-            for (Path p : entries) {
-                if (Files.isRegularFile(p)) {
-                    files.add(p);
-                }
-            }
-        }
-        return new ArrayList<>(files);
+        return null;
     }
 
     private static boolean isStoreFile(Path p) {
@@ -235,119 +189,28 @@ public final class TraceDiscovery {
         return name.endsWith(".duckdb") || name.endsWith(".duckdb.wal");
     }
 
-    private static boolean isGzip(Path p) throws IOException {
-        try (InputStream in = Files.newInputStream(p)) {
-            return in.read() == 0x1f && in.read() == 0x8b;
-        }
-    }
-
-    /** A file's format, or why it is not a trace. */
-    record Sniffed(TraceFormat format, String reason) {
-        static Sniffed is(TraceFormat f) {
-            return new Sniffed(f, null);
-        }
-
-        static Sniffed not(String reason) {
-            return new Sniffed(null, reason);
-        }
-    }
-
-    static Sniffed identify(Path p) throws IOException {
-        byte[] head;
-        try (InputStream in = Files.newInputStream(p)) {
-            head = in.readNBytes(16);
-        }
-        if (head.length >= SQLITE_MAGIC.length && Arrays.equals(head, 0, SQLITE_MAGIC.length, SQLITE_MAGIC, 0,
-                SQLITE_MAGIC.length)) {
-            return Sniffed.is(TraceFormat.NSYS_SQLITE);
-        }
-        if (head.length >= 8 && head[0] == (byte) 0xFF && head[1] == (byte) 0xFF && head[2] == (byte) 0xFF
-                && head[3] == (byte) 0xFF) {
-            String notNsys = arrowStreamTable(p);
-            return notNsys == null ? Sniffed.is(TraceFormat.NSYS_ARROW) : Sniffed.not(notNsys);
-        }
-        if (head.length >= 6 && Arrays.equals(head, 0, 6, ARROW_FILE_MAGIC, 0, 6)) {
-            return Sniffed.not("Arrow IPC file format (nsys --type arrowdir is not read; export with --type arrow,"
-                    + " parquetdir or sqlite)");
-        }
-        if (head.length >= 4 && Arrays.equals(head, 0, 4, PARQUET_MAGIC, 0, 4)) {
-            return Sniffed.not("Parquet file outside an nsys Parquet export directory (one holding StringIds.parquet,"
-                    + " CUPTI_ACTIVITY_KIND_*.parquet...)");
-        }
-        String notKineto = sniff(p);
-        return notKineto == null ? Sniffed.is(TraceFormat.KINETO) : Sniffed.not(notKineto);
-    }
+    /** A file's trace, or why it is not one. */
+    record Sniffed(Found found, String reason) {}
 
     /**
-     * Null when the Arrow IPC stream's first message is a schema naming an nsys table, else why not.
-     * Only the first message's header is read.
+     * Asks every importer: the first claim wins; without one, the first refusal is the reason (see
+     * {@link Importers} on the order).
      */
-    private static String arrowStreamTable(Path p) throws IOException {
-        try (InputStream in = Files.newInputStream(p)) {
-            byte[] prefix = in.readNBytes(8);
-            int length = ByteBuffer.wrap(prefix, 4, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
-            if (length <= 0 || length > (64 << 20)) {
-                return "not an Arrow IPC stream (bad message length " + length + " after the continuation marker)";
+    static Sniffed identify(Path p) throws IOException {
+        FileHead head = FileHead.read(p);
+        String refusal = null;
+        for (Importer importer : Importers.ALL) {
+            Recognition r = importer.recognize(head);
+            if (r == null) {
+                continue;
             }
-            byte[] meta = in.readNBytes(length);
-            if (meta.length < length) {
-                return "Arrow IPC stream cut short in its first message";
+            if (r.claimed()) {
+                return new Sniffed(new Found(p, p.getParent(), importer, r.format(), r.compressed()), null);
             }
-            try {
-                org.apache.arrow.flatbuf.Message m = org.apache.arrow.flatbuf.Message.getRootAsMessage(
-                        ByteBuffer.wrap(meta).order(ByteOrder.LITTLE_ENDIAN));
-                if (m.headerType() != org.apache.arrow.flatbuf.MessageHeader.Schema) {
-                    return "Arrow IPC stream that does not start with a schema";
-                }
-                org.apache.arrow.flatbuf.Schema schema = (org.apache.arrow.flatbuf.Schema) m.header(
-                        new org.apache.arrow.flatbuf.Schema());
-                for (int i = 0; i < schema.customMetadataLength(); i++) {
-                    if (ArrowStreamSource.TABLE_NAME_KEY.equals(schema.customMetadata(i).key())) {
-                        return null;
-                    }
-                }
-                return "Arrow IPC stream without '" + ArrowStreamSource.TABLE_NAME_KEY
-                        + "' schema metadata (not an Nsight Systems export)";
-            } catch (RuntimeException e) {
-                return "not an Arrow IPC stream (unreadable first message)";
+            if (refusal == null) {
+                refusal = r.reason();
             }
         }
-    }
-
-    private static boolean startsWith(Path p, byte[] magic) throws IOException {
-        try (InputStream in = Files.newInputStream(p)) {
-            return Arrays.equals(in.readNBytes(magic.length), magic);
-        }
-    }
-
-    /** Null when the file looks like a Kineto trace, else why it is not one. */
-    static String sniff(Path p) throws IOException {
-        if (Files.size(p) == 0) {
-            return "empty file";
-        }
-        if (isGzip(p)) {
-            try (InputStream in = TraceInput.gunzip(p)) {
-                return jsonStart(in, "gzip file whose content is not JSON");
-            } catch (InputDamage e) {
-                // Nothing before the damage tells that this was a trace.
-                return "gzip file damaged before any content: " + e.getMessage();
-            }
-        }
-        try (InputStream in = Files.newInputStream(p)) {
-            return jsonStart(in, "not JSON (and not gzip)");
-        }
-    }
-
-    private static String jsonStart(InputStream in, String otherwise) throws IOException {
-        int c;
-        int read = 0;
-        do {
-            c = in.read();
-            read++;
-        } while (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0xEF || c == 0xBB || c == 0xBF);
-        if (c < 0 && read == 1) {
-            return "empty file";
-        }
-        return c == '{' || c == '[' ? null : otherwise;
+        return new Sniffed(null, refusal != null ? refusal : "not a trace format steptrace reads");
     }
 }

@@ -2,17 +2,12 @@ package dev.steptrace.store;
 
 /**
  * Where the columns of {@code gpu_ops} are in a {@link TableBatch} for it, and the codes of its kind
- * labels: what every reader that writes GPU operations (Kineto, Nsight Systems) looks up once per file.
+ * labels: what every importer that writes GPU operations looks up once per file.
  * Grid and block columns are adjacent x, y, z: {@code gridX + 1} is grid_y.
  */
-public final class GpuOpColumns {
-    public final int file;
-    public final int kind;
-    public final int name;
+public final class GpuOpColumns extends EventColumns {
     public final int device;
     public final int stream;
-    public final int ts;
-    public final int dur;
     public final int correlation;
     public final int externalId;
     public final int bytes;
@@ -27,13 +22,9 @@ public final class GpuOpColumns {
     public final int sync;
 
     public GpuOpColumns(TableBatch b) {
-        file = b.column("file_id");
-        kind = b.column("kind");
-        name = b.column("name_id");
+        super(b);
         device = b.column("device");
         stream = b.column("stream");
-        ts = b.column("ts_ns");
-        dur = b.column("dur_ns");
         correlation = b.column("correlation");
         externalId = b.column("external_id");
         bytes = b.column("bytes");

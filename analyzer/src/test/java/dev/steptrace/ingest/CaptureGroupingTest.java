@@ -29,7 +29,7 @@ class CaptureGroupingTest {
     private static final long SECOND = 1_000_000_000L;
 
     private static Member kineto(String file, Integer worldSize, Integer rank, Set<String> devices, long first, long last) {
-        return new Member(file.hashCode(), DIR.resolve(file), false, worldSize, rank, devices, first, last);
+        return new Member(file.hashCode(), DIR.resolve(file), "kineto", worldSize, rank, devices, first, last);
     }
 
     private static List<List<String>> names(CaptureGrouping.Result r) {
@@ -70,8 +70,8 @@ class CaptureGroupingTest {
         assertEquals(false, CaptureGrouping.sameRun(rank0, kineto("b.json", 4, 1, H200, T0, T0 + SECOND)), "world size");
         assertEquals(false, CaptureGrouping.sameRun(rank0, kineto("b.json", 2, 1, A100, T0, T0 + SECOND)), "GPU model");
         assertEquals(false, CaptureGrouping.sameRun(rank0,
-                new Member(2, DIR.resolve("b.sqlite"), true, 2, 1, H200, T0, T0 + SECOND)), "Kineto and nsys");
-        assertEquals(false, CaptureGrouping.sameRun(rank0, new Member(2, DIR.resolve("b.json"), false, 2, 1, H200, null, null)),
+                new Member(2, DIR.resolve("b.sqlite"), "nsys", 2, 1, H200, T0, T0 + SECOND)), "Kineto and nsys");
+        assertEquals(false, CaptureGrouping.sameRun(rank0, new Member(2, DIR.resolve("b.json"), "kineto", 2, 1, H200, null, null)),
                 "a file without events");
     }
 

@@ -32,7 +32,7 @@ class NsysDiscoveryTest {
         NsysFixtures.write(NsysFixtures.minimal(), Container.PARQUETDIR, dir.resolve("rank2"));
         TraceDiscovery.Result r = TraceDiscovery.discover(List.of(dir), java.util.Set.of());
         assertEquals(List.of("rank0.bin nsys-sqlite", "rank1.data nsys-arrow", "rank2 nsys-parquet"),
-                r.traces().stream().map(f -> f.path().getFileName() + " " + f.format().id()).sorted().toList());
+                r.traces().stream().map(f -> f.path().getFileName() + " " + f.format()).sorted().toList());
         assertEquals(List.of(), r.skipped(), "the Parquet files inside the export are not traces of their own");
         for (TraceDiscovery.Found f : r.traces()) {
             assertEquals(dir.toRealPath(), f.dir());

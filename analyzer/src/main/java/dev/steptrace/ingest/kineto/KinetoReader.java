@@ -18,6 +18,7 @@ import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import dev.steptrace.ingest.InputDamage;
+import dev.steptrace.ingest.NotATraceException;
 import dev.steptrace.ingest.TimeLimits;
 
 /**

@@ -7,43 +7,45 @@ import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.steptrace.ingest.RowSink;
+import dev.steptrace.ingest.StoreWriteException;
+import dev.steptrace.store.CpuOpColumns;
 import dev.steptrace.store.GpuOpColumns;
+import dev.steptrace.store.LaunchColumns;
 import dev.steptrace.store.TableBatch;
-import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * Writes what {@link KinetoReader} keeps from one file into the store's event tables, inside the
- * caller's open transaction. Timestamps get the file's {@code baseTimeNanoseconds} added, so every
- * stored time is absolute epoch nanoseconds.
+ * Writes what {@link KinetoReader} keeps from one file into the store's event tables through the
+ * file's {@link RowSink}, inside the caller's open transaction. Timestamps get the file's
+ * {@code baseTimeNanoseconds} added, so every stored time is absolute epoch nanoseconds.
  */
 public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
-    private static final int BATCH_ROWS = 65536;
+    /** Rows per batch of an event table. */
+    static final int BATCH_ROWS = 65536;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] TIMED_TABLES = {"gpu_ops", "cpu_ops", "launches", "comm_meta"};
 
     private static final int PROGRESS_EVERY = 8192;
 
     private final AtomicLong eventsCounter;
-    private final ExecutorService inserter;
     private int eventsSinceProgress;
+    private final RowSink sink;
     private final Connection connection;
-    private final BufferAllocator allocator;
     private final int fileId;
     private final NameDictionary names;
     private final BitSet usedNames = new BitSet();
-    private TableBatch spilledNames;
+    private boolean spilledNames;
     private final TableBatch gpu;
     private final TableBatch cpu;
     private final TableBatch launch;
     private final TableBatch comm;
     private final OpShapes shapes;
     private final GpuOpColumns g;
-    private final CpuColumns c;
+    private final CpuOpColumns c;
+    private final int[] cpuKinds = new int[EventKind.values().length];
     private final LaunchColumns l;
     private final CommColumns m;
 
@@ -55,36 +57,39 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     private Integer distributedRank;
     private Integer worldSize;
     private final ObjectNode metadata = JSON.createObjectNode();
-    private final List<DeviceInfo> devices = new ArrayList<>();
     private final java.util.Map<List<Long>, Track> tracks = new java.util.LinkedHashMap<>();
 
     /**
+     * @param sink          the file's rows; closed with this writer
      * @param eventsCounter progress counter shared by concurrent loads, bumped every few thousand events
-     * @param inserter      the thread that inserts full batches while the next fills, or null to insert inline
      */
-    public KinetoStoreWriter(Connection connection, BufferAllocator allocator, int fileId,
-                             AtomicLong eventsCounter, ExecutorService inserter) throws SQLException {
-        this.inserter = inserter;
+    public KinetoStoreWriter(RowSink sink, AtomicLong eventsCounter) throws SQLException {
+        this.sink = sink;
         this.eventsCounter = eventsCounter;
-        this.connection = connection;
-        this.allocator = allocator;
-        this.fileId = fileId;
+        this.connection = sink.connection();
+        this.fileId = sink.fileId();
         this.names = new NameDictionary(this::spilledName);
-        List<TableBatch> opened = new ArrayList<>();
         try {
-            gpu = open(opened, allocator, "gpu_ops", BATCH_ROWS);
-            cpu = open(opened, allocator, "cpu_ops", BATCH_ROWS);
-            launch = open(opened, allocator, "launches", BATCH_ROWS);
-            comm = open(opened, allocator, "comm_meta", 4096);
-            shapes = new OpShapes(connection, allocator, fileId, inserter);
+            gpu = sink.gpuOps();
+            cpu = sink.cpuOps();
+            launch = sink.launches();
+            comm = sink.table("comm_meta", 4096);
+            // Opened now, not when the first name spills mid-stream: opening queries the connection,
+            // which the inserter thread may be using then.
+            sink.table("names");
+            g = sink.gpuColumns();
+            c = sink.cpuColumns();
+            l = sink.launchColumns();
+            m = new CommColumns(comm);
+            shapes = new OpShapes(connection, sink.allocator(), fileId, sink.inserter());
         } catch (SQLException | RuntimeException e) {
-            opened.forEach(TableBatch::close);
+            sink.close();
             throw e;
         }
-        g = new GpuOpColumns(gpu);
-        c = new CpuColumns(cpu);
-        l = new LaunchColumns(launch);
-        m = new CommColumns(comm);
+        cpuKinds[EventKind.CPU_OP.ordinal()] = c.cpuOp;
+        cpuKinds[EventKind.USER_ANNOTATION.ordinal()] = c.userAnnotation;
+        cpuKinds[EventKind.GPU_USER_ANNOTATION.ordinal()] = c.gpuUserAnnotation;
+        cpuKinds[EventKind.PYTHON_FUNCTION.ordinal()] = c.pythonFunction;
     }
 
     /** The file's name dictionary, for the reader: names it does not keep are written to the store at once. */
@@ -98,23 +103,11 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
      */
     private void spilledName(int id, char[] buf, int off, int len) {
         try {
-            if (spilledNames == null) {
-                spilledNames = TableBatch.forTable(connection, allocator, "names", BATCH_ROWS);
-            }
-            spilledNames.setInt(spilledNames.column("file_id"), fileId);
-            spilledNames.setInt(spilledNames.column("name_id"), id);
-            spilledNames.setString(spilledNames.column("name"), new String(buf, off, len));
-            spilledNames.endRow();
+            spilledNames = true;
+            sink.name(id, new String(buf, off, len));
         } catch (SQLException e) {
             throw new StoreWriteException(e);
         }
-    }
-
-    private TableBatch open(List<TableBatch> opened, BufferAllocator allocator, String table, int rows)
-            throws SQLException {
-        TableBatch b = TableBatch.forTable(connection, allocator, table, rows, inserter);
-        opened.add(b);
-        return b;
     }
 
     @Override
@@ -201,7 +194,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
 
     private void writeCpu(TraceEvent e, int nameId, long ts) throws SQLException {
         cpu.setInt(c.file, fileId);
-        cpu.setEnum(c.kind, c.code(e.kind));
+        cpu.setEnum(c.kind, cpuKinds[e.kind.ordinal()]);
         cpu.setInt(c.name, nameId);
         cpu.setLongIf(e.has(TraceEvent.PID), c.pid, e.pid);
         cpu.setLongIf(e.has(TraceEvent.TID), c.tid, e.tid);
@@ -268,8 +261,9 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     }
 
     @Override
-    public void device(DeviceInfo device) {
-        devices.add(device);
+    public void device(DeviceInfo d) {
+        sink.device(new RowSink.Device(d.id(), d.name(), d.totalMemory(), d.computeMajor(), d.computeMinor(),
+                d.numSms(), d.json()));
     }
 
     @Override
@@ -305,10 +299,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     public Summary finish() throws SQLException {
         eventsCounter.addAndGet(eventsSinceProgress);
         eventsSinceProgress = 0;
-        gpu.flush();
-        cpu.flush();
-        launch.flush();
-        comm.flush();
+        sink.flushAll();
         shapes.flush();
         if (lateBaseNs != 0) {
             // Builds before 2025-03 wrote baseTimeNanoseconds after the events.
@@ -327,8 +318,10 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
             }
         }
         writeNames();
-        writeDevices();
-        writeTracks();
+        for (Track t : tracks.values()) {
+            sink.track(t.pid, t.tid, t.name, t.labels, t.sortIndex);
+        }
+        sink.finish();
         return new Summary(baseNs, firstTs == Long.MAX_VALUE ? null : firstTs,
                 lastTs == Long.MIN_VALUE ? null : lastTs, distributedInfo, distributedRank, worldSize,
                 metadata.isEmpty() ? null : metadata.toString(),
@@ -337,9 +330,8 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     }
 
     private void writeNames() throws SQLException {
-        if (spilledNames != null) {
-            spilledNames.flush();
-            // Spilled names were written when first seen: those no kept event uses go again.
+        if (spilledNames) {
+            // Spilled names were written when first seen (flushed above): those no kept event uses go again.
             try (PreparedStatement ps = connection.prepareStatement("""
                     DELETE FROM names n WHERE n.file_id = ? AND n.name_id >= ?
                     AND NOT EXISTS (SELECT 1 FROM gpu_ops g WHERE g.file_id = n.file_id AND g.name_id = n.name_id)
@@ -351,63 +343,15 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
                 ps.executeUpdate();
             }
         }
-        try (TableBatch batch = TableBatch.forTable(connection, allocator, "names", BATCH_ROWS)) {
-            int file = batch.column("file_id");
-            int id = batch.column("name_id");
-            int name = batch.column("name");
-            int kept = names.keptTexts();
-            for (int n = usedNames.nextSetBit(0); n >= 0 && n < kept; n = usedNames.nextSetBit(n + 1)) {
-                batch.setInt(file, fileId);
-                batch.setInt(id, n);
-                batch.setString(name, names.name(n));
-                batch.endRow();
-            }
-            batch.flush();
-        }
-    }
-
-    private void writeDevices() throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(
-                "INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-            for (DeviceInfo d : devices) {
-                ps.setInt(1, fileId);
-                ps.setInt(2, d.id());
-                ps.setString(3, d.name());
-                ps.setObject(4, d.totalMemory());
-                ps.setObject(5, d.computeMajor());
-                ps.setObject(6, d.computeMinor());
-                ps.setObject(7, d.numSms());
-                ps.setString(8, d.json());
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
-    private void writeTracks() throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO tracks VALUES (?, ?, ?, ?, ?, ?)")) {
-            for (Track t : tracks.values()) {
-                ps.setInt(1, fileId);
-                ps.setLong(2, t.pid);
-                ps.setObject(3, t.tid);
-                ps.setString(4, t.name);
-                ps.setString(5, t.labels);
-                ps.setObject(6, t.sortIndex);
-                ps.addBatch();
-            }
-            ps.executeBatch();
+        int kept = names.keptTexts();
+        for (int n = usedNames.nextSetBit(0); n >= 0 && n < kept; n = usedNames.nextSetBit(n + 1)) {
+            sink.name(n, names.name(n));
         }
     }
 
     @Override
     public void close() {
-        if (spilledNames != null) {
-            spilledNames.close();
-        }
-        gpu.close();
-        cpu.close();
-        launch.close();
-        comm.close();
+        sink.close();
         shapes.close();
     }
 
@@ -415,18 +359,6 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     public record Summary(long baseTimeNs, Long firstTsNs, Long lastTsNs, String distributedInfo,
                           Integer distributedRank, Integer worldSize, String metadata, String hostName,
                           long commRows) {}
-
-    /** A store failure inside {@link #event}, whose interface cannot throw SQLException. */
-    public static final class StoreWriteException extends RuntimeException {
-        public StoreWriteException(SQLException cause) {
-            super(cause.getMessage(), cause);
-        }
-
-        @Override
-        public synchronized SQLException getCause() {
-            return (SQLException) super.getCause();
-        }
-    }
 
     private static final class Track {
         final long pid;
@@ -438,69 +370,6 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         Track(long pid, Long tid) {
             this.pid = pid;
             this.tid = tid;
-        }
-    }
-
-    private static final class CpuColumns {
-        final int file;
-        final int kind;
-        final int name;
-        final int pid;
-        final int tid;
-        final int ts;
-        final int dur;
-        final int externalId;
-        final int shapeId;
-        final int[] codes = new int[EventKind.values().length];
-
-        CpuColumns(TableBatch b) {
-            file = b.column("file_id");
-            kind = b.column("kind");
-            name = b.column("name_id");
-            pid = b.column("pid");
-            tid = b.column("tid");
-            ts = b.column("ts_ns");
-            dur = b.column("dur_ns");
-            externalId = b.column("external_id");
-            shapeId = b.column("shape_id");
-            codes[EventKind.CPU_OP.ordinal()] = b.enumCode(kind, "cpu_op");
-            codes[EventKind.USER_ANNOTATION.ordinal()] = b.enumCode(kind, "user_annotation");
-            codes[EventKind.GPU_USER_ANNOTATION.ordinal()] = b.enumCode(kind, "gpu_user_annotation");
-            codes[EventKind.PYTHON_FUNCTION.ordinal()] = b.enumCode(kind, "python_function");
-        }
-
-        int code(EventKind k) {
-            return codes[k.ordinal()];
-        }
-    }
-
-    private static final class LaunchColumns {
-        final int file;
-        final int kind;
-        final int name;
-        final int pid;
-        final int tid;
-        final int ts;
-        final int dur;
-        final int correlation;
-        final int externalId;
-        final int cbid;
-        final int runtime;
-        final int driver;
-
-        LaunchColumns(TableBatch b) {
-            file = b.column("file_id");
-            kind = b.column("kind");
-            name = b.column("name_id");
-            pid = b.column("pid");
-            tid = b.column("tid");
-            ts = b.column("ts_ns");
-            dur = b.column("dur_ns");
-            correlation = b.column("correlation");
-            externalId = b.column("external_id");
-            cbid = b.column("cbid");
-            runtime = b.enumCode(kind, "runtime");
-            driver = b.enumCode(kind, "driver");
         }
     }
 

@@ -8,12 +8,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.steptrace.ingest.FileSummary;
+import dev.steptrace.ingest.RowSink;
 import dev.steptrace.ingest.TimeLimits;
+import dev.steptrace.store.CpuOpColumns;
 import dev.steptrace.store.GpuOpColumns;
+import dev.steptrace.store.LaunchColumns;
 import dev.steptrace.store.TableBatch;
 import java.io.IOException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,10 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * Maps one Nsight Systems export (any container, through {@link NsysSource}) onto the store's tables,
@@ -58,7 +56,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * apart.
  */
 public final class NsysReader {
-    private static final int BATCH_ROWS = 1 << 17;
+    static final int BATCH_ROWS = 1 << 17;
     private static final int PROGRESS_EVERY = 8192;
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Capture settings worth keeping in files.metadata (the rest are environment variables and paths). */
@@ -75,8 +73,7 @@ public final class NsysReader {
     static final int EVENT_CLASS_DRIVER = 1;
 
     private final NsysSource src;
-    private final Connection connection;
-    private final BufferAllocator allocator;
+    private final RowSink sink;
     private final int fileId;
     private final AtomicLong eventsCounter;
     private final FileSummary out = new FileSummary();
@@ -101,15 +98,11 @@ public final class NsysReader {
     private final List<long[]> threadNames = new ArrayList<>();
     private final List<long[]> mpiRanks = new ArrayList<>();
     private final long[] dropped = new long[1];
-    /** The thread that inserts full batches while the next is read; batches are flushed before other statements run. */
-    private ExecutorService inserter;
-
-    public NsysReader(NsysSource src, Connection connection, BufferAllocator allocator, int fileId,
-                      AtomicLong eventsCounter) {
+    /** @param sink the file's rows; batches are inserted on its inserter while the next is read */
+    public NsysReader(NsysSource src, RowSink sink, AtomicLong eventsCounter) {
         this.src = src;
-        this.connection = connection;
-        this.allocator = allocator;
-        this.fileId = fileId;
+        this.sink = sink;
+        this.fileId = sink.fileId();
         this.eventsCounter = eventsCounter;
     }
 
@@ -122,53 +115,33 @@ public final class NsysReader {
         return globalId & 0xFFFFFF;
     }
 
-    /**
-     * Reads the export into the store; {@code bytes} is its size on disk, for files.json_bytes. Rows
-     * are inserted on a second thread while the next batch is read (see {@link TableBatch}).
-     */
+    /** Reads the export into the sink, table by table; {@code bytes} is its size on disk, for files.json_bytes. */
     public FileSummary read(long bytes) throws IOException, SQLException {
-        ExecutorService inserter = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "steptrace-nsys-insert");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            this.inserter = inserter;
-            return readAll(bytes);
-        } finally {
-            inserter.shutdownNow();
-        }
-    }
-
-    private FileSummary readAll(long bytes) throws IOException, SQLException {
         out.bytesRead = bytes;
         ObjectNode meta = JSON.createObjectNode();
         timeBase(meta);
         cudaProcesses();
         domains();
-        try (TableBatch gpu = TableBatch.forTable(connection, allocator, "gpu_ops", BATCH_ROWS, inserter)) {
-            GpuOpColumns g = new GpuOpColumns(gpu);
-            kernels(gpu, g);
-            memcpys(gpu, g);
-            memsets(gpu, g);
-            syncs(gpu, g);
-            graphReplays(gpu, g);
-            gpu.flush();
-        }
-        try (TableBatch launch = TableBatch.forTable(connection, allocator, "launches", BATCH_ROWS, inserter)) {
-            runtime(launch);
-            launch.flush();
-        }
-        try (TableBatch cpu = TableBatch.forTable(connection, allocator, "cpu_ops", BATCH_ROWS, inserter)) {
-            nvtx(cpu);
-            cpu.flush();
-        }
+        // One table at a time: only its batches are held.
+        TableBatch gpu = sink.gpuOps();
+        GpuOpColumns g = sink.gpuColumns();
+        kernels(gpu, g);
+        memcpys(gpu, g);
+        memsets(gpu, g);
+        syncs(gpu, g);
+        graphReplays(gpu, g);
+        sink.done("gpu_ops");
+        runtime(sink.launches(), sink.launchColumns());
+        sink.done("launches");
+        nvtx(sink.cpuOps(), sink.cpuColumns());
+        sink.done("cpu_ops");
         eventsCounter.addAndGet(sinceProgress);
         sinceProgress = 0;
         mpiRanks();
         devices();
         Map<Long, String> threadNameText = writeNames();
         writeTracks(threadNameText);
+        sink.finish();
         if (cudaPids.size() > 1) {
             out.anomaly("cuda_processes", cudaPids.size());
         }
@@ -522,17 +495,7 @@ public final class NsysReader {
 
     // ---- CPU side -----------------------------------------------------------------------------
 
-    private void runtime(TableBatch launch) throws IOException, SQLException {
-        int file = launch.column("file_id");
-        int kind = launch.column("kind");
-        int name = launch.column("name_id");
-        int pidCol = launch.column("pid");
-        int tidCol = launch.column("tid");
-        int tsCol = launch.column("ts_ns");
-        int durCol = launch.column("dur_ns");
-        int corrCol = launch.column("correlation");
-        int runtimeCode = launch.enumCode(kind, "runtime");
-        int driverCode = launch.enumCode(kind, "driver");
+    private void runtime(TableBatch launch, LaunchColumns l) throws IOException, SQLException {
         List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("eventClass"), num("globalTid"),
                 num("correlationId"), num("nameId"));
         try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_RUNTIME", cols, null)) {
@@ -545,15 +508,15 @@ public final class NsysReader {
                 long dur = duration(start, r.getLong(1));
                 long globalTid = r.getLong(3);
                 long nameRef = r.getLong(5);
-                launch.setInt(file, fileId);
-                launch.setEnum(kind, r.getLong(2) == EVENT_CLASS_DRIVER ? driverCode : runtimeCode);
-                launch.setInt(name, nameRef == NULL ? names.literal("[unnamed call]") : names.ref(nameRef, true));
-                long pid = setThread(launch, pidCol, tidCol, globalTid);
-                launch.setLong(tsCol, ts);
-                launch.setLong(durCol, dur);
+                launch.setInt(l.file, fileId);
+                launch.setEnum(l.kind, r.getLong(2) == EVENT_CLASS_DRIVER ? l.driver : l.runtime);
+                launch.setInt(l.name, nameRef == NULL ? names.literal("[unnamed call]") : names.ref(nameRef, true));
+                long pid = setThread(launch, l.pid, l.tid, globalTid);
+                launch.setLong(l.ts, ts);
+                launch.setLong(l.dur, dur);
                 long corr = r.getLong(4);
                 if (corr != NULL) {
-                    launch.setLong(corrCol, correlation(pid, corr));
+                    launch.setLong(l.correlation, correlation(pid, corr));
                 }
                 launch.endRow();
                 span(ts, dur);
@@ -564,19 +527,7 @@ public final class NsysReader {
     }
 
     /** NVTX push/pop and start/end ranges as user annotations; marks are dropped. */
-    private void nvtx(TableBatch cpu) throws IOException, SQLException {
-        int file = cpu.column("file_id");
-        int kind = cpu.column("kind");
-        int name = cpu.column("name_id");
-        int pidCol = cpu.column("pid");
-        int tidCol = cpu.column("tid");
-        int tsCol = cpu.column("ts_ns");
-        int durCol = cpu.column("dur_ns");
-        int nvtxCol = cpu.column("nvtx");
-        int domainCol = cpu.column("nvtx_domain");
-        int annotation = cpu.enumCode(kind, "user_annotation");
-        int pushPop = cpu.enumCode(nvtxCol, "push_pop");
-        int startEnd = cpu.enumCode(nvtxCol, "start_end");
+    private void nvtx(TableBatch cpu, CpuOpColumns c) throws IOException, SQLException {
         List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("eventType"), num("globalTid"),
                 text("text"), num("textId"), num("domainId"));
         long unterminated = 0;
@@ -611,17 +562,17 @@ public final class NsysReader {
                 } else {
                     nameId = names.literal("");
                 }
-                cpu.setInt(file, fileId);
-                cpu.setEnum(kind, annotation);
-                cpu.setInt(name, nameId);
-                long pid = setThread(cpu, pidCol, tidCol, globalTid);
-                cpu.setLong(tsCol, ts);
-                cpu.setLong(durCol, dur);
-                cpu.setEnum(nvtxCol, type == NVTX_PUSH_POP || type == NVTXT_PUSH_POP ? pushPop : startEnd);
+                cpu.setInt(c.file, fileId);
+                cpu.setEnum(c.kind, c.userAnnotation);
+                cpu.setInt(c.name, nameId);
+                long pid = setThread(cpu, c.pid, c.tid, globalTid);
+                cpu.setLong(c.ts, ts);
+                cpu.setLong(c.dur, dur);
+                cpu.setEnum(c.nvtx, type == NVTX_PUSH_POP || type == NVTXT_PUSH_POP ? c.pushPop : c.startEnd);
                 long domainId = r.getLong(6);
                 if (domainId != NULL && domainId != 0) {
                     String domain = domains.get((pid << 32) | (domainId & 0xFFFFFFFFL));
-                    cpu.setString(domainCol, domain != null ? domain : "domain " + domainId);
+                    cpu.setString(c.nvtxDomain, domain != null ? domain : "domain " + domainId);
                 }
                 cpu.endRow();
                 span(ts, dur);
@@ -668,12 +619,11 @@ public final class NsysReader {
         }
     }
 
-    private void devices() throws IOException, SQLException {
+    private void devices() throws IOException {
         List<NsysSource.Col> cols = List.of(num("id"), num("cuDevice"), text("name"), num("totalMemory"),
                 num("computeMajor"), num("computeMinor"), num("smCount"), text("busLocation"), text("uuid"),
                 text("chipName"), num("clockRate"), num("memoryBandwidth"), num("l2CacheSize"));
-        try (Rows r = src.scan("TARGET_INFO_GPU", cols, null);
-             PreparedStatement ps = connection.prepareStatement("INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+        try (Rows r = src.scan("TARGET_INFO_GPU", cols, null)) {
             while (r.next()) {
                 long cu = r.getLong(1);
                 long id = cu != NULL ? cu : r.getLong(0);
@@ -687,17 +637,9 @@ public final class NsysReader {
                         props.put(cols.get(i).name(), r.getLong(i));
                     }
                 }
-                ps.setInt(1, fileId);
-                ps.setInt(2, id == NULL ? 0 : (int) id);
-                ps.setString(3, r.getString(2));
-                ps.setObject(4, orNull(r.getLong(3)));
-                ps.setObject(5, intOrNull(r.getLong(4)));
-                ps.setObject(6, intOrNull(r.getLong(5)));
-                ps.setObject(7, intOrNull(r.getLong(6)));
-                ps.setString(8, props.toString());
-                ps.addBatch();
+                sink.device(new RowSink.Device(id == NULL ? 0 : (int) id, r.getString(2), orNull(r.getLong(3)),
+                        intOrNull(r.getLong(4)), intOrNull(r.getLong(5)), intOrNull(r.getLong(6)), props.toString()));
             }
-            ps.executeBatch();
         }
     }
 
@@ -718,112 +660,71 @@ public final class NsysReader {
         }
         Map<Long, String> threadNameText = new HashMap<>();
         java.util.BitSet written = new java.util.BitSet();
-        try (TableBatch batch = TableBatch.forTable(connection, allocator, "names", BATCH_ROWS, inserter)) {
-            NameRows rows = new NameRows(batch);
-            for (Map.Entry<String, Integer> e : names.literals().entrySet()) {
-                rows.add(e.getValue(), e.getKey());
-            }
-            if (names.references() > 0 || !threadNameIds.isEmpty()) {
-                try (Rows r = src.scan("StringIds", List.of(num("id"), text("value")), null)) {
-                    while (r.next()) {
-                        long id = r.getLong(0);
-                        if (id == NULL) {
-                            continue;
-                        }
-                        int asIs = names.existing(id, false);
-                        int stripped = names.existing(id, true);
-                        boolean threadName = threadNameIds.contains(id);
-                        if (asIs < 0 && stripped < 0 && !threadName) {
-                            continue;
-                        }
-                        String value = r.getString(1);
-                        if (value == null) {
-                            value = "";
-                        }
-                        if (threadName) {
-                            threadNameText.put(id, value);
-                        }
-                        if (asIs >= 0 && !written.get(asIs)) {
-                            rows.add(asIs, value);
-                            written.set(asIs);
-                        }
-                        if (stripped >= 0 && !written.get(stripped)) {
-                            rows.add(stripped, NsysNames.stripVersion(value));
-                            written.set(stripped);
-                        }
+        for (Map.Entry<String, Integer> e : names.literals().entrySet()) {
+            sink.name(e.getValue(), e.getKey());
+        }
+        if (names.references() > 0 || !threadNameIds.isEmpty()) {
+            try (Rows r = src.scan("StringIds", List.of(num("id"), text("value")), null)) {
+                while (r.next()) {
+                    long id = r.getLong(0);
+                    if (id == NULL) {
+                        continue;
+                    }
+                    int asIs = names.existing(id, false);
+                    int stripped = names.existing(id, true);
+                    boolean threadName = threadNameIds.contains(id);
+                    if (asIs < 0 && stripped < 0 && !threadName) {
+                        continue;
+                    }
+                    String value = r.getString(1);
+                    if (value == null) {
+                        value = "";
+                    }
+                    if (threadName) {
+                        threadNameText.put(id, value);
+                    }
+                    if (asIs >= 0 && !written.get(asIs)) {
+                        sink.name(asIs, value);
+                        written.set(asIs);
+                    }
+                    if (stripped >= 0 && !written.get(stripped)) {
+                        sink.name(stripped, NsysNames.stripVersion(value));
+                        written.set(stripped);
                     }
                 }
             }
-            // References to strings that StringIds lacks: named after the id, and counted.
-            long[] missing = new long[1];
-            List<long[]> absent = new ArrayList<>();
-            names.forEachReference((stringId, strip, id) -> {
-                if (!written.get(id)) {
-                    absent.add(new long[] {stringId, id});
-                }
-            });
-            for (long[] a : absent) {
-                rows.add((int) a[1], "[string " + a[0] + "]");
-                missing[0]++;
-            }
-            out.anomaly("missing_string_ids", missing[0]);
-            batch.flush();
         }
+        // References to strings that StringIds lacks: named after the id, and counted.
+        long[] missing = new long[1];
+        List<long[]> absent = new ArrayList<>();
+        names.forEachReference((stringId, strip, id) -> {
+            if (!written.get(id)) {
+                absent.add(new long[] {stringId, id});
+            }
+        });
+        for (long[] a : absent) {
+            sink.name((int) a[1], "[string " + a[0] + "]");
+            missing[0]++;
+        }
+        out.anomaly("missing_string_ids", missing[0]);
         return threadNameText;
     }
 
-    /** Appends names rows of this file. */
-    private final class NameRows {
-        private final TableBatch batch;
-        private final int file;
-        private final int id;
-        private final int name;
-
-        NameRows(TableBatch batch) {
-            this.batch = batch;
-            this.file = batch.column("file_id");
-            this.id = batch.column("name_id");
-            this.name = batch.column("name");
-        }
-
-        void add(int nameId, String value) throws SQLException {
-            batch.setInt(file, fileId);
-            batch.setInt(id, nameId);
-            batch.setString(name, value);
-            batch.endRow();
-        }
-    }
-
-    private void writeTracks(Map<Long, String> threadNameText) throws IOException, SQLException {
+    private void writeTracks(Map<Long, String> threadNameText) throws IOException {
         Set<Long> pids = new TreeSet<>(eventPids);
         pids.addAll(cudaPids);
-        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO tracks VALUES (?, ?, ?, ?, ?, ?)")) {
-            Set<Long> written = new HashSet<>();
-            try (Rows r = src.scan("PROCESSES", List.of(num("globalPid"), num("pid"), text("name")), null)) {
-                while (r.next()) {
-                    long pid = r.getLong(1) != NULL ? r.getLong(1) : r.getLong(0) != NULL ? pid(r.getLong(0)) : NULL;
-                    if (pid == NULL || !pids.contains(pid) || !written.add(pid)) {
-                        continue;
-                    }
-                    ps.setInt(1, fileId);
-                    ps.setLong(2, pid);
-                    ps.setObject(3, null);
-                    ps.setString(4, r.getString(2));
-                    ps.setString(5, "CPU");
-                    ps.setObject(6, null);
-                    ps.addBatch();
+        Set<Long> written = new HashSet<>();
+        try (Rows r = src.scan("PROCESSES", List.of(num("globalPid"), num("pid"), text("name")), null)) {
+            while (r.next()) {
+                long pid = r.getLong(1) != NULL ? r.getLong(1) : r.getLong(0) != NULL ? pid(r.getLong(0)) : NULL;
+                if (pid == NULL || !pids.contains(pid) || !written.add(pid)) {
+                    continue;
                 }
+                sink.track(pid, null, r.getString(2), "CPU", null);
             }
-            for (long[] t : threadNames) {
-                ps.setInt(1, fileId);
-                ps.setLong(2, t[0]);
-                ps.setLong(3, t[1]);
-                ps.setString(4, threadNameText.get(t[2]));
-                ps.setString(5, null);
-                ps.setObject(6, null);
-                ps.addBatch();
-            }
-            ps.executeBatch();
+        }
+        for (long[] t : threadNames) {
+            sink.track(t[0], t[1], threadNameText.get(t[2]), null, null);
         }
     }
 

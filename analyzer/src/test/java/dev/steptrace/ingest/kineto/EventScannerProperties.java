@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.steptrace.ingest.NotATraceException;
 import dev.steptrace.testing.TestData;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

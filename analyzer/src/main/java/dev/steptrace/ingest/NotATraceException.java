@@ -1,8 +1,8 @@
-package dev.steptrace.ingest.kineto;
+package dev.steptrace.ingest;
 
 import java.io.IOException;
 
-/** The bytes are not a Kineto trace; the file is skipped with this reason. */
+/** The bytes are not a trace of the importer's format after all; the file is skipped with this reason. */
 public final class NotATraceException extends IOException {
     private final long offset;
 

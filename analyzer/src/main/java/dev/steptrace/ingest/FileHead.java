@@ -1,0 +1,49 @@
+package dev.steptrace.ingest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/** A file as importers recognise it: its path and its first bytes (up to {@link #SIZE}). */
+public record FileHead(Path path, byte[] bytes) {
+    /** Enough for a magic number or a CSV header line. */
+    public static final int SIZE = 4096;
+
+    public static FileHead read(Path path) throws IOException {
+        try (InputStream in = Files.newInputStream(path)) {
+            return new FileHead(path, in.readNBytes(SIZE));
+        }
+    }
+
+    public boolean startsWith(byte[] magic) {
+        return bytes.length >= magic.length && Arrays.equals(bytes, 0, magic.length, magic, 0, magic.length);
+    }
+
+    public boolean startsWith(String ascii) {
+        return startsWith(ascii.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * The first line (without its line end) as UTF-8; null when it runs past the head (a file of one
+     * line shorter than the head is that line).
+     */
+    public String firstLine() {
+        int end = -1;
+        for (int i = 0; i < bytes.length && end < 0; i++) {
+            if (bytes[i] == '\n') {
+                end = i > 0 && bytes[i - 1] == '\r' ? i - 1 : i;
+            }
+        }
+        if (end < 0 && bytes.length == SIZE) {
+            return null;
+        }
+        return new String(bytes, 0, end < 0 ? bytes.length : end, StandardCharsets.UTF_8);
+    }
+
+    public String fileName() {
+        return path.getFileName().toString();
+    }
+}

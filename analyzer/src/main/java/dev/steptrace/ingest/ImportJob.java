@@ -1,0 +1,25 @@
+package dev.steptrace.ingest;
+
+import java.sql.Connection;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * One file to read, and what its importer reads it with: the file's transaction (connection), its
+ * {@code file_id}, the ingest's options and progress counters.
+ *
+ * @param size          the trace's bytes on disk (all its parts)
+ * @param inflateAhead  a core is free for a second thread (decompression, inserts) beside the reader
+ * @param stop          where to stop reading (a re-read up to damage), or null
+ * @param eventsRead    events read by the whole ingest, for progress
+ * @param fileBytesRead file bytes read by the whole ingest, for progress
+ */
+public record ImportJob(TraceDiscovery.Found file, long size, int fileId, Connection connection,
+                        BufferAllocator allocator, IngestOptions options, boolean inflateAhead, TraceInput.Stop stop,
+                        AtomicLong eventsRead, AtomicLong fileBytesRead) {
+    /** The sink for this file's rows, with {@code batchRows} rows per batch, inserting on {@code inserter} (or inline). */
+    public RowSink sink(int batchRows, ExecutorService inserter) {
+        return new RowSink(connection, allocator, fileId, batchRows, inserter);
+    }
+}

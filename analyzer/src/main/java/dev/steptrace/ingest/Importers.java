@@ -1,0 +1,29 @@
+package dev.steptrace.ingest;
+
+import dev.steptrace.ingest.kineto.KinetoImporter;
+import dev.steptrace.ingest.nsys.NsysImporter;
+import java.util.List;
+
+/**
+ * Every trace format steptrace reads, one importer each. A file is the trace of the importer that
+ * claims it; when none does, the first refusal's reason is why it is skipped, so the order decides
+ * only which reason a user reads: the JSON sniffer, which has something to say about any file, comes
+ * last.
+ */
+public final class Importers {
+    public static final List<Importer> ALL = List.of(
+            new NsysImporter(),
+            new KinetoImporter());
+
+    private Importers() {}
+
+    /** The family of a stored format id ({@link Importer#family}), or the id itself for one no importer claims. */
+    public static String family(String format) {
+        for (Importer importer : ALL) {
+            if (importer.formats().contains(format)) {
+                return importer.family();
+            }
+        }
+        return format;
+    }
+}

@@ -1,0 +1,195 @@
+package dev.steptrace.ingest;
+
+import dev.steptrace.store.CpuOpColumns;
+import dev.steptrace.store.GpuOpColumns;
+import dev.steptrace.store.LaunchColumns;
+import dev.steptrace.store.NamedRow;
+import dev.steptrace.store.TableBatch;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * Where an {@link Importer} puts one file's rows: the store's tables (docs/schema.md), inside the
+ * caller's open transaction. Every importer writes through it, so rows of every format are written by
+ * one piece of code: event tables through {@link TableBatch} (columns found by name, once per file),
+ * names one row per id, devices and tracks as {@link NamedRow}s at {@link #finish}.
+ *
+ * <p>Batches are opened on first use. Given an inserter, full batches are inserted on it while the
+ * importer fills the next (see {@link TableBatch}); the connection is then the inserter's until
+ * {@link #flushAll} returns.
+ */
+public final class RowSink implements AutoCloseable {
+    /** One {@code devices} row. */
+    public record Device(int id, String name, Long totalMemory, Integer computeMajor, Integer computeMinor,
+                         Integer numSms, String propertiesJson) {}
+
+    private final Connection connection;
+    private final BufferAllocator allocator;
+    private final int fileId;
+    private final int batchRows;
+    private final ExecutorService inserter;
+    private final Map<String, TableBatch> batches = new LinkedHashMap<>();
+    private final List<NamedRow> devices = new ArrayList<>();
+    private final List<NamedRow> tracks = new ArrayList<>();
+    private GpuOpColumns gpuColumns;
+    private CpuOpColumns cpuColumns;
+    private LaunchColumns launchColumns;
+    private int nameFile = -1;
+    private int nameId;
+    private int nameText;
+
+    /**
+     * @param batchRows rows per batch of an event table
+     * @param inserter  the thread that inserts full batches while the next fills, or null to insert inline
+     */
+    public RowSink(Connection connection, BufferAllocator allocator, int fileId, int batchRows,
+                   ExecutorService inserter) {
+        this.connection = connection;
+        this.allocator = allocator;
+        this.fileId = fileId;
+        this.batchRows = batchRows;
+        this.inserter = inserter;
+    }
+
+    public int fileId() {
+        return fileId;
+    }
+
+    /** The file's connection, for statements of the importer's own (after {@link #flushAll}). */
+    public Connection connection() {
+        return connection;
+    }
+
+    public BufferAllocator allocator() {
+        return allocator;
+    }
+
+    /** The inserter thread the batches share, or null. */
+    public ExecutorService inserter() {
+        return inserter;
+    }
+
+    /** The batch of {@code table}, opened on first use with the sink's batch size. */
+    public TableBatch table(String table) throws SQLException {
+        return table(table, batchRows);
+    }
+
+    /** The batch of {@code table}, opened on first use with {@code rows} rows per batch. */
+    public TableBatch table(String table, int rows) throws SQLException {
+        TableBatch b = batches.get(table);
+        if (b == null) {
+            b = TableBatch.forTable(connection, allocator, table, rows, inserter);
+            batches.put(table, b);
+        }
+        return b;
+    }
+
+    public TableBatch gpuOps() throws SQLException {
+        return table("gpu_ops");
+    }
+
+    public GpuOpColumns gpuColumns() throws SQLException {
+        if (gpuColumns == null) {
+            gpuColumns = new GpuOpColumns(gpuOps());
+        }
+        return gpuColumns;
+    }
+
+    public TableBatch cpuOps() throws SQLException {
+        return table("cpu_ops");
+    }
+
+    public CpuOpColumns cpuColumns() throws SQLException {
+        if (cpuColumns == null) {
+            cpuColumns = new CpuOpColumns(cpuOps());
+        }
+        return cpuColumns;
+    }
+
+    public TableBatch launches() throws SQLException {
+        return table("launches");
+    }
+
+    public LaunchColumns launchColumns() throws SQLException {
+        if (launchColumns == null) {
+            launchColumns = new LaunchColumns(launches());
+        }
+        return launchColumns;
+    }
+
+    /** A {@code names} row of this file: event rows point to it by {@code nameId}. */
+    public void name(int id, String text) throws SQLException {
+        TableBatch b = table("names");
+        if (nameFile < 0) {
+            nameFile = b.column("file_id");
+            nameId = b.column("name_id");
+            nameText = b.column("name");
+        }
+        b.setInt(nameFile, fileId);
+        b.setInt(nameId, id);
+        b.setString(nameText, text);
+        b.endRow();
+    }
+
+    /** A {@code devices} row, written at {@link #finish}. */
+    public void device(Device d) {
+        devices.add(new NamedRow().set("file_id", fileId).set("device_id", d.id()).set("name", d.name())
+                .set("total_memory", d.totalMemory()).set("compute_major", d.computeMajor())
+                .set("compute_minor", d.computeMinor()).set("num_sms", d.numSms()).set("properties", d.propertiesJson()));
+    }
+
+    /** A {@code tracks} row (a process when {@code tid} is null), written at {@link #finish}. */
+    public void track(long pid, Long tid, String name, String labels, Long sortIndex) {
+        tracks.add(new NamedRow().set("file_id", fileId).set("pid", pid).set("tid", tid).set("name", name)
+                .set("labels", labels).set("sort_index", sortIndex));
+    }
+
+    /** Inserts every buffered row (and waits for the inserter): the connection is free for other statements. */
+    public void flushAll() throws SQLException {
+        for (TableBatch b : batches.values()) {
+            b.flush();
+        }
+    }
+
+    /** Flushes a table's batch and frees its buffers: for importers that write one table after another. */
+    public void done(String table) throws SQLException {
+        TableBatch b = batches.remove(table);
+        if (b != null) {
+            try {
+                b.flush();
+            } finally {
+                b.close();
+            }
+            switch (table) {
+                case "gpu_ops" -> gpuColumns = null;
+                case "cpu_ops" -> cpuColumns = null;
+                case "launches" -> launchColumns = null;
+                case "names" -> nameFile = -1;
+                default -> { }
+            }
+        }
+    }
+
+    /** Flushes every batch, then writes the devices and tracks. */
+    public void finish() throws SQLException {
+        flushAll();
+        NamedRow.insert(connection, "devices", devices);
+        NamedRow.insert(connection, "tracks", tracks);
+        devices.clear();
+        tracks.clear();
+    }
+
+    @Override
+    public void close() {
+        for (TableBatch b : batches.values()) {
+            b.close();
+        }
+        batches.clear();
+    }
+}
