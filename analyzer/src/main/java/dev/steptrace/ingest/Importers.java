@@ -2,16 +2,19 @@ package dev.steptrace.ingest;
 
 import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.ingest.nsys.NsysImporter;
+import dev.steptrace.ingest.rocprof.RocprofImporter;
 import java.util.List;
 
 /**
  * Every trace format steptrace reads, one importer each. A file is the trace of the importer that
  * claims it; when none does, the first refusal's reason is why it is skipped, so the order decides
- * only which reason a user reads: the JSON sniffer, which has something to say about any file, comes
- * last.
+ * only which reason a user reads: rocprofv3 before Nsight Systems (an SQLite file that is neither is
+ * "no Nsight Systems tables", a rocpd database is rocprofv3's), and the JSON sniffer, which has
+ * something to say about any file, last.
  */
 public final class Importers {
     public static final List<Importer> ALL = List.of(
+            new RocprofImporter(),
             new NsysImporter(),
             new KinetoImporter());
 

@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS files (
     path             VARCHAR NOT NULL,
     size_bytes       BIGINT NOT NULL,
     content_hash     VARCHAR NOT NULL,
-    format           VARCHAR NOT NULL,      -- kineto | nsys-sqlite | nsys-parquet | nsys-arrow
+    format           VARCHAR NOT NULL,      -- kineto | nsys-sqlite | nsys-parquet | nsys-arrow | rocprofv3-csv
     compressed       BOOLEAN NOT NULL,
     status           VARCHAR NOT NULL,      -- ingested | partial
     partial_reason   VARCHAR,
