@@ -199,7 +199,7 @@ public final class Steptrace implements AutoCloseable {
         AutoCloseable display = null;
         try {
             display = listener.started(new IngestProgress(ingestor.fileBytesRead(), ingestor.fileBytesToRead(),
-                    ingestor.eventsRead()));
+                    ingestor.jsonBytesRead(), ingestor.eventsRead()));
             report = ingestor.ingest(paths);
         } catch (NoSuchFileException e) {
             throw new SteptraceException("no such file or directory: " + e.getFile(), e);

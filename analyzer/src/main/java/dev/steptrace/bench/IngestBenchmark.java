@@ -7,8 +7,12 @@ import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.ingest.Ingestor;
 import dev.steptrace.ingest.TraceDiscovery;
 import dev.steptrace.ingest.TraceInput;
+import dev.steptrace.ingest.NotATraceException;
 import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.ingest.kineto.KinetoReader;
+import dev.steptrace.ingest.kineto.NameDictionary;
+import dev.steptrace.ingest.kineto.TraceEvent;
+import dev.steptrace.ingest.kineto.TraceEventSink;
 import dev.steptrace.ingest.nsys.ArrowStreamSource;
 import dev.steptrace.ingest.nsys.NsysImporter;
 import dev.steptrace.ingest.nsys.NsysReader;
@@ -34,7 +38,8 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * Ingest throughput beside its ceiling, in one process: a bare Jackson tokenizer pass over the same
- * (decompressed) bytes, then full ingests into fresh stores with 1 thread and with N threads. Reports
+ * (decompressed) bytes, the reader alone (events read, nothing stored), then full ingests into fresh
+ * stores with 1 thread and with N threads. Reports
  * MB/s of uncompressed JSON per wall second and per CPU second, events/s, and the process's peak RSS.
  * For Nsight Systems exports the ceiling is a bare scan of the kernel tables, and the figures are
  * rows/s and kernel rows/s.
@@ -80,6 +85,7 @@ public final class IngestBenchmark {
         for (int r = 1; r <= repeat; r++) {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
             print(tokenize(files));
+            print(parse(files));
             print(ingest(inputs, 1, false, workDir));
             if (files.stream().anyMatch(TraceDiscovery.Found::compressed) && files.size() == 1) {
                 print(ingest(inputs, 1, true, workDir));
@@ -114,7 +120,7 @@ public final class IngestBenchmark {
             AtomicLong ignored = new AtomicLong();
             // Buffered like the reader's own input (128 KiB reads): the ceiling is the tokenizer, not syscalls.
             try (InputStream in = new java.io.BufferedInputStream(
-                         TraceInput.open(f.path(), f.compressed(), false, ignored, null), 1 << 17);
+                         TraceInput.open(f.path(), f.compressed(), false, ignored, null, null, null), 1 << 17);
                  CountingStream counted = new CountingStream(in);
                  JsonParser p = KinetoReader.jsonFactory().createParser(counted)) {
                 while (p.nextToken() != null) {
@@ -125,6 +131,58 @@ public final class IngestBenchmark {
         }
         return new Pass("tokenizer only (ceiling), 1 thread", bytes, tokens, "tokens",
                 (System.nanoTime() - t0) / 1e9, (cpuNanos() - cpu0) / 1e9);
+    }
+
+    /**
+     * The reader alone: decompress and read every file's events (the scanner, and Jackson for the
+     * document around the list), one thread, storing nothing: what ingest costs before the store.
+     */
+    Pass parse(List<TraceDiscovery.Found> files) throws IOException {
+        long cpu0 = cpuNanos();
+        long t0 = System.nanoTime();
+        long bytes = 0;
+        long events = 0;
+        for (TraceDiscovery.Found f : files) {
+            Counted sink = new Counted();
+            try (InputStream in = TraceInput.open(f.path(), f.compressed(), false, new AtomicLong(), null, null, null)) {
+                bytes += new KinetoReader(false).read(in, new NameDictionary(), sink).jsonBytes;
+            } catch (NotATraceException e) {
+                continue;
+            }
+            events += sink.events;
+        }
+        return new Pass("read events, no store (parse only), 1 thread", bytes, events, "kept events",
+                (System.nanoTime() - t0) / 1e9, (cpuNanos() - cpu0) / 1e9);
+    }
+
+    /** Counts the kept events, keeps nothing. */
+    private static final class Counted implements TraceEventSink {
+        long events;
+
+        @Override
+        public void event(TraceEvent event) {
+            events++;
+        }
+
+        @Override
+        public void baseTimeNanos(long baseNs, boolean beforeEvents) {
+        }
+
+        @Override
+        public void device(DeviceInfo device) {
+        }
+
+        @Override
+        public void distributedInfo(String json, Integer rank, Integer worldSize) {
+        }
+
+        @Override
+        public void metadata(String key, String json) {
+        }
+
+        @Override
+        public void track(long pid, Long tid, String field, String value, Long sortIndex) {
+        }
     }
 
     Pass ingest(List<Path> inputs, int threads, boolean inflateAhead, Path workDir) throws Exception {

@@ -127,14 +127,14 @@ public final class IngestCommand implements Callable<Integer> {
     }
 
     /**
-     * What the commands show while they ingest: a progress line on a terminal (unless quiet) and, when
+     * What the commands show while they ingest: progress on stderr (unless quiet) and, when
      * {@code problems} is given, each skipped or partial file and each warning once the ingest is done.
      */
     static IngestListener listener(boolean quiet, PrintWriter problems) {
         return new IngestListener() {
             @Override
             public AutoCloseable started(IngestProgress p) {
-                return Progress.start(quiet, "ingest", p.bytesRead(), p.bytesToRead(), p.events());
+                return Progress.start(quiet, "ingest", p.bytesRead(), p.bytesToRead(), p.jsonBytesRead(), p.events());
             }
 
             @Override

@@ -7,24 +7,37 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A one-line progress display on stderr (bytes read, MB/s, events/s, ETA), redrawn twice a second,
- * shown only when stderr is a terminal and --quiet is not given.
+ * Progress on stderr (amount done, MB/s, events/s, ETA), unless --quiet: on a terminal one line
+ * redrawn twice a second; elsewhere (a CI log, a file) a plain line every {@value #PLAIN_EVERY_MS} ms,
+ * prefixed like every other line steptrace writes there.
+ * When the work reads compressed files, the amount and the rate are of the uncompressed bytes (what
+ * the throughput figures are stated in) and the share done and the ETA come from the file bytes read.
  */
 final class Progress implements AutoCloseable {
+    static final long PLAIN_EVERY_MS = 10_000;
+    private static final long REDRAW_MS = 500;
+
     private final PrintStream err;
+    private final boolean terminal;
+    private final long everyMs;
     private final String label;
     private final AtomicLong done;
-    private final AtomicLong events;
     private final AtomicLong total;
+    private final AtomicLong uncompressed;
+    private final AtomicLong events;
     private final long startNanos = System.nanoTime();
     private final Thread thread;
     private volatile boolean running = true;
 
-    private Progress(PrintStream err, String label, AtomicLong done, AtomicLong total, AtomicLong events) {
+    Progress(PrintStream err, boolean terminal, long everyMs, String label, AtomicLong done, AtomicLong total,
+             AtomicLong uncompressed, AtomicLong events) {
         this.err = err;
+        this.terminal = terminal;
+        this.everyMs = everyMs;
         this.label = label;
         this.done = done;
         this.total = total;
+        this.uncompressed = uncompressed;
         this.events = events;
         this.thread = new Thread(this::loop, "steptrace-progress");
         thread.setDaemon(true);
@@ -32,15 +45,21 @@ final class Progress implements AutoCloseable {
     }
 
     /**
-     * Starts a display, or returns null when there is no terminal to show it on.
+     * Starts a display on stderr, or returns null when quiet.
      *
-     * @param total the amount {@code done} counts towards, 0 while unknown (it may be set later)
+     * @param done         the amount done (file bytes read)
+     * @param total        the amount {@code done} counts towards, 0 while unknown (it may be set later)
+     * @param uncompressed the bytes those files hold once decompressed, or null when the same as {@code done}
+     * @param events       events read, or null
      */
-    static Progress start(boolean quiet, String label, AtomicLong done, AtomicLong total, AtomicLong events) {
-        if (quiet || !stderrIsTerminal()) {
+    static Progress start(boolean quiet, String label, AtomicLong done, AtomicLong total, AtomicLong uncompressed,
+                          AtomicLong events) {
+        if (quiet) {
             return null;
         }
-        return new Progress(System.err, label, done, total, events);
+        boolean terminal = stderrIsTerminal();
+        return new Progress(System.err, terminal, terminal ? REDRAW_MS : PLAIN_EVERY_MS, label, done, total,
+                uncompressed, events);
     }
 
     static boolean stderrIsTerminal() {
@@ -63,33 +82,40 @@ final class Progress implements AutoCloseable {
     private void loop() {
         while (running) {
             try {
-                Thread.sleep(500);
+                Thread.sleep(everyMs);
             } catch (InterruptedException e) {
                 return;
             }
             if (running) {
-                err.print("\r" + line() + "\u001b[K");
+                String line = line((System.nanoTime() - startNanos) / 1e9);
+                // A log gets whole lines; a terminal one line redrawn in place.
+                err.print(terminal ? "\r" + line + "\u001b[K" : "steptrace: " + line + System.lineSeparator());
                 err.flush();
             }
         }
     }
 
-    String line() {
-        double seconds = Math.max(1e-3, (System.nanoTime() - startNanos) / 1e9);
+    /** The line after {@code seconds} of work. */
+    String line(double seconds) {
+        seconds = Math.max(1e-3, seconds);
         long bytes = done.get();
         long total = this.total.get();
-        double rate = bytes / seconds;
-        StringBuilder sb = new StringBuilder(label).append(": ").append(Bytes.format(bytes));
-        if (total > 0) {
-            sb.append(" / ").append(Bytes.format(total))
-                    .append(String.format(Locale.ROOT, " (%d%%)", Math.min(100, bytes * 100 / total)));
+        long amount = uncompressed != null ? uncompressed.get() : bytes;
+        StringBuilder sb = new StringBuilder(label).append(": ").append(Bytes.format(amount));
+        if (uncompressed != null) {
+            sb.append(" of JSON");
         }
-        sb.append(String.format(Locale.ROOT, ", %s/s", Bytes.format((long) rate)));
+        if (total > 0) {
+            sb.append(String.format(Locale.ROOT, " (%d%% of %s", Math.min(100, bytes * 100 / total), Bytes.format(total)))
+                    .append(uncompressed != null ? " of files)" : ")");
+        }
+        sb.append(String.format(Locale.ROOT, ", %s/s", Bytes.format((long) (amount / seconds))));
         if (events != null) {
             sb.append(String.format(Locale.ROOT, ", %.2f M events/s", events.get() / seconds / 1e6));
         }
-        if (total > 0 && rate > 0 && bytes < total) {
-            long eta = (long) ((total - bytes) / rate);
+        double fileRate = bytes / seconds;
+        if (total > 0 && fileRate > 0 && bytes < total) {
+            long eta = (long) ((total - bytes) / fileRate);
             sb.append(String.format(Locale.ROOT, ", ETA %d:%02d", eta / 60, eta % 60));
         }
         return sb.toString();
@@ -99,7 +125,9 @@ final class Progress implements AutoCloseable {
     public void close() {
         running = false;
         thread.interrupt();
-        err.print("\r\u001b[K");
-        err.flush();
+        if (terminal) {
+            err.print("\r\u001b[K");
+            err.flush();
+        }
     }
 }

@@ -114,7 +114,7 @@ public final class SynthCommand implements Callable<Integer> {
         Synthesizer.Plan plan = synth.plan();
         Synthesizer.Result result;
         Progress progress = Progress.start(quiet, "synth", synth.bytesWritten(),
-                new java.util.concurrent.atomic.AtomicLong(plan.estimatedJsonBytes()), null);
+                new java.util.concurrent.atomic.AtomicLong(plan.estimatedJsonBytes()), null, null);
         try {
             result = synth.write(plan);
         } catch (Synthesizer.OccupiedOutputException e) {

@@ -41,7 +41,38 @@ public record Fingerprint(long size, String contentHash) {
         } else {
             size = update(trace, buf, crc32c, crc32);
         }
-        return new Fingerprint(size, String.format("crc32c:%08x-crc32:%08x", crc32c.getValue(), crc32.getValue()));
+        return new Fingerprint(size, hash(crc32c, crc32));
+    }
+
+    private static String hash(CRC32C crc32c, CRC32 crc32) {
+        return String.format("crc32c:%08x-crc32:%08x", crc32c.getValue(), crc32.getValue());
+    }
+
+    /**
+     * A file's fingerprint taken from its bytes as they are read for parsing, so a new or changed file
+     * is read once: every byte in order, once, then the end of the file ({@link #end()}).
+     */
+    public static final class Digest {
+        private final CRC32C crc32c = new CRC32C();
+        private final CRC32 crc32 = new CRC32();
+        private long size;
+        /** Set after the last update, by the thread that read the file: readable from any thread. */
+        private volatile boolean ended;
+
+        void update(byte[] b, int off, int len) {
+            crc32c.update(b, off, len);
+            crc32.update(b, off, len);
+            size += len;
+        }
+
+        void end() {
+            ended = true;
+        }
+
+        /** The fingerprint, or null when the file was not read to its end (the reader stopped early). */
+        public Fingerprint fingerprint() {
+            return ended ? new Fingerprint(size, hash(crc32c, crc32)) : null;
+        }
     }
 
     private static long update(Path file, ByteBuffer buf, CRC32C crc32c, CRC32 crc32) throws IOException {

@@ -14,10 +14,13 @@ import org.apache.arrow.memory.BufferAllocator;
  * @param stop          where to stop reading (a re-read up to damage), or null
  * @param eventsRead    events read by the whole ingest, for progress
  * @param fileBytesRead file bytes read by the whole ingest, for progress
+ * @param jsonBytesRead uncompressed bytes read by the whole ingest, for progress (MB/s of JSON)
+ * @param digest        where a Kineto file's fingerprint is taken as it is read, or null (fingerprinted before)
  */
 public record ImportJob(TraceDiscovery.Found file, long size, int fileId, Connection connection,
                         BufferAllocator allocator, IngestOptions options, boolean inflateAhead, TraceInput.Stop stop,
-                        AtomicLong eventsRead, AtomicLong fileBytesRead) {
+                        AtomicLong eventsRead, AtomicLong fileBytesRead, AtomicLong jsonBytesRead,
+                        Fingerprint.Digest digest) {
     /** The sink for this file's rows, with {@code batchRows} rows per batch, inserting on {@code inserter} (or inline). */
     public RowSink sink(int batchRows, ExecutorService inserter) {
         return new RowSink(connection, allocator, fileId, batchRows, inserter);

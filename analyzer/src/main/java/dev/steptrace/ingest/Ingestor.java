@@ -2,6 +2,7 @@ package dev.steptrace.ingest;
 
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.FileOutcome.Status;
+import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.NamedRow;
 import dev.steptrace.store.StoreFiles;
@@ -44,6 +45,7 @@ public final class Ingestor {
     private final Store store;
     private final IngestOptions options;
     private final AtomicLong fileBytesRead = new AtomicLong();
+    private final AtomicLong jsonBytesRead = new AtomicLong();
     private final AtomicLong eventsRead = new AtomicLong();
     private final AtomicLong fileBytesToRead = new AtomicLong();
 
@@ -55,6 +57,11 @@ public final class Ingestor {
     /** File bytes read so far by the running ingest (compressed bytes for gzip files), for progress. */
     public AtomicLong fileBytesRead() {
         return fileBytesRead;
+    }
+
+    /** The bytes read so far by the running ingest once decompressed, for progress (MB/s of JSON). */
+    public AtomicLong jsonBytesRead() {
+        return jsonBytesRead;
     }
 
     /** File bytes the running ingest will read, once it has planned (0 before), for progress. */
@@ -130,7 +137,7 @@ public final class Ingestor {
             throws IOException, SQLException {
         Connection c = store.connection();
         List<Planned> candidates = new ArrayList<>();
-        List<Fingerprinted> fingerprints = fingerprints(traces);
+        List<Fingerprinted> fingerprints = fingerprints(traces, fingerprintWhileLoading(c, traces));
         for (int i = 0; i < traces.size(); i++) {
             TraceDiscovery.Found f = traces.get(i);
             if (fingerprints.get(i).failure() != null) {
@@ -172,13 +179,56 @@ public final class Ingestor {
     private record Fingerprinted(Fingerprint fingerprint, IOException failure) {}
 
     /**
-     * Every trace's fingerprint, in order, read on the ingest's threads: checking an unchanged capture
-     * of several GB is all reading and CRCs.
+     * The traces whose fingerprint is taken as they are parsed, so they are read once: Kineto files
+     * that cannot be unchanged (the store has no row for their path with their size), cannot be a copy
+     * of another file of their directory (none of the same size) and were not found not to be a trace.
+     * The others are fingerprinted first, which is the only read of an unchanged file.
      */
-    private List<Fingerprinted> fingerprints(List<TraceDiscovery.Found> traces) throws IOException {
+    private Map<TraceDiscovery.Found, Long> fingerprintWhileLoading(Connection c, List<TraceDiscovery.Found> traces)
+            throws SQLException {
+        if (store.readOnly()) {
+            return Map.of();
+        }
+        Map<TraceDiscovery.Found, Long> sizes = new HashMap<>();
+        Map<String, Integer> ofSize = new HashMap<>();
+        for (TraceDiscovery.Found f : traces) {
+            if (f.format().equals(KinetoImporter.FORMAT)) {
+                try {
+                    long size = java.nio.file.Files.size(f.path());
+                    sizes.put(f, size);
+                    ofSize.merge(f.dir() + "/" + size, 1, Integer::sum);
+                } catch (IOException e) {
+                    // Fingerprinted first: that read reports it.
+                }
+            }
+        }
+        Map<TraceDiscovery.Found, Long> deferred = new HashMap<>();
+        for (Map.Entry<TraceDiscovery.Found, Long> e : sizes.entrySet()) {
+            Path path = e.getKey().path();
+            long size = e.getValue();
+            StoreFiles.Row previous = StoreFiles.byPath(c, path);
+            if (ofSize.get(e.getKey().dir() + "/" + size) == 1 && (previous == null || previous.size() != size)
+                    && !StoreFiles.isNonTrace(c, path, size)) {
+                deferred.put(e.getKey(), size);
+            }
+        }
+        return deferred;
+    }
+
+    /**
+     * Every trace's fingerprint, in order, read on the ingest's threads: checking an unchanged capture
+     * of several GB is all reading and CRCs. Those in {@code whileLoading} get their size alone (no
+     * content hash): their fingerprint is taken as they are loaded.
+     */
+    private List<Fingerprinted> fingerprints(List<TraceDiscovery.Found> traces,
+                                             Map<TraceDiscovery.Found, Long> whileLoading) throws IOException {
         List<Callable<Fingerprinted>> tasks = new ArrayList<>();
         for (TraceDiscovery.Found f : traces) {
+            Long size = whileLoading.get(f);
             tasks.add(() -> {
+                if (size != null) {
+                    return new Fingerprinted(new Fingerprint(size, null), null);
+                }
                 try {
                     return new Fingerprinted(Fingerprint.of(f), null);
                 } catch (IOException e) {
@@ -255,16 +305,17 @@ public final class Ingestor {
         long t0 = System.nanoTime();
         try (Connection c = store.newConnection()) {
             c.setAutoCommit(false);
+            Fingerprint.Digest digest = p.fingerprint.contentHash() == null ? new Fingerprint.Digest() : null;
             try {
-                FileSummary summary = read(c, p, fileId, inflateAhead, null);
+                FileSummary summary = read(c, p, fileId, inflateAhead, null, digest);
                 if (summary.reread != null) {
                     // Events read after the damage were made from corrupt data: read the file again, up to it.
                     c.rollback();
-                    summary = read(c, p, fileId, inflateAhead, summary.reread);
+                    summary = read(c, p, fileId, inflateAhead, summary.reread, null);
                 }
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
-                insertFileRow(c, fileId, p, summary, rank, seconds);
+                insertFileRow(c, fileId, p, fingerprint(p, digest), summary, rank, seconds);
                 StoreFiles.deleteNonTrace(c, f.path());
                 c.commit();
                 Status status = summary.partial ? Status.PARTIAL : Status.INGESTED;
@@ -272,7 +323,14 @@ public final class Ingestor {
                         summary.counts(), summary.bytesRead, seconds);
             } catch (NotATraceException e) {
                 c.rollback();
-                StoreFiles.putNonTrace(c, f.path(), p.fingerprint.size(), p.fingerprint.contentHash(), e.getMessage());
+                Fingerprint fp;
+                try {
+                    fp = fingerprint(p, digest);
+                } catch (IOException unreadable) {
+                    return FileOutcome.notLoaded(f.path(), Status.FAILED,
+                            "cannot read: " + Messages.io(unreadable));
+                }
+                StoreFiles.putNonTrace(c, f.path(), fp.size(), fp.contentHash(), e.getMessage());
                 c.commit();
                 return FileOutcome.notLoaded(f.path(), Status.SKIPPED, e.getMessage() + removeStaleRows(f.path()));
             } catch (IOException e) {
@@ -295,14 +353,26 @@ public final class Ingestor {
         }
     }
 
+    /**
+     * The file's fingerprint: known from planning, else the one taken while it was read, else (the
+     * reader stopped before the end of the file) read now.
+     */
+    private static Fingerprint fingerprint(Planned p, Fingerprint.Digest digest) throws IOException {
+        if (p.fingerprint.contentHash() != null) {
+            return p.fingerprint;
+        }
+        Fingerprint whileRead = digest.fingerprint();
+        return whileRead != null ? whileRead : Fingerprint.of(p.found);
+    }
+
     /** Writes one file's rows, in the caller's transaction, replacing its earlier rows. */
-    private FileSummary read(Connection c, Planned p, int fileId, boolean inflateAhead, TraceInput.Stop stop)
-            throws IOException, SQLException {
+    private FileSummary read(Connection c, Planned p, int fileId, boolean inflateAhead, TraceInput.Stop stop,
+                             Fingerprint.Digest digest) throws IOException, SQLException {
         if (p.previous != null) {
             StoreFiles.deleteFile(c, p.previous.fileId());
         }
         return p.found.importer().read(new ImportJob(p.found, p.fingerprint.size(), fileId, c, store.allocator(),
-                options, inflateAhead, stop, eventsRead, fileBytesRead));
+                options, inflateAhead, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
     }
 
     /**
@@ -340,15 +410,15 @@ public final class Ingestor {
         return fromName.isPresent() ? new Rank(fromName.getAsInt(), "file_name") : new Rank(null, null);
     }
 
-    private void insertFileRow(Connection c, int fileId, Planned p, FileSummary s, Rank rank, double seconds)
-            throws SQLException {
+    private void insertFileRow(Connection c, int fileId, Planned p, Fingerprint fp, FileSummary s, Rank rank,
+                               double seconds) throws SQLException {
         NamedRow row = new NamedRow()
                 .set("file_id", fileId)
                 // The capture comes once the directory's files are grouped (CaptureAssignment).
                 .set("capture_id", null)
                 .set("path", p.found.path().toString())
-                .set("size_bytes", p.fingerprint.size())
-                .set("content_hash", p.fingerprint.contentHash())
+                .set("size_bytes", fp.size())
+                .set("content_hash", fp.contentHash())
                 .set("format", p.found.format())
                 .set("compressed", p.found.compressed())
                 .set("status", s.partial ? "partial" : "ingested")

@@ -18,18 +18,26 @@ public final class TraceInput {
     public record Stop(long at, String reason) {}
 
     /**
-     * @param inflateAhead decompress on a second thread (pays when cores would otherwise idle)
-     * @param stop         where to stop, or null to read it all
+     * @param inflateAhead  decompress on a second thread (pays when cores would otherwise idle)
+     * @param fileBytesRead counts the file's bytes as they are read
+     * @param jsonBytesRead counts the bytes handed out (decompressed), or null
+     * @param digest        takes the file's fingerprint from the bytes read, or null
+     * @param stop          where to stop, or null to read it all
      */
     public static InputStream open(Path file, boolean gzip, boolean inflateAhead, AtomicLong fileBytesRead,
-                                   Stop stop) throws IOException {
+                                   AtomicLong jsonBytesRead, Fingerprint.Digest digest, Stop stop) throws IOException {
         // The reader's RecordingInput reads in large chunks itself: another buffer would be one more copy.
-        InputStream in = new Counting(Files.newInputStream(file), fileBytesRead);
+        InputStream in = new Counting(Files.newInputStream(file), fileBytesRead, digest);
         if (gzip) {
             in = new GzipInput(file, in);
             if (inflateAhead) {
                 in = new BackgroundInflater(in, file.getFileName().toString());
             }
+            if (jsonBytesRead != null) {
+                in = new Counting(in, jsonBytesRead, null);
+            }
+        } else if (jsonBytesRead != null) {
+            in = new Counting(in, jsonBytesRead, null);
         }
         return stop == null ? in : new Stopping(in, stop);
     }
@@ -39,21 +47,21 @@ public final class TraceInput {
         return new GzipInput(file, Files.newInputStream(file));
     }
 
+    /** Counts the bytes read through it and, with a digest, fingerprints them. */
     private static final class Counting extends FilterInputStream {
         private final AtomicLong counter;
+        private final Fingerprint.Digest digest;
 
-        Counting(InputStream in, AtomicLong counter) {
+        Counting(InputStream in, AtomicLong counter, Fingerprint.Digest digest) {
             super(in);
             this.counter = counter;
+            this.digest = digest;
         }
 
         @Override
         public int read() throws IOException {
-            int b = super.read();
-            if (b >= 0) {
-                counter.incrementAndGet();
-            }
-            return b;
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
         }
 
         @Override
@@ -61,6 +69,11 @@ public final class TraceInput {
             int n = super.read(b, off, len);
             if (n > 0) {
                 counter.addAndGet(n);
+                if (digest != null) {
+                    digest.update(b, off, n);
+                }
+            } else if (n < 0 && digest != null) {
+                digest.end();
             }
             return n;
         }

@@ -68,6 +68,17 @@ public final class StoreFiles {
         }
     }
 
+    /** Whether a file at {@code path} of {@code size} bytes was found not to be a trace (whatever its content). */
+    public static boolean isNonTrace(Connection c, Path path, long size) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM non_traces WHERE path = ? AND size_bytes = ?")) {
+            ps.setString(1, path.toString());
+            ps.setLong(2, size);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
     /** Remembers that the file at {@code path}, as fingerprinted, is not a trace. */
     public static void putNonTrace(Connection c, Path path, long size, String contentHash, String reason)
             throws SQLException {

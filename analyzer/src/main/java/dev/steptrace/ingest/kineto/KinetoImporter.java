@@ -53,7 +53,7 @@ public final class KinetoImporter implements Importer {
             return t;
         }) : null;
         try (InputStream in = TraceInput.open(f.path(), f.compressed(), job.inflateAhead(), job.fileBytesRead(),
-                job.stop());
+                job.jsonBytesRead(), job.digest(), job.stop());
              KinetoStoreWriter writer = new KinetoStoreWriter(job.sink(KinetoStoreWriter.BATCH_ROWS, inserter),
                      job.eventsRead())) {
             ReadResult r = new KinetoReader(job.options().keepPythonFunctions()).read(in, writer.names(), writer);

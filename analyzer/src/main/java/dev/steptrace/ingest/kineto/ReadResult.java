@@ -111,9 +111,12 @@ public final class ReadResult {
     /** Ends {@link #hold()}: the held anomalies count when {@code keep}, else they are forgotten. */
     void release(boolean keep) {
         holding = false;
+        if (held.isEmpty()) {
+            return; // nearly every event: no iterator for nothing
+        }
         if (keep) {
-            for (String what : held) {
-                anomaly(what);
+            for (int i = 0; i < held.size(); i++) {
+                anomaly(held.get(i));
             }
         }
         held.clear();

@@ -132,6 +132,7 @@ public final class NsysImporter implements Importer {
             try (RowSink sink = job.sink(NsysReader.BATCH_ROWS, inserter)) {
                 FileSummary s = new NsysReader(src, sink, job.eventsRead()).read(job.size());
                 job.fileBytesRead().addAndGet(job.size());
+                job.jsonBytesRead().addAndGet(job.size());
                 return s;
             } finally {
                 inserter.shutdownNow();

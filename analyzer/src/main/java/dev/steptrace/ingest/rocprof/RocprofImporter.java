@@ -94,6 +94,7 @@ public final class RocprofImporter implements Importer {
         try (RowSink sink = job.sink(RocprofReader.BATCH_ROWS, null)) {
             FileSummary s = new RocprofReader(sink, job.eventsRead()).read(parts);
             job.fileBytesRead().addAndGet(job.size());
+            job.jsonBytesRead().addAndGet(job.size());
             return s;
         }
     }
