@@ -1,7 +1,5 @@
 package dev.steptrace.analysis;
 
-import static dev.steptrace.analysis.StepDetector.exec;
-
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -11,70 +9,12 @@ import java.sql.SQLException;
  * of that type, its message size when the trace records it, and — matched across ranks by (phase,
  * step of the phase, type, k) — the fastest rank's duration ({@code transfer_ns}) and this rank's
  * time beyond it ({@code wait_ns}). Collective kernels spin until every peer arrives, so their
- * duration absorbs rank skew; the fastest rank's duration is the best estimate of the transfer.
+ * duration absorbs rank skew; the fastest rank's duration is the best estimate of the transfer. The SQL is stage {@code 40-collective-matching}.
  */
 final class CollectiveMetrics {
     private CollectiveMetrics() {}
 
     static void build(Connection c) throws SQLException {
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_comm_sizes AS
-                SELECT file_id, source, correlation, external_id,
-                       any_value(collective) AS collective, any_value(dtype) AS dtype,
-                       any_value(in_nelems) AS in_nelems, any_value(out_nelems) AS out_nelems,
-                       any_value(group_size) AS group_size
-                FROM comm_meta JOIN t_files USING (file_id)
-                GROUP BY file_id, source, correlation, external_id
-                """);
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_collectives AS
-                WITH inst AS (
-                    SELECT *, (row_number() OVER (PARTITION BY file_id, step, type ORDER BY ts_ns) - 1)::INTEGER AS k
-                    FROM (SELECT o.file_id, o.step,
-                                 CASE WHEN k.category = 'allreduce' THEN 'allreduce' ELSE k.subcategory END AS type,
-                                 o.ts_ns, o.dur_ns, o.correlation, o.external_id
-                          FROM t_ops_core o
-                          JOIN t_classes k USING (file_id, name_id, kind, variant)
-                          WHERE k.category IN ('allreduce', 'comm_other'))
-                ), located AS (
-                    -- Joined after numbering: the window then carries a few numbers per instance, not strings.
-                    SELECT i.file_id, m.rank, m.phase, m.phase_index, i.step, i.type, i.ts_ns, i.ts_ns + i.dur_ns AS end_ns,
-                           i.dur_ns,
-                           coalesce(ck.dtype, cc.dtype) AS dtype,
-                           coalesce(ck.in_nelems, cc.in_nelems) AS in_nelems,
-                           coalesce(ck.out_nelems, cc.out_nelems) AS out_nelems,
-                           coalesce(ck.group_size, cc.group_size) AS group_size,
-                           i.k
-                    FROM inst i
-                    JOIN t_step_metrics m USING (file_id, step)
-                    LEFT JOIN t_comm_sizes ck ON ck.source = 'kernel' AND ck.file_id = i.file_id
-                         AND ck.correlation = i.correlation
-                    LEFT JOIN t_comm_sizes cc ON cc.source = 'cpu_op' AND cc.file_id = i.file_id
-                         AND cc.external_id = i.external_id
-                ), typed AS (
-                    SELECT *,
-                           CASE lower(dtype)
-                               WHEN 'float' THEN 4 WHEN 'float32' THEN 4 WHEN 'int' THEN 4 WHEN 'int32' THEN 4
-                               WHEN 'bfloat16' THEN 2 WHEN 'half' THEN 2 WHEN 'float16' THEN 2 WHEN 'short' THEN 2
-                               WHEN 'double' THEN 8 WHEN 'float64' THEN 8 WHEN 'long' THEN 8 WHEN 'int64' THEN 8
-                               WHEN 'byte' THEN 1 WHEN 'char' THEN 1 WHEN 'bool' THEN 1 WHEN 'int8' THEN 1
-                               WHEN 'uint8' THEN 1
-                               ELSE CASE WHEN lower(dtype) LIKE 'float8%' THEN 1 END
-                           END AS dtype_bytes
-                    FROM located
-                ), sized AS (
-                    SELECT *,
-                           dtype_bytes * CASE WHEN type = 'all_gather' THEN out_nelems ELSE coalesce(in_nelems, out_nelems) END
-                               AS msg_bytes
-                    FROM typed
-                ), matched AS (
-                    SELECT phase, phase_index, type, k, min(dur_ns) AS transfer_ns, count(DISTINCT rank) AS ranks,
-                           (row_number() OVER (ORDER BY phase, phase_index, type, k) - 1)::INTEGER AS instance
-                    FROM sized GROUP BY phase, phase_index, type, k
-                )
-                SELECT s.*, m.instance, CASE WHEN m.ranks = (SELECT count(DISTINCT rank) FROM t_files) THEN m.transfer_ns END AS transfer_ns,
-                       CASE WHEN m.ranks = (SELECT count(DISTINCT rank) FROM t_files) THEN s.dur_ns - m.transfer_ns END AS wait_ns
-                FROM sized s JOIN matched m USING (phase, phase_index, type, k)
-                """);
+        SqlStage.run(c, "40-collective-matching");
     }
 }

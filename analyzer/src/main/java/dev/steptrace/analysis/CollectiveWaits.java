@@ -1,7 +1,5 @@
 package dev.steptrace.analysis;
 
-import static dev.steptrace.analysis.StepDetector.exec;
-
 import dev.steptrace.report.BottleneckReport.PerStep;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,20 +15,13 @@ import java.util.Map;
  * sums the step's collective waits ({@code t_collectives.wait_ns}, 0 where none was matched) and
  * {@code compute_ns} is the kernel time without them. Kernel time counts a rank's spinning inside
  * collectives as work, so the rank everyone waits for has the least of it; compute time ranks the
- * ranks by the work they did.
+ * ranks by the work they did. The SQL is stage {@code 41-collective-waits}.
  */
 final class CollectiveWaits {
     private CollectiveWaits() {}
 
     static void build(Connection c) throws SQLException {
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_step_waits AS
-                SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(w.wait_ns, 0)::BIGINT AS wait_ns,
-                       (m.kernel_ns - coalesce(w.wait_ns, 0))::BIGINT AS compute_ns
-                FROM t_step_metrics m
-                LEFT JOIN (SELECT file_id, step, sum(wait_ns) AS wait_ns FROM t_collectives GROUP BY ALL) w
-                    USING (file_id, step)
-                """);
+        SqlStage.run(c, "41-collective-waits");
     }
 
     /**

@@ -50,7 +50,7 @@ final class StepDetector {
                 WHERE o.kind = 'user_annotation' OR (o.kind = 'cpu_op' AND n.name LIKE 'ProfilerStep#%')
                 """);
         List<String> names = strings(c, "SELECT DISTINCT name FROM t_annot ORDER BY name");
-        exec(c, "CREATE OR REPLACE TEMP TABLE t_step_names (name VARCHAR, phase VARCHAR, step_number BIGINT)");
+        exec(c, "CREATE OR REPLACE TEMP TABLE h_vllm_steps (name VARCHAR, phase VARCHAR, step_number BIGINT)");
         StepSource source = null;
         if (userRegex != null) {
             source = matchNames(c, names, userRegex, StepSource.USER_REGEX) ? StepSource.USER_REGEX : null;
@@ -85,7 +85,7 @@ final class StepDetector {
     private static boolean matchNames(Connection c, List<String> names, Pattern p, StepSource source)
             throws SQLException {
         boolean any = false;
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO t_step_names VALUES (?, ?, ?)")) {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO h_vllm_steps VALUES (?, ?, ?)")) {
             for (String name : names) {
                 Matcher m = p.matcher(name);
                 if (!m.find()) {
@@ -118,7 +118,7 @@ final class StepDetector {
                 CREATE OR REPLACE TEMP TABLE t_steps AS
                 WITH a AS (
                     SELECT a.file_id, a.name, a.ts_ns, a.end_ns, s.phase, s.step_number
-                    FROM t_annot a JOIN t_step_names s USING (name)
+                    FROM t_annot a JOIN h_vllm_steps s USING (name)
                 ), outer_only AS (
                     SELECT * FROM a
                     WHERE NOT EXISTS (

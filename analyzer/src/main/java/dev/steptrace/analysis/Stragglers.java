@@ -1,7 +1,5 @@
 package dev.steptrace.analysis;
 
-import static dev.steptrace.analysis.StepDetector.exec;
-
 import dev.steptrace.report.BottleneckReport.CategoryWait;
 import dev.steptrace.report.BottleneckReport.Straggler;
 import dev.steptrace.report.BottleneckReport.StragglerSpot;
@@ -56,33 +54,12 @@ final class Stragglers {
      * operation of their rank's file.
      */
     static void build(Connection c) throws SQLException {
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_collective_arrivals AS
-                WITH ordered AS (
-                    SELECT instance, phase, phase_index, type, k, rank, file_id, step, ts_ns, dur_ns, wait_ns,
-                           row_number() OVER (PARTITION BY phase, phase_index, type, k ORDER BY dur_ns, rank) AS nth
-                    FROM t_collectives WHERE wait_ns IS NOT NULL
-                )
-                SELECT any_value(instance) AS instance, phase, phase_index, type, k, count(*)::INTEGER AS ranks,
-                       any_value(rank) FILTER (WHERE nth = 1) AS last_rank,
-                       any_value(file_id) FILTER (WHERE nth = 1) AS last_file_id,
-                       any_value(step) FILTER (WHERE nth = 1) AS last_step,
-                       any_value(ts_ns) FILTER (WHERE nth = 1) AS last_ts_ns,
-                       min(dur_ns) AS transfer_ns,
-                       coalesce(any_value(dur_ns) FILTER (WHERE nth = 2) - min(dur_ns), 0) AS lateness_ns,
-                       sum(wait_ns)::BIGINT AS wait_ns, NULL::VARCHAR AS after_category
-                FROM ordered GROUP BY phase, phase_index, type, k
-                """);
+        SqlStage.run(c, "42-stragglers");
         boolean several = StepDetector.count(c, "SELECT count(DISTINCT rank) FROM t_files") > 1;
         for (Map.Entry<String, PhaseRanks> e : ranks(c, "t_collective_arrivals", "t_step_metrics").entrySet()) {
             for (Straggler s : e.getValue().ranks()) {
                 if (several && s.straggler()) {
-                    lateInstances(c, e.getKey(), s.rank());
-                    exec(c, """
-                            UPDATE t_collective_arrivals SET after_category = i.after_category FROM t_straggler_instances i
-                            WHERE t_collective_arrivals.phase = i.phase AND t_collective_arrivals.phase_index = i.phase_index
-                              AND t_collective_arrivals.type = i.type AND t_collective_arrivals.k = i.k
-                            """);
+                    SqlStage.load("43-straggler-causes").run(c, Map.of("phase", e.getKey(), "rank", s.rank()));
                 }
             }
         }
@@ -166,44 +143,6 @@ final class Stragglers {
 
     /** A phase's totals and the ranks that arrived last at least once. */
     private record PhaseRanks(PhaseTotals totals, List<Straggler> ranks) {}
-
-    /**
-     * The late rank's instances with the category that took the most time on it since its previous
-     * collective of the step (what it was busy with while the others waited): temp table
-     * {@code t_straggler_instances(phase, phase_index, type, k, wait_ns, after_category)} for one
-     * phase and rank. Built for named stragglers only: it reads every operation of that rank's file.
-     */
-    private static void lateInstances(Connection c, String phase, int rank) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("""
-                CREATE OR REPLACE TEMP TABLE t_straggler_instances AS
-                WITH late AS (
-                    SELECT * FROM t_collective_arrivals WHERE phase = ? AND last_rank = ?
-                ), ops AS (
-                    SELECT o.file_id, o.step, o.ts_ns, o.dur_ns, k.category,
-                           k.category IN ('allreduce', 'comm_other') AS comm
-                    FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
-                    WHERE o.step IS NOT NULL AND o.file_id IN (SELECT DISTINCT last_file_id FROM late)
-                ), numbered AS (
-                    -- seg: collectives started so far; the work between two collectives shares one value
-                    SELECT *, count(*) FILTER (WHERE comm) OVER (PARTITION BY file_id ORDER BY step, ts_ns, comm DESC
-                                                                ROWS UNBOUNDED PRECEDING) AS seg
-                    FROM ops
-                ), seg_category AS (
-                    SELECT file_id, step, seg, arg_max(category, ns) AS category
-                    FROM (SELECT file_id, step, seg, category, sum(dur_ns) AS ns FROM numbered WHERE NOT comm GROUP BY ALL)
-                    GROUP BY ALL
-                )
-                SELECT l.phase, l.phase_index, l.type, l.k, l.wait_ns, sc.category AS after_category
-                FROM late l
-                JOIN numbered n ON n.comm AND n.file_id = l.last_file_id AND n.step = l.last_step AND n.ts_ns = l.last_ts_ns
-                LEFT JOIN seg_category sc ON sc.file_id = n.file_id AND sc.step = n.step AND sc.seg = n.seg - 1
-                QUALIFY row_number() OVER (PARTITION BY l.phase_index, l.type, l.k ORDER BY n.seg) = 1
-                """)) {
-            ps.setString(1, phase);
-            ps.setInt(2, rank);
-            ps.execute();
-        }
-    }
 
     /** The call sites (type, position in the step) where the rank causes the most wait. */
     private static List<StragglerSpot> spots(Connection c, String arrivals, String phase, int rank, double perMs)

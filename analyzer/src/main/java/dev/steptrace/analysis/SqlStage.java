@@ -1,0 +1,112 @@
+package dev.steptrace.analysis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One analysis stage: a SQL file beside this class ({@code NN-name.sql}, listed in docs/architecture.md,
+ * "Analysis stages"), its statements run in order on the analysis connection. A stage names the tables it
+ * reads and writes in its header; Java only chooses which stages run, in which order, with which
+ * parameters. A parameter is a DuckDB variable, read in the file as {@code getvariable('name')}, so a
+ * stage runs as it is in the DuckDB shell too: {@code SET VARIABLE name = value;} then {@code .read} it.
+ */
+public final class SqlStage {
+    private static final Pattern PARAMETER = Pattern.compile("getvariable\\('([a-z_][a-z0-9_]*)'\\)");
+
+    private final String name;
+    private final List<String> statements;
+
+    private SqlStage(String name, List<String> statements) {
+        this.name = name;
+        this.statements = statements;
+    }
+
+    /** The stage {@code name} (the file name without {@code .sql}), from the class path. */
+    public static SqlStage load(String name) {
+        String resource = name + ".sql";
+        try (InputStream in = SqlStage.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalArgumentException("no analysis stage " + resource);
+            }
+            return new SqlStage(name, split(new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Runs the stage {@code name} without parameters. */
+    static void run(Connection c, String name) throws SQLException {
+        load(name).run(c, Map.of());
+    }
+
+    /**
+     * Sets each parameter as a DuckDB variable ({@code SET VARIABLE name = value}: what the file reads
+     * with {@code getvariable('name')}), then runs every statement.
+     */
+    public void run(Connection c, Map<String, ?> parameters) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (String sql : statements) {
+                Matcher m = PARAMETER.matcher(sql);
+                while (m.find()) {
+                    if (!parameters.containsKey(m.group(1))) {
+                        throw new IllegalArgumentException("analysis stage " + name + ": no value for " + m.group());
+                    }
+                }
+            }
+            for (Map.Entry<String, ?> p : parameters.entrySet()) {
+                s.execute("SET VARIABLE " + p.getKey() + " = " + literal(p.getValue()));
+            }
+            for (String sql : statements) {
+                try {
+                    s.execute(sql);
+                } catch (SQLException e) {
+                    throw new SQLException("analysis stage " + name + ": " + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    private static String literal(Object value) {
+        if (value instanceof Integer || value instanceof Long) {
+            return value.toString();
+        }
+        if (value instanceof String text) {
+            return "'" + text.replace("'", "''") + "'";
+        }
+        throw new IllegalArgumentException("a stage parameter is a string or an integer, not " + value);
+    }
+
+    /**
+     * The file's statements: split at each {@code ;} that ends a line, after dropping {@code --} comment
+     * lines (the stage files keep their semicolons at line ends and out of comments and strings).
+     */
+    static List<String> split(String text) {
+        List<String> out = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : text.split("\n")) {
+            if (line.strip().startsWith("--")) {
+                continue;
+            }
+            current.append(line).append('\n');
+            if (line.stripTrailing().endsWith(";")) {
+                String sql = current.toString().strip();
+                out.add(sql.substring(0, sql.length() - 1));
+                current.setLength(0);
+            }
+        }
+        if (!current.toString().isBlank()) {
+            out.add(current.toString().strip());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,70 @@
+-- Stage 40, collective matching (cross-rank: it matches instances across the capture's ranks).
+-- Every communication kernel (category allreduce or comm_other) in a step is an instance: its type, its
+-- position k among the step's collectives of that type, its message size when the trace records it
+-- (from the kernel's own record, else its CPU op's). Instances are matched across ranks by (phase, step
+-- of the phase, type, k); a collective kernel spins until every peer arrives, so its duration absorbs
+-- rank skew and the fastest rank's duration is the best estimate of the transfer (transfer_ns); each
+-- rank's time beyond it is its wait (wait_ns). Both are NULL unless the instance is on every rank.
+-- Reads:  comm_meta (store); t_files, t_ops_core, t_classes, t_step_metrics
+-- Writes: t_collectives(file_id, rank, phase, phase_index, step, type, ts_ns, end_ns, dur_ns, dtype,
+--         in_nelems, out_nelems, group_size, k, dtype_bytes, msg_bytes, instance, transfer_ns, wait_ns);
+--         helper h_comm_sizes
+-- Portability: any_value, USING joins and :: casts are DuckDB's shorthand (Spark SQL has any_value and
+-- USING; a cast is CAST(x AS INT)); "SELECT s.*" and the scalar subquery over t_files are plain SQL.
+
+CREATE OR REPLACE TEMP TABLE h_comm_sizes AS
+SELECT file_id, source, correlation, external_id,
+       any_value(collective) AS collective, any_value(dtype) AS dtype,
+       any_value(in_nelems) AS in_nelems, any_value(out_nelems) AS out_nelems,
+       any_value(group_size) AS group_size
+FROM comm_meta JOIN t_files USING (file_id)
+GROUP BY file_id, source, correlation, external_id;
+
+CREATE OR REPLACE TEMP TABLE t_collectives AS
+WITH inst AS (
+    SELECT *, (row_number() OVER (PARTITION BY file_id, step, type ORDER BY ts_ns) - 1)::INTEGER AS k
+    FROM (SELECT o.file_id, o.step,
+                 CASE WHEN k.category = 'allreduce' THEN 'allreduce' ELSE k.subcategory END AS type,
+                 o.ts_ns, o.dur_ns, o.correlation, o.external_id
+          FROM t_ops_core o
+          JOIN t_classes k USING (file_id, name_id, kind, variant)
+          WHERE k.category IN ('allreduce', 'comm_other'))
+), located AS (
+    -- Joined after numbering: the window then carries a few numbers per instance, not strings.
+    SELECT i.file_id, m.rank, m.phase, m.phase_index, i.step, i.type, i.ts_ns, i.ts_ns + i.dur_ns AS end_ns,
+           i.dur_ns,
+           coalesce(ck.dtype, cc.dtype) AS dtype,
+           coalesce(ck.in_nelems, cc.in_nelems) AS in_nelems,
+           coalesce(ck.out_nelems, cc.out_nelems) AS out_nelems,
+           coalesce(ck.group_size, cc.group_size) AS group_size,
+           i.k
+    FROM inst i
+    JOIN t_step_metrics m USING (file_id, step)
+    LEFT JOIN h_comm_sizes ck ON ck.source = 'kernel' AND ck.file_id = i.file_id
+         AND ck.correlation = i.correlation
+    LEFT JOIN h_comm_sizes cc ON cc.source = 'cpu_op' AND cc.file_id = i.file_id
+         AND cc.external_id = i.external_id
+), typed AS (
+    SELECT *,
+           CASE lower(dtype)
+               WHEN 'float' THEN 4 WHEN 'float32' THEN 4 WHEN 'int' THEN 4 WHEN 'int32' THEN 4
+               WHEN 'bfloat16' THEN 2 WHEN 'half' THEN 2 WHEN 'float16' THEN 2 WHEN 'short' THEN 2
+               WHEN 'double' THEN 8 WHEN 'float64' THEN 8 WHEN 'long' THEN 8 WHEN 'int64' THEN 8
+               WHEN 'byte' THEN 1 WHEN 'char' THEN 1 WHEN 'bool' THEN 1 WHEN 'int8' THEN 1
+               WHEN 'uint8' THEN 1
+               ELSE CASE WHEN lower(dtype) LIKE 'float8%' THEN 1 END
+           END AS dtype_bytes
+    FROM located
+), sized AS (
+    SELECT *,
+           dtype_bytes * CASE WHEN type = 'all_gather' THEN out_nelems ELSE coalesce(in_nelems, out_nelems) END
+               AS msg_bytes
+    FROM typed
+), matched AS (
+    SELECT phase, phase_index, type, k, min(dur_ns) AS transfer_ns, count(DISTINCT rank) AS ranks,
+           (row_number() OVER (ORDER BY phase, phase_index, type, k) - 1)::INTEGER AS instance
+    FROM sized GROUP BY phase, phase_index, type, k
+)
+SELECT s.*, m.instance, CASE WHEN m.ranks = (SELECT count(DISTINCT rank) FROM t_files) THEN m.transfer_ns END AS transfer_ns,
+       CASE WHEN m.ranks = (SELECT count(DISTINCT rank) FROM t_files) THEN s.dur_ns - m.transfer_ns END AS wait_ns
+FROM sized s JOIN matched m USING (phase, phase_index, type, k);

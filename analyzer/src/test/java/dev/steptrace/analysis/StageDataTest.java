@@ -1,0 +1,156 @@
+package dev.steptrace.analysis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The analysis stages tested as data, in the manner of DuckDB's sqllogictest: each file under
+ * {@code stages/} (test resources) holds hand-made input rows, the stages to run, and queries with the
+ * rows they must give, worked out by hand (the file's comments say how). Format:
+ * <pre>
+ * # a comment
+ * table NAME                      one input table: the header names each column as name:TYPE,
+ * col:TYPE col:TYPE ...           then one row a line, values split at white space ('quoted' for
+ * v v ...                         spaces, NULL for null); a blank line ends it
+ *
+ * stage NN-name [p=v ...]         runs a stage file, with named parameters
+ *
+ * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
+ * ----                            the end of the file (the query orders them)
+ * v v ...
+ * </pre>
+ */
+class StageDataTest {
+    private static final Pattern TOKEN = Pattern.compile("'([^']*)'|(\\S+)");
+
+    static Stream<Path> files() throws IOException, URISyntaxException {
+        Path dir = Path.of(StageDataTest.class.getResource("stages").toURI());
+        List<Path> files;
+        try (Stream<Path> s = Files.list(dir)) {
+            files = s.filter(p -> p.toString().endsWith(".test")).sorted().toList();
+        }
+        assertFalse(files.isEmpty(), "no stage tests in " + dir);
+        return files.stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("files")
+    void stage(Path file) throws IOException, SQLException {
+        List<String> lines = Files.readAllLines(file);
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
+            int i = 0;
+            int queries = 0;
+            while (i < lines.size()) {
+                String line = lines.get(i).strip();
+                String where = file.getFileName() + ":" + (i + 1);
+                if (line.isEmpty() || line.startsWith("#")) {
+                    i++;
+                } else if (line.startsWith("table ")) {
+                    i = table(c, line.substring(6).strip(), lines, i + 1);
+                } else if (line.startsWith("stage ")) {
+                    List<String> words = tokens(line.substring(6));
+                    Map<String, Object> parameters = new LinkedHashMap<>();
+                    for (String p : words.subList(1, words.size())) {
+                        String value = p.substring(p.indexOf('=') + 1);
+                        parameters.put(p.substring(0, p.indexOf('=')),
+                                value.matches("-?\\d+") ? (Object) Integer.valueOf(value) : value);
+                    }
+                    SqlStage.load(words.get(0)).run(c, parameters);
+                    i++;
+                } else if (line.startsWith("query ")) {
+                    StringBuilder sql = new StringBuilder(line.substring(6));
+                    i++;
+                    while (!lines.get(i).strip().equals("----")) {
+                        sql.append('\n').append(lines.get(i++));
+                    }
+                    List<List<String>> expected = new ArrayList<>();
+                    for (i++; i < lines.size() && !lines.get(i).isBlank(); i++) {
+                        expected.add(tokens(lines.get(i)));
+                    }
+                    assertEquals(render(expected), render(rows(c, sql.toString())), where + ": " + sql);
+                    queries++;
+                } else {
+                    throw new IllegalArgumentException(where + ": expected table, stage or query: " + line);
+                }
+            }
+            assertFalse(queries == 0, file + " checks nothing");
+        }
+    }
+
+    /** Creates table {@code name} from the header and rows starting at {@code lines[i]}; the line after them. */
+    private static int table(Connection c, String name, List<String> lines, int i) throws SQLException {
+        List<String> header = tokens(lines.get(i));
+        List<String> types = new ArrayList<>();
+        List<String> columns = new ArrayList<>();
+        for (String h : header) {
+            columns.add(h.substring(0, h.indexOf(':')) + " " + h.substring(h.indexOf(':') + 1));
+            types.add(h.substring(h.indexOf(':') + 1));
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + name + " (" + String.join(", ", columns) + ")");
+            for (i++; i < lines.size() && !lines.get(i).isBlank(); i++) {
+                List<String> values = tokens(lines.get(i));
+                assertEquals(types.size(), values.size(), "values of row " + (i + 1) + " of " + name);
+                List<String> literals = new ArrayList<>();
+                for (int k = 0; k < values.size(); k++) {
+                    literals.add(values.get(k).equals("NULL") ? "NULL"
+                            : "CAST('" + values.get(k).replace("'", "''") + "' AS " + types.get(k) + ")");
+                }
+                s.execute("INSERT INTO " + name + " VALUES (" + String.join(", ", literals) + ")");
+            }
+        }
+        return i;
+    }
+
+    private static List<List<String>> rows(Connection c, String sql) throws SQLException {
+        List<List<String>> out = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> row = new ArrayList<>();
+                for (int k = 1; k <= n; k++) {
+                    String v = rs.getString(k);
+                    row.add(v == null ? "NULL" : v);
+                }
+                out.add(row);
+            }
+        }
+        return out;
+    }
+
+    private static List<String> tokens(String line) {
+        List<String> out = new ArrayList<>();
+        Matcher m = TOKEN.matcher(line);
+        while (m.find()) {
+            out.add(m.group(1) != null ? m.group(1) : m.group(2));
+        }
+        return out;
+    }
+
+    private static String render(List<List<String>> rows) {
+        StringBuilder sb = new StringBuilder();
+        for (List<String> row : rows) {
+            sb.append(String.join(" ", row)).append('\n');
+        }
+        return sb.toString();
+    }
+}
