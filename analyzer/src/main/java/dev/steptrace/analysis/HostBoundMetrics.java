@@ -1,7 +1,5 @@
 package dev.steptrace.analysis;
 
-import static dev.steptrace.analysis.StepDetector.exec;
-
 import dev.steptrace.report.BottleneckReport.HostBound;
 import dev.steptrace.report.BottleneckReport.LaunchDelay;
 import dev.steptrace.report.BottleneckReport.PerStep;
@@ -32,7 +30,7 @@ import java.util.Map;
  *       replay of the file ended (null for the first).</li>
  * </ul>
  * A phase is launch-bound when the GPU waits for launches for at least
- * {@value #LAUNCH_BOUND_PCT}% of the step's span (means over ranks).
+ * {@value #LAUNCH_BOUND_PCT}% of the step's span (means over ranks). The SQL is stage {@code 60-host-bound}.
  */
 final class HostBoundMetrics {
     /** Share of the span the GPU spends waiting for launches from which a phase is launch-bound. */
@@ -41,64 +39,7 @@ final class HostBoundMetrics {
     private HostBoundMetrics() {}
 
     static void build(Connection c) throws SQLException {
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_launch_calls AS
-                SELECT l.file_id, l.correlation, min(l.ts_ns) AS launch_ns,
-                       bool_or(n.name IN %s) AS graph
-                FROM launches l JOIN t_files USING (file_id)
-                JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-                WHERE l.correlation IS NOT NULL
-                GROUP BY l.file_id, l.correlation
-                """.formatted(StepDetector.inList(StepDetector.GRAPH_LAUNCHES)));
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_step_host AS
-                WITH ordered AS (
-                    -- idle_since: when this rank's GPU last had nothing running (the latest end so far, any
-                    -- stream). One window per file in time order, as for busy time (StepMetrics); an operation
-                    -- whose predecessor is in another step starts its step, and its gap is the host gap.
-                    SELECT o.file_id, o.step, o.ts_ns, l.launch_ns,
-                           max(o.ts_ns + o.dur_ns) OVER w AS idle_since, lag(o.step) OVER w AS prev_step
-                    FROM t_ops_core o LEFT JOIN t_launch_calls l USING (file_id, correlation)
-                    WHERE o.step IS NOT NULL
-                    WINDOW w AS (PARTITION BY o.file_id ORDER BY o.ts_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-                ), waits AS (
-                    SELECT file_id, step, sum(ts_ns - idle_since) AS launch_wait_ns
-                    FROM ordered WHERE prev_step = step AND ts_ns > idle_since AND launch_ns >= idle_since
-                    GROUP BY file_id, step
-                )
-                SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(m.idle_ns, 0) AS idle_ns,
-                       CASE WHEN m.file_id IN (SELECT file_id FROM t_launch_calls)
-                            THEN least(coalesce(w.launch_wait_ns, 0), coalesce(m.idle_ns, 0)) END::BIGINT AS launch_wait_ns
-                FROM t_step_metrics m LEFT JOIN waits w USING (file_id, step)
-                """);
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_launch_delays AS
-                SELECT m.file_id, m.rank, m.phase, k.category, count(*) AS ops,
-                       avg(o.ts_ns - l.launch_ns) AS mean_ns,
-                       quantile_cont(o.ts_ns - l.launch_ns, 0.5) AS median_ns,
-                       quantile_cont(o.ts_ns - l.launch_ns, 0.9) AS p90_ns
-                FROM t_ops_core o
-                JOIN t_launch_calls l USING (file_id, correlation)
-                JOIN t_classes k USING (file_id, name_id, kind, variant)
-                JOIN t_step_metrics m USING (file_id, step)
-                WHERE NOT l.graph
-                GROUP BY ALL
-                """);
-        exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_graph_replays AS
-                WITH replays AS (
-                    -- Aggregated on the operations alone: the steps' ranks and phases are joined to the few replays.
-                    SELECT o.file_id, o.correlation, any_value(o.step) AS step, min(o.ts_ns) AS start_ns,
-                           max(o.ts_ns + o.dur_ns) AS end_ns
-                    FROM t_ops_core o
-                    SEMI JOIN (SELECT file_id, correlation FROM t_launch_calls WHERE graph) l USING (file_id, correlation)
-                    WHERE o.step IS NOT NULL
-                    GROUP BY o.file_id, o.correlation
-                )
-                SELECT r.file_id, m.rank, r.step, m.phase, r.correlation, r.start_ns, r.end_ns,
-                       r.start_ns - lag(r.end_ns) OVER (PARTITION BY r.file_id ORDER BY r.start_ns) AS gap_ns
-                FROM replays r JOIN t_step_metrics m USING (file_id, step)
-                """);
+        SqlStage.load("60-host-bound").run(c, Map.of("graph_launches", StepDetector.GRAPH_LAUNCHES));
     }
 
     /**

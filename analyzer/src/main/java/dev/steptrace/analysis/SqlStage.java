@@ -83,7 +83,14 @@ public final class SqlStage {
         if (value instanceof String text) {
             return "'" + text.replace("'", "''") + "'";
         }
-        throw new IllegalArgumentException("a stage parameter is a string or an integer, not " + value);
+        if (value instanceof List<?> list) {
+            StringBuilder sb = new StringBuilder("[");
+            for (Object v : list) {
+                sb.append(sb.length() > 1 ? ", " : "").append(literal(v));
+            }
+            return sb.append(']').toString();
+        }
+        throw new IllegalArgumentException("a stage parameter is a string, an integer or a list, not " + value);
     }
 
     /**

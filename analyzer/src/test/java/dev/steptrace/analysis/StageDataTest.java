@@ -32,7 +32,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * col:TYPE col:TYPE ...           then one row a line, values split at white space ('quoted' for
  * v v ...                         spaces, NULL for null); a blank line ends it
  *
- * stage NN-name [p=v ...]         runs a stage file, with named parameters
+ * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a string, or
+ *                                 a list of strings written a,b)
  *
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
  * ----                            the end of the file (the query orders them)
@@ -71,8 +72,8 @@ class StageDataTest {
                     Map<String, Object> parameters = new LinkedHashMap<>();
                     for (String p : words.subList(1, words.size())) {
                         String value = p.substring(p.indexOf('=') + 1);
-                        parameters.put(p.substring(0, p.indexOf('=')),
-                                value.matches("-?\\d+") ? (Object) Integer.valueOf(value) : value);
+                        parameters.put(p.substring(0, p.indexOf('=')), value.contains(",") ? List.of(value.split(","))
+                                : value.matches("-?\\d+") ? (Object) Integer.valueOf(value) : value);
                     }
                     SqlStage.load(words.get(0)).run(c, parameters);
                     i++;
