@@ -31,7 +31,7 @@ bench_case() {
   local label="$1" keep="$2"; shift 2
   local setup=""
   if [ "$keep" = no ]; then
-    setup="\"$st\" query --db \"$db\" \"DELETE FROM analyses\""
+    setup="\"$st\" query --write --db \"$db\" \"DELETE FROM analyses\""
   fi
   time_runs "$label" "$runs" "$setup" "$st" report "$capture" --db "$db" -q --out "$work/out" "$@"
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The timeline benchmark: `steptrace timeline` of one step of an ingested 2 GB capture (issue #18's
 # target: under 2 s), run RUNS times as a whole command (JVM start, the unchanged-files check, the
-# capture's analysis, writing the file), printing the median, min and max wall time, the peak RSS, and
-# the file's size. The machine's load average is printed first: the figures mean little on a busy machine.
+# kept analysis and the steps' events read, writing the file), printing the median, min and max wall
+# time, the peak RSS, and the file's size. The machine's load average is printed first: the figures
+# mean little on a busy machine.
 #
 #   analyzer/bench/timeline.sh [WORK_DIR] [RUNS] [RANKS] [SIZE_PER_RANK]
 #       (default: a new temporary directory, 5 runs, 8 ranks of 256MB of JSON: 2 GB in all)

@@ -18,8 +18,7 @@ import java.util.List;
  * One capture's analysis, made in temp tables of a connection of its own (fast to build, gone when it
  * closes), and {@link #persist kept} in the store's analysis tables (docs/schema.md, "The analysis"),
  * replacing the rows of the same capture and analysis key, in one transaction. Everything downstream
- * (report, diff, decision memo, API) reads the store tables ({@link StoredAnalysis}); the timeline also
- * reads the temp tables below, for each operation's step.
+ * (report, diff, decision memo, timeline, API) reads the store tables ({@link StoredAnalysis}).
  *
  * <table>
  *   <caption>Temp tables, and the store tables they are copied into</caption>
@@ -30,7 +29,8 @@ import java.util.List;
  *       variant 0 is the name's class, others the classes {@link ContextClasses} gave some of its
  *       operations</td><td>{@code kernel_classes}</td></tr>
  *   <tr><td>{@code t_ops_core}</td><td>GPU operations with their step and class variant (ids and numbers
- *       only)</td><td></td></tr>
+ *       only): not kept (the timeline gives the few steps it shows their operations again), but for the
+ *       operations whose class came from their context</td><td>{@code context_ops}</td></tr>
  *   <tr><td>{@code t_step_metrics}, {@code t_step_waits}, {@code t_step_overlap}, {@code t_step_host}</td>
  *       <td>per step: kernel, span, busy, idle, host gap; collective wait and compute; communication and
  *       the part of it under other work; idle waiting for launches (ns)</td><td>{@code step_metrics}</td></tr>
@@ -195,6 +195,13 @@ public final class CaptureAnalysis implements AutoCloseable {
                     SELECT DISTINCT $1::INTEGER, $2::VARCHAR, n.name, k.kind::VARCHAR, k.variant, k.category, k.subcategory,
                            k.rule_id
                     FROM t_classes k JOIN names n USING (file_id, name_id)
+                    """, captureId, key);
+            update(c, """
+                    INSERT INTO context_ops
+                    SELECT $1::INTEGER, $2::VARCHAR, o.file_id, m.rank, o.step, o.stream, o.ts_ns, n.name, o.kind::VARCHAR,
+                           o.variant
+                    FROM t_ops_core o JOIN t_step_metrics m USING (file_id, step) JOIN names n USING (file_id, name_id)
+                    WHERE o.variant > 0
                     """, captureId, key);
             update(c, """
                     INSERT INTO collective_instances

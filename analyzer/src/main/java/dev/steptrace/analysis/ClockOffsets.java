@@ -12,7 +12,7 @@ import java.util.List;
  * Rank clock offsets from collective instances (docs/timeline.md, "Clock alignment"). A symmetric
  * collective (all-reduce, all-gather, reduce-scatter) ends on every rank at the same moment: its
  * kernels spin until the last peer arrives, then finish the transfer together. So, for each instance
- * present on every rank (in {@code t_collectives}), a rank's end time minus the instance's median end
+ * present on every rank, a rank's end time minus the instance's median end
  * over ranks is its clock's offset plus noise; the median over instances is the estimate, and the
  * spread of the per-instance values (10th to 90th percentile) says how well the instances agree.
  * Rooted and point-to-point collectives (broadcast, send/recv, all-to-all) do not end together and
@@ -42,12 +42,15 @@ public final class ClockOffsets {
      * Estimates every rank's clock offset over the instances of one phase's steps, or of the whole
      * capture.
      *
+     * @param collectives  the instances: a table (the analysis's {@code t_collectives}) or a query over the kept
+     *                     {@code collective_instances} with columns rank, phase, phase_index, type, k, end_ns,
+     *                     transfer_ns
      * @param phase        only instances of this phase, or null for all
      * @param phaseIndexes only these steps of the phase (by {@code phase_index}), or null for all
      * @return one estimate per rank that has instances, by rank
      */
-    public static List<RankClock> estimate(Connection c, String phase, Collection<Integer> phaseIndexes)
-            throws SQLException {
+    public static List<RankClock> estimate(Connection c, String collectives, String phase,
+                                           Collection<Integer> phaseIndexes) throws SQLException {
         StringBuilder where = new StringBuilder("transfer_ns IS NOT NULL AND type IN (");
         for (int i = 0; i < SYMMETRIC_TYPES.size(); i++) {
             where.append(i > 0 ? ", '" : "'").append(SYMMETRIC_TYPES.get(i)).append('\'');
@@ -67,14 +70,14 @@ public final class ClockOffsets {
                     -- which median() computes in.
                     SELECT rank, phase, phase_index, type, k,
                            end_ns - min(end_ns) OVER (PARTITION BY phase, phase_index, type, k) AS e
-                    FROM t_collectives WHERE\s""" + where + """
+                    FROM %s c WHERE %s
                 ), ends AS (
                     SELECT rank, e - median(e) OVER (PARTITION BY phase, phase_index, type, k) AS d FROM rel
                 )
                 SELECT rank, round(median(d))::BIGINT, count(*), round(quantile_cont(d, 0.1))::BIGINT,
                        round(quantile_cont(d, 0.9))::BIGINT
                 FROM ends GROUP BY rank ORDER BY rank
-                """)) {
+                """.formatted(collectives, where))) {
             if (phase != null) {
                 ps.setString(1, phase);
             }

@@ -47,8 +47,7 @@ final class StepDetector {
                 FROM cpu_ops o
                 JOIN t_files USING (file_id)
                 JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
-                WHERE o.kind = 'user_annotation' OR (o.kind = 'cpu_op' AND n.name LIKE 'ProfilerStep#%')
-                """);
+                WHERE """ + StepSource.ANNOTATIONS);
         List<String> names = strings(c, "SELECT DISTINCT name FROM t_annot ORDER BY name");
         exec(c, "CREATE OR REPLACE TEMP TABLE h_vllm_steps (name VARCHAR, phase VARCHAR, step_number BIGINT)");
         StepSource source = null;

@@ -20,6 +20,13 @@ public enum StepSource {
     /** Bursts of GPU work separated by idle gaps. */
     GAP("gap");
 
+    /**
+     * The CPU events step annotations are among, as a condition on {@code cpu_ops o} joined with its
+     * {@code names n}: user annotations, and torch's {@code ProfilerStep#N} ops.
+     */
+    public static final String ANNOTATIONS =
+            "(o.kind = 'user_annotation' OR (o.kind = 'cpu_op' AND n.name LIKE 'ProfilerStep#%'))";
+
     private final String id;
 
     StepSource(String id) {

@@ -1,6 +1,5 @@
 package dev.steptrace.api;
 
-import dev.steptrace.analysis.AnalysisKey;
 import dev.steptrace.analysis.CaptureAnalysis;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.analysis.CaptureScope;
@@ -52,20 +51,18 @@ import tech.tablesaw.api.Table;
 public final class Capture implements AutoCloseable {
     private final Steptrace owner;
     private final StoredAnalysis analysis;
-    private final AnalysisKey key;
     /** The device peaks and model file of the report's roofline (not the analysis's: docs/roofline.md). */
     private final RooflineInputs roofline;
-    /** The analysis in temp tables, for the timeline (each operation's step): the one just made, or made on request. */
-    private CaptureAnalysis live;
+    /** A read-only store's analysis: temp tables of this connection, open while the capture is (else null). */
+    private final CaptureAnalysis readOnlyAnalysis;
     private ReportContent content;
     private boolean closed;
 
-    Capture(Steptrace owner, StoredAnalysis analysis, AnalysisKey key, RooflineInputs roofline, CaptureAnalysis live) {
+    Capture(Steptrace owner, StoredAnalysis analysis, RooflineInputs roofline, CaptureAnalysis readOnlyAnalysis) {
         this.owner = owner;
         this.analysis = analysis;
-        this.key = key;
         this.roofline = roofline;
-        this.live = live;
+        this.readOnlyAnalysis = readOnlyAnalysis;
     }
 
     /**
@@ -228,7 +225,7 @@ public final class Capture implements AutoCloseable {
         if (!timeline || !hasSteps) {
             return writeReport(dir, templates, phase, json, html, markdown);
         }
-        // The timeline (its analysis made first when the store held this one) need not hold up the documents.
+        // The timeline need not hold up the documents.
         FutureTask<Path> beside = new FutureTask<>(() -> writeTimeline(dir, TimelineOptions.slowestAlone(phase)).file());
         Thread t = new Thread(beside, "steptrace-timeline");
         t.setDaemon(true);
@@ -286,7 +283,7 @@ public final class Capture implements AutoCloseable {
     public TimelineResult writeTimeline(Path dir, String fileName, TimelineOptions options) {
         open();
         try {
-            return Timeline.write(liveAnalysis(), options, dir, fileName, Steptrace.version());
+            return Timeline.write(analysis, options, dir, fileName, Steptrace.version());
         } catch (IllegalArgumentException e) {
             throw new SteptraceException(name() + ": " + e.getMessage(), e);
         } catch (IOException e) {
@@ -587,18 +584,7 @@ public final class Capture implements AutoCloseable {
         return analysis.scope();
     }
 
-    /**
-     * The capture's analysis in temp tables (what the timeline reads): the one made for this capture,
-     * else made now under the same options (about a second per 2.7 M GPU operations).
-     */
-    private synchronized CaptureAnalysis liveAnalysis() throws SQLException {
-        if (live == null) {
-            live = CaptureAnalysis.run(owner.store(), id(), key);
-        }
-        return live;
-    }
-
-    /** Releases the capture's temp tables, if any (its analysis stays in the store); closing twice does nothing. */
+    /** Releases a read-only store's analysis (a writable store keeps it); closing twice does nothing. */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -606,9 +592,9 @@ public final class Capture implements AutoCloseable {
         }
         closed = true;
         owner.forget(this);
-        if (live != null) {
+        if (readOnlyAnalysis != null) {
             try {
-                live.close();
+                readOnlyAnalysis.close();
             } catch (SQLException e) {
                 throw SteptraceException.internal("closing the analysis of " + name() + " failed", e);
             }

@@ -353,9 +353,14 @@ public final class Steptrace implements AutoCloseable {
             if (analysis == null) {
                 live = CaptureAnalysis.run(store, captureId, key);
                 live.persist(build());
-                // A read-only store keeps the analysis in the live connection's temp tables, for this run only.
-                analysis = StoredAnalysis.find(store.readOnly() ? live.connection() : store.connection(), captureId,
-                        key, build());
+                if (store.readOnly()) {
+                    // A read-only store keeps the analysis in the analysis connection's temp tables, for this run only.
+                    analysis = StoredAnalysis.find(live.connection(), captureId, key, build());
+                } else {
+                    live.close();
+                    live = null;
+                    analysis = StoredAnalysis.find(store.connection(), captureId, key, build());
+                }
             }
         } catch (SQLException e) {
             closeQuietly(live);
@@ -366,7 +371,7 @@ public final class Steptrace implements AutoCloseable {
             closeQuietly(live);
             throw SteptraceException.internal("the analysis of capture " + captureId + " was not kept", null);
         }
-        Capture c = new Capture(this, analysis, key, options.roofline(), live);
+        Capture c = new Capture(this, analysis, options.roofline(), live);
         synchronized (open) {
             open.add(c);
         }

@@ -2,6 +2,7 @@ package dev.steptrace.decide;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.steptrace.analysis.StepSource;
 import dev.steptrace.analysis.StoredAnalysis;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -54,12 +55,12 @@ public record CaptureBatch(Integer batch, int steps, int total, String evidence)
                     SELECT o.file_id, n.name, o.ts_ns
                     FROM cpu_ops o JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
                     WHERE o.file_id IN (SELECT file_id FROM s)
-                      AND (o.kind = 'user_annotation' OR (o.kind = 'cpu_op' AND n.name LIKE 'ProfilerStep#%'))
+                      AND %s
                 )
                 SELECT s.file_id, s.step, a.name
                 FROM s JOIN a ON a.file_id = s.file_id AND a.ts_ns >= s.start_ns AND a.ts_ns < s.end_ns
                 ORDER BY s.file_id, s.step, a.ts_ns, a.name
-                """, phase)) {
+                """.formatted(StepSource.ANNOTATIONS), phase)) {
             try (ResultSet rs = ps.executeQuery()) {
                 String done = null;
                 while (rs.next()) {

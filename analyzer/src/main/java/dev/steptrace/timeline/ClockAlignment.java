@@ -61,13 +61,14 @@ public record ClockAlignment(String method, Integer referenceRank, long boundNs,
      * Offsets of the written ranks from the instances of the chosen steps (every rank's instances
      * count, written or not).
      *
-     * @param ranks the written ranks, sorted
-     * @param hosts host name by rank, where the traces say
+     * @param collectives the collective instances ({@link ClockOffsets#estimate})
+     * @param ranks       the written ranks, sorted
+     * @param hosts       host name by rank, where the traces say
      */
-    static ClockAlignment fromCollectives(Connection c, String phase, List<Integer> steps, List<Integer> ranks,
-                                          Map<Integer, String> hosts) throws SQLException {
+    static ClockAlignment fromCollectives(Connection c, String collectives, String phase, List<Integer> steps,
+                                          List<Integer> ranks, Map<Integer, String> hosts) throws SQLException {
         Map<Integer, ClockOffsets.RankClock> byRank = new HashMap<>();
-        for (ClockOffsets.RankClock clock : ClockOffsets.estimate(c, phase, steps)) {
+        for (ClockOffsets.RankClock clock : ClockOffsets.estimate(c, collectives, phase, steps)) {
             byRank.put(clock.rank(), clock);
         }
         Integer reference = ranks.stream().filter(byRank::containsKey).findFirst().orElse(null);

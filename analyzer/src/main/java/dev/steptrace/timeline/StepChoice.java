@@ -1,8 +1,8 @@
 package dev.steptrace.timeline;
 
 import dev.steptrace.analysis.ReportBuilder;
+import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,7 +14,8 @@ import java.util.TreeSet;
 
 /**
  * The steps a timeline shows: one phase, steps by their position in it ({@code phase_index}: steps
- * are matched across ranks by it, and the report numbers its step rows by it).
+ * are matched across ranks by it, and the report numbers its step rows by it), from the kept analysis's
+ * {@code step_metrics}.
  *
  * @param slowest the slowest step of the phase: the largest GPU span on any rank
  * @param slowestSpanNs its span on that rank
@@ -27,11 +28,11 @@ record StepChoice(String phase, List<Integer> steps, int slowest, long slowestSp
      * @throws IllegalArgumentException when the phase has no steps or a step is not in it (the message
      *                                  says what there is)
      */
-    static StepChoice choose(Connection c, String phase, List<Integer> requested, boolean neighbours)
+    static StepChoice choose(StoredAnalysis analysis, String phase, List<Integer> requested, boolean neighbours)
             throws SQLException {
         Map<String, TreeSet<Integer>> byPhase = new TreeMap<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT DISTINCT phase, phase_index FROM t_step_metrics WHERE rank IS NOT NULL");
+        try (PreparedStatement ps = analysis.prepare("SELECT DISTINCT phase, phase_index FROM step_metrics"
+                + " WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 byPhase.computeIfAbsent(rs.getString(1), p -> new TreeSet<>()).add(rs.getInt(2));
@@ -51,18 +52,15 @@ record StepChoice(String phase, List<Integer> steps, int slowest, long slowestSp
         long span = 0;
         int slowest = present.first();
         int slowestRank = -1;
-        try (PreparedStatement ps = c.prepareStatement("""
-                SELECT phase_index, span_ns, rank FROM t_step_metrics
-                WHERE phase = ? AND rank IS NOT NULL AND span_ns IS NOT NULL
+        try (PreparedStatement ps = analysis.prepare("""
+                SELECT phase_index, span_ns, rank FROM step_metrics
+                WHERE capture_id = $1 AND analysis_key = $2 AND phase = $3 AND rank IS NOT NULL AND span_ns IS NOT NULL
                 ORDER BY span_ns DESC, phase_index, rank LIMIT 1
-                """)) {
-            ps.setString(1, chosen);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    slowest = rs.getInt(1);
-                    span = rs.getLong(2);
-                    slowestRank = rs.getInt(3);
-                }
+                """, chosen); ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+                slowest = rs.getInt(1);
+                span = rs.getLong(2);
+                slowestRank = rs.getInt(3);
             }
         }
         List<Integer> steps = new ArrayList<>();

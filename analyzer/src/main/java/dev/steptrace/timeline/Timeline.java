@@ -1,8 +1,9 @@
 package dev.steptrace.timeline;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.steptrace.analysis.CaptureAnalysis;
 import dev.steptrace.analysis.CaptureScope;
+import dev.steptrace.analysis.StepSource;
+import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
 import dev.steptrace.report.ReportCategories;
 import java.io.IOException;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * Writes the timeline of a few steps of every rank as one Chrome trace JSON file (docs/timeline.md):
@@ -29,8 +31,11 @@ import java.util.TreeSet;
  * GPU stream with the step's GPU operations (named {@code category: short name}, coloured by
  * category), collectives split into their wait and transfer parts with flow arrows joining the
  * instances of one collective across ranks, and the CPU threads' step annotations and runtime calls.
- * Everything is read from the capture's analysis and the store, never from the trace files, so the file
- * is as small as the steps it shows whatever the size of the traces.
+ * Everything is read from the capture's analysis as the store keeps it and from the store's events,
+ * never from the trace files, so the file is as small as the steps it shows whatever the size of the
+ * traces. The store keeps per-step sums, not each operation's step: the chosen steps' operations are
+ * given their step here, by the analysis's rule ({@link #ops}), from the events in those steps' time
+ * ranges alone.
  */
 public final class Timeline {
     public static final String SCHEMA = "steptrace.timeline/1";
@@ -41,9 +46,9 @@ public final class Timeline {
             "kernel", "kernel", "memcpy", "gpu_memcpy", "memset", "gpu_memset",
             "runtime", "cuda_runtime", "driver", "cuda_driver", "annotation", "user_annotation");
 
+    private final StoredAnalysis analysis;
     private final Connection c;
     private final CaptureScope scope;
-    private final String stepSource;
     private final ClockAlignment alignment;
     private final StepChoice choice;
     private final Map<Integer, Process> processes = new LinkedHashMap<>();
@@ -71,10 +76,17 @@ public final class Timeline {
     /** A collective kernel's place in the file, for the flow joining its instance across ranks. */
     private record Arrival(int pid, int tid, long tsNs, long durNs) {}
 
-    private Timeline(Connection c, CaptureScope scope, String stepSource, StepChoice choice, ClockAlignment alignment) {
-        this.c = c;
-        this.scope = scope;
-        this.stepSource = stepSource;
+    /** The written steps of the written ranks ({@link #chooseSteps}). */
+    private List<ChosenStep> chosen;
+    /** {@link #chosen} as a table expression: file_id, rank, step, phase_index, cpu_start, cpu_end. */
+    private String stepsSql;
+    /** Every step of the written files as a table expression: file_id, step, start_ns, end_ns, gpu_start_ns. */
+    private String fileStepsSql;
+
+    private Timeline(StoredAnalysis analysis, StepChoice choice, ClockAlignment alignment) {
+        this.analysis = analysis;
+        this.c = analysis.connection();
+        this.scope = analysis.scope();
         this.choice = choice;
         this.alignment = alignment;
     }
@@ -87,17 +99,18 @@ public final class Timeline {
      * @throws IllegalArgumentException when the options name a phase, step or rank the capture does not
      *                                  have (the message says what it has)
      */
-    public static TimelineResult write(CaptureAnalysis analysis, TimelineOptions options, Path dir, String fileName,
+    public static TimelineResult write(StoredAnalysis analysis, TimelineOptions options, Path dir, String fileName,
                                        String version) throws SQLException, IOException {
-        Connection c = analysis.connection();
         CaptureScope scope = analysis.scope();
-        StepChoice choice = StepChoice.choose(c, options.phase(), options.steps(), options.neighbours());
+        StepChoice choice = StepChoice.choose(analysis, options.phase(), options.steps(), options.neighbours());
         List<Integer> ranks = ranks(scope, options.ranks());
-        Map<Integer, String> hosts = hosts(c, scope.captureId());
+        Map<Integer, String> hosts = hosts(analysis);
         ClockAlignment alignment = options.alignment() == TimelineOptions.Alignment.NONE
                 ? ClockAlignment.none(ranks, hosts, null)
-                : ClockAlignment.fromCollectives(c, choice.phase(), choice.steps(), ranks, hosts);
-        Timeline t = new Timeline(c, scope, analysis.stepSource().id(), choice, alignment);
+                : ClockAlignment.fromCollectives(analysis.connection(), "(SELECT rank, phase, phase_index, type,"
+                        + " k, ts_ns + dur_ns AS end_ns, transfer_ns FROM collective_instances WHERE "
+                        + analysis.where() + ")", choice.phase(), choice.steps(), ranks, hosts);
+        Timeline t = new Timeline(analysis, choice, alignment);
         for (int i = 0; i < ranks.size(); i++) {
             t.processes.put(ranks.get(i), new Process(i + 1, ranks.get(i), hosts.get(ranks.get(i))));
         }
@@ -138,11 +151,13 @@ public final class Timeline {
         return chosen;
     }
 
-    private static Map<Integer, String> hosts(Connection c, int captureId) throws SQLException {
+    private static Map<Integer, String> hosts(StoredAnalysis analysis) throws SQLException {
         Map<Integer, String> hosts = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT rank, host_name FROM files WHERE capture_id = ? AND rank IS NOT NULL AND host_name IS NOT NULL")) {
-            ps.setInt(1, captureId);
+        try (PreparedStatement ps = analysis.connection().prepareStatement("""
+                SELECT f.rank, f.host_name FROM capture_files m JOIN files f USING (file_id)
+                WHERE m.capture_id = ? AND f.rank IS NOT NULL AND f.host_name IS NOT NULL
+                """)) {
+            ps.setInt(1, analysis.captureId());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     hosts.put(rs.getInt(1), rs.getString(2));
@@ -179,24 +194,70 @@ public final class Timeline {
         }
     }
 
-    /** The written steps of the written ranks, as a temp table the queries below join. */
+    /** A written step of a written rank: its file, CPU range (as its source marks it) and GPU range. */
+    private record ChosenStep(int fileId, int rank, int step, int phaseIndex, long cpuStart, long cpuEnd, Long gpuStart,
+                              Long gpuEnd) {}
+
+    /**
+     * The written steps of the written ranks, from the kept analysis; the SQL the queries below join them
+     * as ({@code ts}), and the steps of their files ({@code fs}: every step, with its CPU range and its
+     * first GPU operation's start).
+     */
     private void chooseSteps() throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("""
-                CREATE OR REPLACE TEMP TABLE t_timeline_steps AS
-                SELECT m.file_id, m.rank, m.step, m.phase_index, s.cpu_start, s.cpu_end
-                FROM t_step_metrics m JOIN t_steps s USING (file_id, step)
-                WHERE m.phase = ? AND m.phase_index IN (SELECT unnest(string_split(?, ','))::INTEGER)
-                  AND m.rank IN (SELECT unnest(string_split(?, ','))::INTEGER)
-                """)) {
-            ps.setString(1, choice.phase());
-            ps.setString(2, join(choice.steps()));
-            ps.setString(3, join(new ArrayList<>(processes.keySet())));
-            ps.execute();
+        chosen = new ArrayList<>();
+        try (PreparedStatement ps = analysis.prepare("""
+                SELECT m.file_id, m.rank, m.step, m.phase_index, s.start_ns, s.end_ns, m.gpu_start_ns, m.gpu_end_ns
+                FROM step_metrics m JOIN steps s USING (capture_id, analysis_key, file_id, step)
+                WHERE capture_id = $1 AND analysis_key = $2 AND m.phase = $3
+                  AND m.phase_index IN (SELECT unnest(string_split($4, ','))::INTEGER)
+                  AND m.rank IN (SELECT unnest(string_split($5, ','))::INTEGER)
+                ORDER BY m.file_id, m.step
+                """, choice.phase(), join(choice.steps()), join(new ArrayList<>(processes.keySet())));
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                chosen.add(new ChosenStep(rs.getInt(1), rs.getInt(2), rs.getInt(3), rs.getInt(4), rs.getLong(5),
+                        rs.getLong(6), (Long) rs.getObject(7), (Long) rs.getObject(8)));
+            }
         }
+        StringBuilder sb = new StringBuilder("(SELECT * FROM (VALUES ");
+        for (int i = 0; i < chosen.size(); i++) {
+            ChosenStep t = chosen.get(i);
+            sb.append(i > 0 ? ", " : "").append('(').append(t.fileId()).append(", ").append(t.rank()).append(", ")
+                    .append(t.step()).append(", ").append(t.phaseIndex()).append(", ").append(t.cpuStart()).append(", ")
+                    .append(t.cpuEnd()).append(')');
+        }
+        if (chosen.isEmpty()) {
+            sb.append("(NULL, NULL, NULL, NULL, NULL, NULL)");
+        }
+        stepsSql = sb.append(") v(file_id, rank, step, phase_index, cpu_start, cpu_end) WHERE file_id IS NOT NULL)")
+                .toString();
+        fileStepsSql = "(SELECT s.file_id, s.step, s.start_ns, s.end_ns, m.gpu_start_ns FROM steps s"
+                + " JOIN step_metrics m USING (capture_id, analysis_key, file_id, step) WHERE " + analysis.where()
+                + " AND file_id IN (SELECT file_id FROM " + stepsSql + "))";
     }
 
     private static String join(List<Integer> values) {
         return String.join(",", values.stream().map(String::valueOf).toList());
+    }
+
+    /**
+     * The rows of {@code table} in the written files whose {@code ts_ns} lies in the range {@code range}
+     * gives each file's chosen steps, as a table expression: one scan per file whose file id and times
+     * are constants, so that DuckDB skips the row groups outside them (a join or an OR of such ranges
+     * reads the whole table).
+     */
+    private String within(String table, Function<ChosenStep, long[]> range) {
+        Map<Integer, long[]> byFile = new TreeMap<>();
+        for (ChosenStep t : chosen) {
+            long[] r = range.apply(t);
+            if (r != null) {
+                byFile.merge(t.fileId(), r, (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        byFile.forEach((file, r) -> parts.add("SELECT * FROM " + table + " WHERE file_id = " + file
+                + " AND ts_ns BETWEEN " + r[0] + " AND " + r[1]));
+        return "(" + (parts.isEmpty() ? "SELECT * FROM " + table + " WHERE false" : String.join(" UNION ALL ", parts)) + ")";
     }
 
     /** A step of one rank with its analysed numbers. */
@@ -206,24 +267,26 @@ public final class Timeline {
 
     private List<StepRow> stepRows() throws SQLException {
         Map<List<Integer>, Map<String, Long>> categories = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+        try (PreparedStatement ps = analysis.prepare("""
                 SELECT c.file_id, c.step, c.category, sum(c.ns)::BIGINT AS ns
-                FROM t_step_categories c JOIN t_timeline_steps USING (file_id, step)
+                FROM step_categories c JOIN %s t USING (file_id, step)
+                WHERE c.capture_id = $1 AND c.analysis_key = $2
                 GROUP BY ALL ORDER BY c.file_id, c.step, ns DESC, c.category
-                """)) {
+                """.formatted(stepsSql)); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 categories.computeIfAbsent(List.of(rs.getInt(1), rs.getInt(2)), k -> new LinkedHashMap<>())
                         .put(rs.getString(3), rs.getLong(4));
             }
         }
         List<StepRow> rows = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT m.file_id, m.rank, m.step, m.phase_index, m.name, st.step_number, t.cpu_start, t.cpu_end,
-                       m.gpu_start, m.gpu_end, m.kernel_ns, m.calls, m.span_ns, m.busy_ns, m.idle_ns, m.host_gap_ns
-                FROM t_step_metrics m JOIN t_timeline_steps t USING (file_id, step)
-                JOIN t_steps st USING (file_id, step)
+        try (PreparedStatement ps = analysis.prepare("""
+                SELECT m.file_id, m.rank, m.step, m.phase_index, s.name, s.step_number, s.start_ns, s.end_ns,
+                       m.gpu_start_ns, m.gpu_end_ns, m.kernel_ns, m.calls, m.span_ns, m.busy_ns, m.idle_ns, m.host_gap_ns
+                FROM step_metrics m JOIN steps s USING (capture_id, analysis_key, file_id, step)
+                SEMI JOIN %s t USING (file_id, step)
+                WHERE capture_id = $1 AND analysis_key = $2
                 ORDER BY m.rank, m.step
-                """)) {
+                """.formatted(stepsSql)); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 rows.add(new StepRow(rs.getInt(2), rs.getInt(3), rs.getInt(4), rs.getString(5),
                         (Long) rs.getObject(6), rs.getLong(7), rs.getLong(8), (Long) rs.getObject(9),
@@ -251,7 +314,7 @@ public final class Timeline {
         j.writeStringField("name", scope.name());
         j.writeStringField("path", scope.path().toString());
         j.writeEndObject();
-        j.writeStringField("step_source", stepSource);
+        j.writeStringField("step_source", analysis.stepSource().id());
         j.writeStringField("phase", choice.phase());
         writeInts(j, "steps", choice.steps());
         j.writeNumberField("slowest_step", choice.slowest());
@@ -341,57 +404,94 @@ public final class Timeline {
     }
 
     /**
+     * The chosen steps' GPU operations with their step (SQL with {@code ts} and {@code fs} in scope), by the
+     * analysis's rule (docs/architecture.md, "Report, step by step", 4): an operation belongs to the step
+     * whose CPU range holds the first launch call with its correlation id (the steps' ordering: the
+     * lowest step), else, when its launch is not in the trace at all, to the step whose GPU range (from its
+     * first to its last operation attributed by launch) it starts in; with steps from GPU bursts, to the
+     * last step that began before it. Every operation of a step lies inside the step's kept GPU range, so
+     * only the operations in those ranges are read.
+     */
+    private String ops() {
+        String cand = """
+                cand AS (
+                    SELECT g.file_id, g.kind, g.name_id, g.stream, g.ts_ns, g.dur_ns, g.correlation, g.external_id,
+                           g.device, g.bytes, g.grid_x, g.grid_y, g.grid_z, g.block_x, g.block_y, g.block_z
+                    FROM %s g WHERE g.kind <> 'sync'
+                )""".formatted(within("gpu_ops",
+                t -> t.gpuStart() == null ? null : new long[] {t.gpuStart(), t.gpuEnd()}));
+        if (analysis.stepSource() == StepSource.GAP) {
+            return cand + """
+                    , ops AS (
+                        SELECT c.*, s.step FROM cand c ASOF JOIN fs s ON c.file_id = s.file_id AND c.ts_ns >= s.start_ns
+                    )""";
+        }
+        String files = String.join(", ", chosen.stream().map(t -> String.valueOf(t.fileId())).distinct().toList());
+        return cand + """
+                , corr AS (
+                    SELECT DISTINCT file_id, correlation FROM cand WHERE correlation IS NOT NULL
+                ), launched AS (
+                    SELECT l.file_id, l.correlation, l.ts_ns FROM launches l SEMI JOIN corr USING (file_id, correlation)
+                    WHERE l.file_id IN (%s)
+                ), launch_step AS (
+                    SELECT l.file_id, l.correlation, min(s.step) AS step
+                    FROM launched l JOIN fs s ON l.file_id = s.file_id AND l.ts_ns >= s.start_ns AND l.ts_ns < s.end_ns
+                    GROUP BY l.file_id, l.correlation
+                ), by_launch AS (
+                    SELECT c.*, ls.step FROM cand c JOIN launch_step ls USING (file_id, correlation)
+                ), windows AS (
+                    SELECT file_id, step, max(ts_ns + dur_ns) AS gpu_end FROM by_launch GROUP BY file_id, step
+                ), by_window AS (
+                    SELECT c.*, w.step
+                    FROM (SELECT * FROM cand ANTI JOIN (SELECT DISTINCT file_id, correlation FROM launched) l
+                          USING (file_id, correlation)) c
+                    ASOF JOIN (SELECT file_id, step, gpu_start_ns FROM fs WHERE gpu_start_ns IS NOT NULL) w
+                         ON c.file_id = w.file_id AND c.ts_ns >= w.gpu_start_ns
+                    JOIN windows e ON e.file_id = w.file_id AND e.step = w.step AND c.ts_ns < e.gpu_end
+                ), ops AS (
+                    SELECT * FROM by_launch UNION ALL SELECT * FROM by_window
+                )""".formatted(files);
+    }
+
+    /**
      * The steps' GPU operations, stream by stream; returns the collective kernels by instance (phase
      * step, type, k) for the flows.
      */
     private Map<List<Object>, List<Arrival>> gpuOps(ChromeTraceWriter w) throws SQLException, IOException {
-        Map<Long, String> names = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT DISTINCT o.file_id, o.name_id, n.name
-                FROM t_ops_core o JOIN t_timeline_steps USING (file_id, step) JOIN names n USING (file_id, name_id)
-                """)) {
-            while (rs.next()) {
-                names.put(key(rs.getInt(1), rs.getInt(2)), rs.getString(3));
-            }
-        }
         Map<Integer, Integer> rankOfFile = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT DISTINCT file_id, rank FROM t_timeline_steps")) {
-            while (rs.next()) {
-                rankOfFile.put(rs.getInt(1), rs.getInt(2));
-            }
+        for (ChosenStep t : chosen) {
+            rankOfFile.put(t.fileId(), t.rank());
         }
         Map<List<Object>, List<Arrival>> instances = new LinkedHashMap<>();
         Map<String, String> labels = new HashMap<>();
-        // Operation details (bytes, launch shape, device) are in gpu_ops, found by the operation's own
-        // values within the steps' time range; collectives add their instance and wait/transfer split.
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                WITH ops AS (
-                    SELECT o.*, t.phase_index FROM t_ops_core o JOIN t_timeline_steps t USING (file_id, step)
-                ), g AS (
-                    SELECT DISTINCT ON (file_id, kind, name_id, stream, ts_ns, dur_ns)
-                           file_id, kind, name_id, stream, ts_ns, dur_ns, device, bytes,
-                           grid_x, grid_y, grid_z, block_x, block_y, block_z
-                    FROM gpu_ops
-                    WHERE file_id IN (SELECT file_id FROM t_timeline_steps)
-                      AND ts_ns BETWEEN (SELECT min(ts_ns) FROM ops) AND (SELECT max(ts_ns) FROM ops)
-                ), col AS (
+        // Each operation's class: its name's (kernel_classes variant 0), or the one its context gave it
+        // (context_ops); collectives add their instance and wait/transfer split (collective_instances).
+        try (PreparedStatement ps = analysis.prepare("""
+                WITH ts AS %s, fs AS %s, %s, col AS (
                     SELECT DISTINCT ON (file_id, step, ts_ns, dur_ns)
                            file_id, step, ts_ns, dur_ns, type, k, wait_ns, transfer_ns, msg_bytes, dtype
-                    FROM t_collectives JOIN t_timeline_steps USING (file_id, step)
+                    FROM collective_instances SEMI JOIN ts USING (file_id, step)
+                    WHERE capture_id = $1 AND analysis_key = $2
+                ), ctx AS (
+                    SELECT DISTINCT file_id, stream, ts_ns, name, variant
+                    FROM context_ops SEMI JOIN ts USING (file_id, step)
+                    WHERE capture_id = $1 AND analysis_key = $2
                 )
-                SELECT o.file_id, o.step, o.phase_index, o.kind::VARCHAR, o.name_id, o.stream, o.ts_ns, o.dur_ns,
+                SELECT o.file_id, o.step, t.phase_index, o.kind::VARCHAR, o.name_id, o.stream, o.ts_ns, o.dur_ns,
                        o.correlation, o.external_id, k.category, k.subcategory, k.rule_id,
-                       g.device, g.bytes, g.grid_x, g.grid_y, g.grid_z, g.block_x, g.block_y, g.block_z,
-                       col.type, col.k, col.wait_ns, col.transfer_ns, col.msg_bytes, col.dtype
+                       o.device, o.bytes, o.grid_x, o.grid_y, o.grid_z, o.block_x, o.block_y, o.block_z,
+                       col.type, col.k, col.wait_ns, col.transfer_ns, col.msg_bytes, col.dtype, n.name
                 FROM ops o
-                JOIN t_classes k USING (file_id, name_id, kind, variant)
-                LEFT JOIN g ON g.file_id = o.file_id AND g.kind = o.kind AND g.name_id = o.name_id
-                     AND g.stream IS NOT DISTINCT FROM o.stream AND g.ts_ns = o.ts_ns AND g.dur_ns = o.dur_ns
+                JOIN ts t USING (file_id, step)
+                JOIN names n USING (file_id, name_id)
+                LEFT JOIN ctx x ON x.file_id = o.file_id AND x.stream IS NOT DISTINCT FROM o.stream AND x.ts_ns = o.ts_ns
+                     AND x.name = n.name
+                JOIN kernel_classes k ON k.capture_id = $1 AND k.analysis_key = $2 AND k.name = n.name
+                     AND k.kind = o.kind::VARCHAR AND k.variant = coalesce(x.variant, 0)
                 LEFT JOIN col ON k.category IN ('allreduce', 'comm_other') AND col.file_id = o.file_id
                      AND col.step = o.step AND col.ts_ns = o.ts_ns AND col.dur_ns = o.dur_ns
                 ORDER BY o.file_id, o.stream NULLS FIRST, o.ts_ns, o.dur_ns DESC
-                """)) {
+                """.formatted(stepsSql, fileStepsSql, ops())); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 int fileId = rs.getInt(1);
                 int rank = rankOfFile.get(fileId);
@@ -407,7 +507,7 @@ public final class Timeline {
                 if (device != null) {
                     p.devices.merge(device, 1L, Long::sum);
                 }
-                String full = names.get(key(fileId, nameId));
+                String full = rs.getString(28);
                 String label = labels.computeIfAbsent(fileId + "/" + nameId + "/" + kind,
                         x -> category + ": " + ("kernel".equals(kind) ? ShortName.of(full) : full));
                 w.complete(p.pid, tid, KINETO_CATEGORY.get(kind), label, ts, dur, SliceColors.category(category));
@@ -472,10 +572,6 @@ public final class Timeline {
         }
     }
 
-    private static long key(int fileId, int nameId) {
-        return ((long) fileId << 32) | (nameId & 0xffffffffL);
-    }
-
     private static void writeLong(JsonGenerator a, String field, Object value) throws IOException {
         if (value != null) {
             a.writeNumberField(field, ((Number) value).longValue());
@@ -504,25 +600,29 @@ public final class Timeline {
     private void cpuEvents(ChromeTraceWriter w) throws SQLException, IOException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT DISTINCT t.rank, k.pid, k.tid, k.name
-                FROM tracks k JOIN t_timeline_steps t USING (file_id)
+                FROM tracks k JOIN %s t USING (file_id)
                 WHERE k.tid IS NOT NULL AND k.name IS NOT NULL
-                """)) {
+                """.formatted(stepsSql))) {
             while (rs.next()) {
                 processes.get(rs.getInt(1)).cpuThreadNames.put(rs.getLong(2) + "/" + rs.getLong(3), rs.getString(4));
             }
         }
+        Function<ChosenStep, long[]> cpu = t -> new long[] {t.cpuStart(), t.cpuEnd()};
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                WITH ts AS %s
                 SELECT t.rank, l.kind::VARCHAR, n.name, l.pid, l.tid, l.ts_ns, l.dur_ns, l.correlation, l.external_id,
                        l.cbid
-                FROM launches l JOIN t_timeline_steps t ON l.file_id = t.file_id
-                     AND l.ts_ns >= t.cpu_start AND l.ts_ns < t.cpu_end
+                FROM %s l
+                JOIN ts t ON l.file_id = t.file_id AND l.ts_ns >= t.cpu_start AND l.ts_ns < t.cpu_end
                 JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
                 UNION ALL
-                SELECT t.rank, 'annotation', a.name, a.pid, a.tid, a.ts_ns, a.end_ns - a.ts_ns, NULL, NULL, NULL
-                FROM t_annot a JOIN t_timeline_steps t ON a.file_id = t.file_id
-                     AND a.ts_ns >= t.cpu_start AND a.ts_ns < t.cpu_end
+                SELECT t.rank, 'annotation', n.name, o.pid, o.tid, o.ts_ns, o.dur_ns, NULL, NULL, NULL
+                FROM %s o
+                JOIN ts t ON o.file_id = t.file_id AND o.ts_ns >= t.cpu_start AND o.ts_ns < t.cpu_end
+                JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
+                WHERE %s
                 ORDER BY 1, 4, 5, 6, 7 DESC
-                """)) {
+                """.formatted(stepsSql, within("launches", cpu), within("cpu_ops", cpu), StepSource.ANNOTATIONS))) {
             while (rs.next()) {
                 int rank = rs.getInt(1);
                 Process p = processes.get(rank);
@@ -591,9 +691,9 @@ public final class Timeline {
         Map<Integer, Map<Integer, String>> out = new HashMap<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT DISTINCT t.rank, d.device_id, d.name
-                FROM devices d JOIN (SELECT DISTINCT file_id, rank FROM t_timeline_steps) t USING (file_id)
+                FROM devices d JOIN (SELECT DISTINCT file_id, rank FROM %s) t USING (file_id)
                 WHERE d.name IS NOT NULL
-                """)) {
+                """.formatted(stepsSql))) {
             while (rs.next()) {
                 out.computeIfAbsent(rs.getInt(1), r -> new HashMap<>()).put(rs.getInt(2), rs.getString(3));
             }

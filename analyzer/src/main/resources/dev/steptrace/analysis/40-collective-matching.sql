@@ -22,10 +22,13 @@ GROUP BY file_id, source, correlation, external_id;
 
 CREATE OR REPLACE TEMP TABLE t_collectives AS
 WITH inst AS (
-    SELECT *, (row_number() OVER (PARTITION BY file_id, step, type ORDER BY ts_ns) - 1)::INTEGER AS k
+    -- Kernels of a type that start together (on different streams) are numbered by stream and launch:
+    -- every analysis of a store numbers them, and so matches them across ranks, alike.
+    SELECT *, (row_number() OVER (PARTITION BY file_id, step, type
+                                  ORDER BY ts_ns, stream, correlation, dur_ns) - 1)::INTEGER AS k
     FROM (SELECT o.file_id, o.step,
                  CASE WHEN k.category = 'allreduce' THEN 'allreduce' ELSE k.subcategory END AS type,
-                 o.ts_ns, o.dur_ns, o.correlation, o.external_id
+                 o.ts_ns, o.dur_ns, o.stream, o.correlation, o.external_id
           FROM t_ops_core o
           JOIN t_classes k USING (file_id, name_id, kind, variant)
           WHERE k.category IN ('allreduce', 'comm_other'))

@@ -281,6 +281,19 @@ CREATE TABLE IF NOT EXISTS kernel_classes (
     rule_id      VARCHAR NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS context_ops (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    stream       BIGINT,
+    ts_ns        BIGINT NOT NULL,           -- the operation: gpu_ops (file_id, stream, ts_ns) and its name
+    name         VARCHAR NOT NULL,
+    kind         VARCHAR NOT NULL,
+    variant      INTEGER NOT NULL           -- the class its context gave it: kernel_classes (name, kind, variant)
+);
+
 CREATE TABLE IF NOT EXISTS collective_instances (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,

@@ -145,7 +145,7 @@ class TimelineAlignmentTest {
                         k, end, k, end + 2_000, k, end + (k % 2 == 0 ? 0 : 200_000)));
             }
             s.execute("INSERT INTO t_collectives VALUES " + rows);
-            ClockAlignment a = ClockAlignment.fromCollectives(c, "decode", List.of(0), List.of(0, 1, 2),
+            ClockAlignment a = ClockAlignment.fromCollectives(c, "t_collectives", "decode", List.of(0), List.of(0, 1, 2),
                     Map.of(1, "node-b", 2, "node-b"));
             assertEquals(0, a.referenceRank());
             assertEquals(2_000, a.offset(1));
