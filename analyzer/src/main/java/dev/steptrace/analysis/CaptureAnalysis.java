@@ -3,7 +3,6 @@ package dev.steptrace.analysis;
 import dev.steptrace.classify.StoreClassifier;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.roofline.KernelWork;
-import dev.steptrace.rules.Thresholds;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreCaptures;
 import java.sql.Connection;
@@ -111,7 +110,7 @@ public final class CaptureAnalysis implements AutoCloseable {
             OverlapMetrics.build(c);
             HostBoundMetrics.build(c);
             KernelWork.build(c);
-            List<Warning> warnings = CaptureRules.check(c, scope, source, Thresholds.defaults());
+            List<Warning> warnings = CaptureRules.check(c, scope, source, key.thresholds());
             return new CaptureAnalysis(c, scope, key, source, warnings, (System.nanoTime() - t0) / 1e9,
                     store.readOnly());
         } catch (SQLException | RuntimeException e) {
@@ -250,7 +249,7 @@ public final class CaptureAnalysis implements AutoCloseable {
                     """, captureId, key);
             // Derived from the kept rows, as the report reads them: one computation of the host-bound figures.
             List<Warning> all = new ArrayList<>(warnings);
-            all.addAll(LaunchBoundRule.check(Thresholds.defaults(), HostBoundMetrics.summarize(
+            all.addAll(LaunchBoundRule.check(key.thresholds(), HostBoundMetrics.summarize(
                     new StoredAnalysis(c, scope, key.id(), stepSource, List.of()))));
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO analysis_warnings VALUES (?, ?, ?, ?, ?)")) {
                 for (int i = 0; i < all.size(); i++) {

@@ -17,7 +17,6 @@ import java.util.stream.Stream;
 public final class CaptureRules {
     private static final List<CaptureRule> RULES = List.of(
             new CaptureRule(PartialFileRule.RULE, PartialFileRule::check),
-            new CaptureRule(DuplicateRankRule.RULE, DuplicateRankRule::check),
             new CaptureRule(MissingRanksRule.RULE, MissingRanksRule::check),
             new CaptureRule(DeviceGuessedRule.RULE, DeviceGuessedRule::check),
             new CaptureRule(DeviceUnknownRule.RULE, DeviceUnknownRule::check),

@@ -22,7 +22,7 @@ final class MultiGpuFileRule {
             List.of(), """
             SELECT rank, path, anomalies->>'$.cuda_processes' AS cuda_processes, anomalies->>'$.gpu_devices' AS gpu_devices
             FROM files WHERE capture_id = 1
-              AND (anomalies->>'$.cuda_processes' IS NOT NULL OR anomalies->>'$.gpu_devices' IS NOT NULL)
+              AND ((anomalies->>'$.cuda_processes') IS NOT NULL OR (anomalies->>'$.gpu_devices') IS NOT NULL)
             """);
 
     private MultiGpuFileRule() {}

@@ -345,7 +345,7 @@ public final class Steptrace implements AutoCloseable {
      * @return the analysed capture
      */
     public Capture capture(int captureId, AnalysisOptions options) {
-        AnalysisKey key = AnalysisKey.of(options.taxonomy(), options.stepRegex());
+        AnalysisKey key = AnalysisKey.of(options.taxonomy(), options.stepRegex(), options.thresholds());
         StoredAnalysis analysis;
         CaptureAnalysis live = null;
         try {

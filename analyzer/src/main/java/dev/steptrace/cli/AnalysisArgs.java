@@ -1,11 +1,13 @@
 package dev.steptrace.cli;
 
 import dev.steptrace.api.AnalysisOptions;
+import dev.steptrace.api.SteptraceException;
 import dev.steptrace.roofline.DevicePeaks;
 import dev.steptrace.roofline.ModelSpec;
 import dev.steptrace.roofline.RooflineFileException;
 import dev.steptrace.roofline.RooflineInputs;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import picocli.CommandLine.Model.CommandSpec;
@@ -13,7 +15,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** How the commands that analyze a capture classify kernels and find steps. */
+/** How the commands that analyze a capture classify kernels, find steps and check the capture. */
 public final class AnalysisArgs {
     @Option(names = "--taxonomy", paramLabel = "FILE", description = "Kernel rules to try before the built-in ones.")
     Path taxonomyFile;
@@ -33,6 +35,11 @@ public final class AnalysisArgs {
             description = "A model file: floors per decode step for each category (docs/roofline.md).")
     Path modelFile;
 
+    @Option(names = "--warn-threshold", paramLabel = "RULE.NAME=VALUE",
+            description = "Override a capture-quality rule's threshold, e.g. clock_offset.offset_us=500 (repeatable;"
+                    + " docs/warnings.md lists them).")
+    List<String> warnThresholds;
+
     AnalysisOptions options() {
         Pattern regex = null;
         if (stepRegex != null) {
@@ -47,9 +54,12 @@ public final class AnalysisArgs {
             DevicePeaks peaks = devicePeaksFile == null ? DevicePeaks.builtIn()
                     : DevicePeaks.builtIn().withUserFile(devicePeaksFile);
             ModelSpec model = modelFile == null ? null : ModelSpec.read(modelFile);
-            return new AnalysisOptions(Taxonomies.load(taxonomyFile), regex, new RooflineInputs(peaks, model));
+            return new AnalysisOptions(Taxonomies.load(taxonomyFile), regex, new RooflineInputs(peaks, model))
+                    .withWarnThresholds(warnThresholds == null ? List.of() : warnThresholds);
         } catch (RooflineFileException e) {
             throw new UserError(e.getMessage(), e);
+        } catch (SteptraceException e) {
+            throw new ParameterException(command.commandLine(), e.getMessage());
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.steptrace.cli;
 
 import dev.steptrace.analysis.ReportBuilder;
+import dev.steptrace.api.AnalysisOptions;
 import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
@@ -68,12 +69,13 @@ public final class TimelineCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         TimelineOptions options = options();
+        AnalysisOptions analysisOptions = analysis.options();
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
             CaptureInfo info = st.resolve(capture, IngestOptions.defaults(), IngestCommand.listener(common.quiet, err));
             TimelineResult result;
-            try (Capture c = st.capture(info.id(), analysis.options())) {
+            try (Capture c = st.capture(info.id(), analysisOptions)) {
                 if (out == null || Files.isDirectory(out)) {
                     result = c.writeTimeline(out == null ? Path.of("steptrace-out", info.name()) : out, options);
                 } else {

@@ -56,9 +56,28 @@ public final class Thresholds {
             if (!Double.isFinite(value)) {
                 throw new IllegalArgumentException("'" + spec + "': the value is not a number");
             }
-            out.put(id + "." + name, value);
+            if (value == rule.threshold(name).get().defaultValue()) {
+                out.remove(id + "." + name); // the default: the same analysis as without the override
+            } else {
+                out.put(id + "." + name, value);
+            }
         }
         return new Thresholds(out);
+    }
+
+    /** Whether every threshold has its default value. */
+    public boolean isDefault() {
+        return overrides.isEmpty();
+    }
+
+    /**
+     * The overrides as text, {@code RULE.NAME=VALUE} sorted by name and joined by {@code ,}: the same for
+     * the same values however they were written ({@code 500} and {@code 500.0}); empty for the defaults.
+     */
+    public String text() {
+        StringBuilder sb = new StringBuilder();
+        new TreeMap<>(overrides).forEach((k, v) -> sb.append(sb.isEmpty() ? "" : ",").append(k).append('=').append(v));
+        return sb.toString();
     }
 
     /** The value of {@code rule}'s threshold {@code name}: the override, else its default. */

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.RuleEvidence;
 import dev.steptrace.testsupport.NsysCapture;
 import dev.steptrace.testsupport.NsysExport.Container;
 import dev.steptrace.testsupport.NsysFixtures;
@@ -111,6 +112,10 @@ class NvtxStepsTest {
         assertEquals("gap", report.at("/phases/unknown/step_source").asText(), "the next source");
         assertTrue(report.get("warnings").toString().contains("'layer_#_forward' (3 range(s), 100.0%"),
                 report.get("warnings").toString());
+        try (dev.steptrace.store.Store store = dev.steptrace.store.Store.open(tmp.resolve("s.duckdb"))) {
+            assertEquals(List.of("gap"), RuleEvidence.rows(store.connection(), "nvtx_ranges_not_steps", 1, "default"),
+                    "the rule's evidence: the step source taken instead");
+        }
     }
 
     @Test

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.testing.JsonSchemas;
 import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.RuleEvidence;
 import dev.steptrace.testsupport.NsysCapture;
 import dev.steptrace.testsupport.NsysExport.Container;
 import dev.steptrace.testsupport.NsysFixtures;
@@ -348,6 +349,8 @@ class NsysIngestTest {
         assertTrue(warnings.contains("\"multi_gpu_file\"") && warnings.contains("holds the GPU work of 2 GPUs"), warnings);
         try (StoreDb s = StoreDb.open(tmp.resolve("r.duckdb"))) {
             assertEquals("{\"gpu_devices\":2}", s.string("SELECT anomalies FROM files"));
+            assertEquals(List.of("0|" + dir.resolve("server.sqlite").toAbsolutePath() + "|NULL|2"),
+                    RuleEvidence.rows(s.connection(), "multi_gpu_file", 1, "default"), "the rule's evidence");
         }
     }
 

@@ -15,6 +15,8 @@ import dev.steptrace.api.Steptrace;
 import dev.steptrace.cli.Main;
 import dev.steptrace.testing.JsonSchemas;
 import dev.steptrace.testing.TestData;
+import dev.steptrace.testsupport.StoreDb;
+import dev.steptrace.testsupport.RuleEvidence;
 import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -261,6 +263,10 @@ class RooflineOnRealTracesTest {
         // hidden 7168, 32 heads and 4 KV heads of 128 per GPU, top-8 of 64 experts, 61 layers.
         assertEquals(1, disagree.size(), disagree.toString());
         assertTrue(disagree.get(0).contains("batch 16 over 2048 keys"), disagree.get(0));
+        try (StoreDb s = StoreDb.open(tmp.resolve("e.duckdb"))) {
+            List<String> shapes = RuleEvidence.rows(s.connection(), "model_file_disagrees", 1, "default");
+            assertTrue(shapes.stream().anyMatch(r -> r.startsWith("decode|")), "the decode ops' shapes: " + shapes);
+        }
         JsonNode gemm = category(report.at("/phases/prefill"), "gemm");
         assertEquals("trace", gemm.get("work_source").asText());
         assertEquals(100, gemm.get("work_coverage_pct").asDouble(), 1e-9, "every dense GEMM kernel is an aten::mm's");
@@ -280,6 +286,10 @@ class RooflineOnRealTracesTest {
         JsonNode report = JSON.readTree(out.resolve("report.json").toFile());
         assertTrue(report.get("warnings").toString().contains("unknown peak for NVIDIA A100-PG509-200"),
                 report.get("warnings").toString());
+        try (StoreDb s = StoreDb.open(tmp.resolve("a.duckdb"))) {
+            assertEquals(List.of("0|NVIDIA A100-PG509-200"), RuleEvidence.rows(s.connection(), "unknown_device_peaks", 1,
+                    "default"), "the rule's evidence: the rank's GPU");
+        }
         for (JsonNode phase : report.get("phases")) {
             assertTrue(phase.at("/roofline/peaks").isNull(), "unknown peak: null, not a guess");
             for (JsonNode c : phase.get("categories")) {
