@@ -37,7 +37,8 @@ import java.util.List;
  *       <td>{@code step_categories}</td></tr>
  *   <tr><td>{@code t_step_names}</td><td>per step, operation name (id) and class variant: ns and calls</td>
  *       <td>{@code step_kernels} (with the name)</td></tr>
- *   <tr><td>{@code t_collectives}</td><td>collective instances with message bytes, wait and transfer</td>
+ *   <tr><td>{@code t_collectives}</td><td>collective instances with message bytes, wait and transfer, what the
+ *       rank did before each</td>
  *       <td>{@code collective_instances}</td></tr>
  *   <tr><td>{@code t_collective_arrivals}</td><td>per matched instance: the rank that arrived last, the
  *       others' wait</td><td>{@code collective_arrivals}</td></tr>
@@ -105,8 +106,6 @@ public final class CaptureAnalysis implements AutoCloseable {
             ContextClasses.refine(c, key.taxonomy());
             StepMetrics.build(c);
             CollectiveMetrics.build(c);
-            CollectiveWaits.build(c);
-            Stragglers.build(c);
             OverlapMetrics.build(c);
             HostBoundMetrics.build(c);
             KernelWork.build(c);
@@ -205,7 +204,7 @@ public final class CaptureAnalysis implements AutoCloseable {
             update(c, """
                     INSERT INTO collective_instances
                     SELECT $1::INTEGER, $2::VARCHAR, instance, file_id, rank, step, phase, phase_index, type, k, ts_ns,
-                           dur_ns, dtype, group_size, msg_bytes, transfer_ns, wait_ns
+                           dur_ns, dtype, group_size, msg_bytes, transfer_ns, wait_ns, after_category
                     FROM t_collectives
                     """, captureId, key);
             update(c, """

@@ -1,7 +1,6 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.report.BottleneckReport.PerStep;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -9,20 +8,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Each step's time spent waiting for other ranks, and its compute time, into temp table
- * {@code t_step_waits(file_id, rank, step, phase, phase_index, wait_ns, compute_ns)} (kept in the store's
- * {@code step_metrics}): {@code wait_ns}
- * sums the step's collective waits ({@code t_collectives.wait_ns}, 0 where none was matched) and
- * {@code compute_ns} is the kernel time without them. Kernel time counts a rank's spinning inside
- * collectives as work, so the rank everyone waits for has the least of it; compute time ranks the
- * ranks by the work they did. The SQL is stage {@code 41-collective-waits}.
+ * Each step's time spent waiting for other ranks, and its compute time, as the store keeps them
+ * ({@code step_metrics.wait_ns, compute_ns}, made by {@code cross-rank.sql}'s {@code step_waits}):
+ * {@code wait_ns} sums the step's collective waits, {@code compute_ns} is the kernel time without them.
  */
 final class CollectiveWaits {
     private CollectiveWaits() {}
-
-    static void build(Connection c) throws SQLException {
-        SqlStage.run(c, "41-collective-waits");
-    }
 
     /**
      * Per phase and rank: {compute, wait} per step (mean, median, p90 over the rank's steps), ms, from the

@@ -1,6 +1,7 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.rules.Thresholds;
 import dev.steptrace.store.StoreCaptures;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -56,6 +57,29 @@ public record StoredAnalysis(Connection connection, CaptureScope scope, String k
         }
         return new StoredAnalysis(c, CaptureScope.load(c, captureId), key.id(), StepSource.of(source),
                 List.copyOf(warnings));
+    }
+
+    /**
+     * A capture's analysis whose tables were filled by another program than {@link CaptureAnalysis} (the
+     * Spark application assembles them from its dataset, docs/spark.md): no {@code analyses} row; the step
+     * source is the one {@code steps} names, the warnings those checked over the kept figures alone (the
+     * capture-quality rules read each operation, which such a store does not hold).
+     */
+    public static StoredAnalysis assembled(Connection c, int captureId, String key) throws SQLException {
+        String source;
+        try (PreparedStatement ps = c.prepareStatement("SELECT min(source) FROM steps WHERE capture_id = ? AND analysis_key = ?")) {
+            ps.setInt(1, captureId);
+            ps.setString(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                source = rs.getString(1);
+            }
+        }
+        // Without steps the source is nowhere in a report (it is a phase's): any will do.
+        StoredAnalysis bare = new StoredAnalysis(c, CaptureScope.load(c, captureId), key,
+                source == null ? StepSource.GAP : StepSource.of(source), List.of());
+        return new StoredAnalysis(c, bare.scope(), key, bare.stepSource(),
+                LaunchBoundRule.check(Thresholds.defaults(), HostBoundMetrics.summarize(bare)));
     }
 
     public int captureId() {

@@ -16,17 +16,17 @@ import java.util.Map;
 /**
  * Who arrives late at the collectives, and how long the others wait for it (docs/reports.md,
  * "Stragglers"). A collective kernel spins until every rank has arrived, so at a matched instance
- * ({@code t_collectives}: same phase, step of the phase, type and position {@code k}) the rank with
+ * ({@code collective_instances}: same phase, step of the phase, type and position {@code k}) the rank with
  * the shortest kernel arrived last, and every other rank's wait ({@code wait_ns}: its duration beyond
  * the shortest) was spent waiting for it. Durations, not start times, decide: they do not depend on
  * the ranks' clocks.
  *
- * <p>Temp table {@code t_collective_arrivals} (kept as the store's {@code collective_arrivals}), one row
+ * <p>The store's {@code collective_arrivals} ({@code cross-rank.sql}, {@link CollectiveMetrics}), one row
  * per instance matched on every rank: {@code instance, phase, phase_index, type, k, ranks, last_rank}
  * (ties: the lowest rank), the late rank's {@code last_file_id, last_step, last_ts_ns}, {@code
  * transfer_ns} (the shortest duration), {@code lateness_ns} (how much later than the next-latest rank it
  * arrived: the second-shortest duration minus the shortest), {@code wait_ns} (the other ranks' waits,
- * summed) and, for a named straggler's instances, {@code after_category}.
+ * summed) and {@code after_category} (what the late rank was busy with before it arrived).
  *
  * <p>A rank is named the straggler of a phase when all three hold, so that the ordinary skew of
  * healthy ranks names nobody:
@@ -46,24 +46,6 @@ final class Stragglers {
     static final int SPOTS = 5;
 
     private Stragglers() {}
-
-    /**
-     * Builds {@code t_collective_arrivals} and, for the instances at which a named straggler arrived
-     * last, what it was busy with before ({@code after_category}: the category with the most time on
-     * it since its previous collective of the step). Only named stragglers get it: it reads every
-     * operation of their rank's file.
-     */
-    static void build(Connection c) throws SQLException {
-        SqlStage.run(c, "42-stragglers");
-        boolean several = StepDetector.count(c, "SELECT count(DISTINCT rank) FROM t_files") > 1;
-        for (Map.Entry<String, PhaseRanks> e : ranks(c, "t_collective_arrivals", "t_step_metrics").entrySet()) {
-            for (Straggler s : e.getValue().ranks()) {
-                if (several && s.straggler()) {
-                    SqlStage.load("43-straggler-causes").run(c, Map.of("phase", e.getKey(), "rank", s.rank()));
-                }
-            }
-        }
-    }
 
     /**
      * Per phase: every rank that arrived last at least once, most caused wait first, each named straggler
@@ -94,8 +76,8 @@ final class Stragglers {
 
     /**
      * Per phase, the ranks that arrived last at least once, with the shares and whether each is named a
-     * straggler (no call sites yet), from {@code arrivals} and {@code stepMetrics}: the temp tables or
-     * the store's rows of one analysis.
+     * straggler (no call sites yet), from {@code arrivals} and {@code stepMetrics}: the store's rows of
+     * one analysis.
      */
     private static Map<String, PhaseRanks> ranks(Connection c, String arrivals, String stepMetrics)
             throws SQLException {

@@ -193,7 +193,7 @@ public final class ParquetExport {
     }
 
     /** Decodes %XX escapes (UTF-8) and nothing else: '+' stays '+', unlike form decoding. */
-    static String percentDecode(String s) {
+    public static String percentDecode(String s) {
         byte[] raw = s.getBytes(StandardCharsets.UTF_8);
         byte[] out = new byte[raw.length];
         int n = 0;

@@ -311,7 +311,8 @@ CREATE TABLE IF NOT EXISTS collective_instances (
     group_size   INTEGER,
     msg_bytes    BIGINT,                    -- when the trace records sizes
     transfer_ns  BIGINT,                    -- the fastest rank's duration of the instance (NULL: not every rank has it)
-    wait_ns      BIGINT                     -- dur_ns - transfer_ns
+    wait_ns      BIGINT,                    -- dur_ns - transfer_ns
+    after_category VARCHAR                  -- the category with the most time on the rank since its previous collective of the step
 );
 
 CREATE TABLE IF NOT EXISTS rank_devices (
@@ -340,7 +341,7 @@ CREATE TABLE IF NOT EXISTS collective_arrivals (
     transfer_ns    BIGINT,                  -- the shortest duration
     lateness_ns    BIGINT,                  -- the second-shortest duration minus the shortest
     wait_ns        BIGINT,                  -- the other ranks' waits, summed
-    after_category VARCHAR                  -- for a named straggler's instances: what it was busy with before
+    after_category VARCHAR                  -- what the last rank was busy with before it arrived (its instance's after_category)
 );
 
 CREATE TABLE IF NOT EXISTS launch_delays (

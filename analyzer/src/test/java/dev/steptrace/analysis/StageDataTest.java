@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * v v ...                         spaces, NULL for null); a blank line ends it
  *
  * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a string, or
- *                                 a list of strings written a,b)
+ *                                 a list of strings written a,b); "stage cross-rank" creates the views of
+ *                                 cross-rank.sql
  *
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
  * ----                            the end of the file (the query orders them)
@@ -75,7 +76,11 @@ class StageDataTest {
                         parameters.put(p.substring(0, p.indexOf('=')), value.contains(",") ? List.of(value.split(","))
                                 : value.matches("-?\\d+") ? (Object) Integer.valueOf(value) : value);
                     }
-                    SqlStage.load(words.get(0)).run(c, parameters);
+                    if (words.get(0).equals("cross-rank")) {
+                        ViewScript.CROSS_RANK.create(c);
+                    } else {
+                        SqlStage.load(words.get(0)).run(c, parameters);
+                    }
                     i++;
                 } else if (line.startsWith("query ")) {
                     StringBuilder sql = new StringBuilder(line.substring(6));

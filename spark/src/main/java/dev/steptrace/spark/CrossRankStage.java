@@ -1,10 +1,12 @@
 package dev.steptrace.spark;
 
+import dev.steptrace.analysis.ViewScript;
 import dev.steptrace.store.ParquetExport;
 import dev.steptrace.store.StoreException;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
@@ -13,26 +15,27 @@ import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The cross-rank stage: the views of {@code cross-rank.sql} over the rank-local tables the tasks wrote,
- * run by Spark SQL, and written back into the dataset ({@code collective_waits} by capture and rank, the
- * others by capture), replacing only the partitions of this run's captures.
+ * The cross-rank stage: the views of {@code cross-rank.sql} (the CLI's own, {@link ViewScript#CROSS_RANK})
+ * over the rank-local tables the tasks wrote, run by Spark SQL, and written back into the dataset (tables
+ * with a {@code rank} column by capture and rank, the others by capture), replacing only the partitions of
+ * this run's captures.
  */
 final class CrossRankStage {
-    /** The rank-local tables the views read. */
-    static final List<String> INPUTS = List.of("files", "step_metrics", "step_categories", "collective_instances");
-    static final ViewScript VIEWS = ViewScript.resource("cross-rank.sql");
+    /** The dataset's rank-local tables, as the views cross-rank.sql reads. */
+    static final Map<String, String> INPUTS = Map.of("files", "rank_files", "collective_instances", "rank_collectives",
+            "step_metrics", "rank_step_metrics", "step_categories", "rank_step_categories");
 
     private CrossRankStage() {}
 
     static void run(SparkSession spark, String out, Set<String> captures, java.nio.file.Path scratch)
             throws IOException, SQLException, StoreException {
         DatasetViews.register(spark, out, INPUTS, captures, scratch);
-        for (ViewScript.View v : VIEWS.views()) {
+        for (ViewScript.View v : ViewScript.CROSS_RANK.views()) {
             spark.sql(v.createStatement());
         }
         // An overwrite replaces only the partitions written: the other captures of the dataset stay.
         spark.conf().set("spark.sql.sources.partitionOverwriteMode", "dynamic");
-        for (ViewScript.View v : VIEWS.views()) {
+        for (ViewScript.View v : ViewScript.CROSS_RANK.views()) {
             Dataset<Row> rows = spark.table(v.name());
             boolean perRank = List.of(rows.columns()).contains(ParquetExport.RANK);
             (perRank ? rows.write().partitionBy(ParquetExport.CAPTURE, ParquetExport.RANK)

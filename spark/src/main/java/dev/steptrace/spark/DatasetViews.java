@@ -1,5 +1,6 @@
 package dev.steptrace.spark;
 
+import dev.steptrace.analysis.AnalysisKey;
 import dev.steptrace.store.ParquetExport;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
@@ -9,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -22,17 +24,20 @@ final class DatasetViews {
     private DatasetViews() {}
 
     /**
-     * Registers each table of the dataset at {@code out} as a view, with its partition columns: {@code capture}
-     * as text (a capture named 2026-01-01 stays a name, not a date) and {@code rank} as a number.
+     * Registers tables of the dataset at {@code out} as views, with their partition columns: {@code capture}
+     * as text (a capture named 2026-01-01 stays a name, not a date) and {@code rank} as a number; rows of
+     * analyses other than the default one are left out (the tasks make only that one).
      *
+     * @param tables   table name to view name
      * @param captures only these captures' rows, or null for all
      * @param scratch  a local directory for the empty file of a store table that no row of was written
      */
-    static void register(SparkSession spark, String out, List<String> tables, Collection<String> captures,
+    static void register(SparkSession spark, String out, Map<String, String> tables, Collection<String> captures,
                          java.nio.file.Path scratch) throws IOException, SQLException, StoreException {
         spark.conf().set("spark.sql.sources.partitionColumnTypeInference.enabled", "false");
         FileSystem fs = new Path(out).getFileSystem(spark.sparkContext().hadoopConfiguration());
-        for (String table : tables) {
+        for (Map.Entry<String, String> e : tables.entrySet()) {
+            String table = e.getKey();
             Path dir = new Path(out, table);
             Dataset<Row> rows = fs.exists(dir)
                     ? spark.read().option("basePath", dir.toString()).parquet(dir.toString())
@@ -43,7 +48,10 @@ final class DatasetViews {
             if (captures != null) {
                 rows = rows.where(functions.col(ParquetExport.CAPTURE).isin(captures.toArray()));
             }
-            rows.createOrReplaceTempView(table);
+            if (List.of(rows.columns()).contains("analysis_key")) {
+                rows = rows.where(functions.col("analysis_key").equalTo(AnalysisKey.DEFAULT));
+            }
+            rows.createOrReplaceTempView(e.getValue());
         }
     }
 

@@ -4,14 +4,16 @@ import dev.steptrace.store.StoreException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.sql.SQLException;
-import java.util.List;
+import dev.steptrace.analysis.ViewScript;
+import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
 /** The fleet queries of {@code fleet.sql} (docs/spark.md), as views over a dataset of many captures. */
 public final class FleetQueries {
-    static final ViewScript VIEWS = ViewScript.resource("fleet.sql");
-    /** The dataset's tables the views read. */
-    static final List<String> INPUTS = List.of("files", "phase_categories", "collective_arrivals");
+    static final ViewScript VIEWS = ViewScript.resource(FleetQueries.class, "fleet.sql");
+    /** The dataset's tables the views read, under their own names. */
+    static final Map<String, String> INPUTS = Map.of("files", "files", "phase_categories", "phase_categories",
+            "collective_arrivals", "collective_arrivals");
 
     private FleetQueries() {}
 

@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -32,6 +33,11 @@ import org.apache.spark.util.SerializableConfiguration;
  */
 final class RankLocalTask implements Function<TraceRef, TaskOutcome> {
     private static final long serialVersionUID = 1L;
+    /**
+     * Tables of a capture as a whole that a task writes too, its rows among the capture's: the classes of
+     * the names its file holds (the capture's are their union).
+     */
+    static final Set<String> CAPTURE_TABLES = Set.of("kernel_classes");
 
     private final String out;
     private final SerializableConfiguration conf;
@@ -74,8 +80,11 @@ final class RankLocalTask implements Function<TraceRef, TaskOutcome> {
                 java.nio.file.Path dataset = scratch.resolve("dataset");
                 Map<String, Long> rows = new TreeMap<>();
                 for (ParquetExport.Written w : ParquetExport.write(st.connection(), null, dataset,
-                        EnumSet.of(ParquetExport.Layout.CAPTURE_RANK))) {
-                    if (w.rows() > 0) {
+                        EnumSet.of(ParquetExport.Layout.CAPTURE_RANK, ParquetExport.Layout.CAPTURE))) {
+                    if (w.layout() == ParquetExport.Layout.CAPTURE && !CAPTURE_TABLES.contains(w.table())) {
+                        // The rest is of the task's ranks alone: the cross-rank stage writes the capture's.
+                        OutputFiles.deleteTree(dataset.resolve(w.table()));
+                    } else if (w.rows() > 0) {
                         rows.put(w.table(), w.rows());
                     }
                 }

@@ -98,7 +98,7 @@ public final class SparkAnalysis implements Callable<Integer> {
 
     /**
      * The application's work, on a session the caller owns: every trace's rank-local tables, then the
-     * cross-rank stage for the captures with at least one file loaded.
+     * cross-rank stage and report.json (with the index) for the captures with at least one file loaded.
      *
      * @param partitions tasks to spread the files over, or null for one per file
      */
@@ -115,6 +115,7 @@ public final class SparkAnalysis implements Callable<Integer> {
             java.nio.file.Path scratch = Files.createTempDirectory("steptrace-spark");
             try {
                 CrossRankStage.run(spark, out, captures, scratch);
+                CaptureReports.write(jsc.hadoopConfiguration(), out, captures, scratch);
             } finally {
                 OutputFiles.deleteTree(scratch);
             }

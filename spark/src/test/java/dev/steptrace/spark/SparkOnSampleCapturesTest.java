@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.steptrace.analysis.ViewScript;
 import dev.steptrace.cli.Main;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -103,20 +104,35 @@ class SparkOnSampleCapturesTest {
     }
 
     @Test
+    void everyReportJsonEqualsTheClis() throws Exception {
+        for (Map.Entry<String, JsonNode> e : REPORTS.entrySet()) {
+            JsonNode onSpark = JSON.readTree(out.resolve("reports").resolve(e.getKey()).resolve("report.json").toFile());
+            List<String> differences = new ArrayList<>();
+            ReportTrees.compare(e.getValue(), onSpark, "", differences);
+            assertEquals(List.of(), differences, e.getKey());
+        }
+        JsonNode index = JSON.readTree(out.resolve("reports").resolve("index.json").toFile());
+        List<String> listed = new ArrayList<>();
+        index.get("captures").forEach(c -> listed.add(c.get("report").asText()));
+        assertEquals(REPORTS.keySet().stream().map(c -> c + "/report.json").toList(), listed.stream().sorted().toList());
+    }
+
+    @Test
     void collectivesMatchInstanceByInstance() throws Exception {
         List<String> cli = cliRows("""
-                SELECT c.name, i.rank, i.phase, i.phase_index, i.type, i.k, i.dur_ns, i.transfer_ns, i.wait_ns
+                SELECT c.name, i.rank, i.phase, i.phase_index, i.type, i.k, i.dur_ns, i.transfer_ns, i.wait_ns, i.after_category
                 FROM collective_instances i JOIN captures c USING (capture_id) WHERE i.analysis_key = 'default'
                 ORDER BY 1, 2, 3, 4, 5, 6""");
-        List<String> onSpark = sparkRows("SELECT capture, rank, phase, phase_index, type, k, dur_ns, transfer_ns, wait_ns"
+        List<String> onSpark = sparkRows("SELECT capture, rank, phase, phase_index, type, k, dur_ns, transfer_ns, wait_ns, after_category"
                 + " FROM parquet.`" + out.resolve("collective_waits") + "` ORDER BY 1, 2, 3, 4, 5, 6");
         assertTrue(cli.size() > 1000, "instances: " + cli.size());
         assertEquals(cli, onSpark);
         assertEquals(cliRows("""
-                        SELECT c.name, a.phase, a.phase_index, a.type, a.k, a.ranks, a.last_rank, a.transfer_ns, a.lateness_ns, a.wait_ns
+                        SELECT c.name, a.phase, a.phase_index, a.type, a.k, a.ranks, a.last_rank, a.transfer_ns, a.lateness_ns, a.wait_ns,
+                               a.after_category
                         FROM collective_arrivals a JOIN captures c USING (capture_id) WHERE a.analysis_key = 'default'
                         ORDER BY 1, 2, 3, 4, 5"""),
-                sparkRows("SELECT capture, phase, phase_index, type, k, ranks, last_rank, transfer_ns, lateness_ns, wait_ns"
+                sparkRows("SELECT capture, phase, phase_index, type, k, ranks, last_rank, transfer_ns, lateness_ns, wait_ns, after_category"
                         + " FROM parquet.`" + out.resolve("collective_arrivals") + "` ORDER BY 1, 2, 3, 4, 5"));
     }
 
@@ -153,24 +169,27 @@ class SparkOnSampleCapturesTest {
     void theCrossRankSqlGivesTheSameRowsOnDuckDb() throws Exception {
         // The same cross-rank.sql, run by DuckDB over the rank-local tables the Spark tasks wrote.
         try (Connection duck = DriverManager.getConnection("jdbc:duckdb:"); Statement s = duck.createStatement()) {
-            for (String table : CrossRankStage.INPUTS) {
-                s.execute("CREATE VIEW " + table + " AS SELECT * FROM read_parquet('" + out.resolve(table)
+            for (Map.Entry<String, String> in : CrossRankStage.INPUTS.entrySet()) {
+                s.execute("CREATE VIEW " + in.getValue() + " AS SELECT * FROM read_parquet('" + out.resolve(in.getKey())
                         + "/**/*.parquet', hive_partitioning = true, union_by_name = true)");
             }
-            for (ViewScript.View v : CrossRankStage.VIEWS.views()) {
-                s.execute(v.createStatement());
-            }
-            for (ViewScript.View v : CrossRankStage.VIEWS.views()) {
+            ViewScript.CROSS_RANK.create(duck);
+            for (ViewScript.View v : ViewScript.CROSS_RANK.views()) {
                 // Spark puts partition columns last: the columns are named, in one order for both.
                 String columns = switch (v.name()) {
                     case "phase_categories" -> "capture, phase, category, ranks, round(ms_per_step, 9), round(calls_per_step, 9)";
                     case "collective_waits" -> "capture, instance, rank, file_id, step, phase, phase_index, type, k, ts_ns,"
-                            + " dur_ns, dtype, group_size, msg_bytes, transfer_ns, wait_ns";
+                            + " dur_ns, dtype, group_size, msg_bytes, transfer_ns, wait_ns, after_category";
+                    case "step_waits" -> "capture, rank, file_id, step, phase, phase_index, wait_ns, compute_ns";
                     default -> "capture, instance, phase, phase_index, type, k, ranks, last_rank, last_file_id, last_step,"
-                            + " last_ts_ns, transfer_ns, lateness_ns, wait_ns";
+                            + " last_ts_ns, transfer_ns, lateness_ns, wait_ns, after_category";
                 };
-                String order = v.name().equals("phase_categories") ? "capture, phase, category"
-                        : v.name().equals("collective_waits") ? "capture, instance, rank" : "capture, instance";
+                String order = switch (v.name()) {
+                    case "phase_categories" -> "capture, phase, category";
+                    case "collective_waits" -> "capture, instance, rank";
+                    case "step_waits" -> "capture, rank, step";
+                    default -> "capture, instance";
+                };
                 List<String> onDuck = SparkTests.rows(duck, "SELECT " + columns + " FROM " + v.name() + " ORDER BY " + order);
                 assertTrue(!onDuck.isEmpty(), v.name());
                 assertEquals(onDuck, sparkRows("SELECT " + columns + " FROM parquet.`" + out.resolve(v.name())

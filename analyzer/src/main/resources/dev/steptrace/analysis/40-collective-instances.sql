@@ -1,16 +1,13 @@
--- Stage 40, collective matching (cross-rank: it matches instances across the capture's ranks).
+-- Stage 40, collective instances (rank-local).
 -- Every communication kernel (category allreduce or comm_other) in a step is an instance: its type, its
 -- position k among the step's collectives of that type, its message size when the trace records it
--- (from the kernel's own record, else its CPU op's). Instances are matched across ranks by (phase, step
--- of the phase, type, k); a collective kernel spins until every peer arrives, so its duration absorbs
--- rank skew and the fastest rank's duration is the best estimate of the transfer (transfer_ns); each
--- rank's time beyond it is its wait (wait_ns). Both are NULL unless the instance is on every rank.
+-- (from the kernel's own record, else its CPU op's). (phase, step of the phase, type, k) is what matches
+-- an instance across ranks: that matching, with transfer and wait, is cross-rank.sql's (stages 42-43).
 -- Reads:  comm_meta (store); t_files, t_ops_core, t_classes, t_step_metrics
--- Writes: t_collectives(file_id, rank, phase, phase_index, step, type, ts_ns, end_ns, dur_ns, dtype,
---         in_nelems, out_nelems, group_size, k, dtype_bytes, msg_bytes, instance, transfer_ns, wait_ns);
---         helper h_comm_sizes
+-- Writes: t_rank_collectives(file_id, rank, phase, phase_index, step, type, ts_ns, end_ns, dur_ns, dtype,
+--         in_nelems, out_nelems, group_size, k, dtype_bytes, msg_bytes); helper h_comm_sizes
 -- Portability: any_value, USING joins and :: casts are DuckDB's shorthand (Spark SQL has any_value and
--- USING; a cast is CAST(x AS INT)); "SELECT s.*" and the scalar subquery over t_files are plain SQL.
+-- USING; a cast is CAST(x AS INT)).
 
 CREATE OR REPLACE TEMP TABLE h_comm_sizes AS
 SELECT file_id, source, correlation, external_id,
@@ -20,7 +17,7 @@ SELECT file_id, source, correlation, external_id,
 FROM comm_meta JOIN t_files USING (file_id)
 GROUP BY file_id, source, correlation, external_id;
 
-CREATE OR REPLACE TEMP TABLE t_collectives AS
+CREATE OR REPLACE TEMP TABLE t_rank_collectives AS
 WITH inst AS (
     -- Kernels of a type that start together (on different streams) are numbered by stream and launch:
     -- every analysis of a store numbers them, and so matches them across ranks, alike.
@@ -63,11 +60,5 @@ WITH inst AS (
            dtype_bytes * CASE WHEN type = 'all_gather' THEN out_nelems ELSE coalesce(in_nelems, out_nelems) END
                AS msg_bytes
     FROM typed
-), matched AS (
-    SELECT phase, phase_index, type, k, min(dur_ns) AS transfer_ns, count(DISTINCT rank) AS ranks,
-           (row_number() OVER (ORDER BY phase, phase_index, type, k) - 1)::INTEGER AS instance
-    FROM sized GROUP BY phase, phase_index, type, k
 )
-SELECT s.*, m.instance, CASE WHEN m.ranks = (SELECT count(DISTINCT rank) FROM t_files) THEN m.transfer_ns END AS transfer_ns,
-       CASE WHEN m.ranks = (SELECT count(DISTINCT rank) FROM t_files) THEN s.dur_ns - m.transfer_ns END AS wait_ns
-FROM sized s JOIN matched m USING (phase, phase_index, type, k);
+SELECT * FROM sized;

@@ -1,8 +1,11 @@
-package dev.steptrace.spark;
+package dev.steptrace.analysis;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -10,25 +13,39 @@ import java.util.regex.Pattern;
 
 /**
  * A file of named views ({@code -- view: NAME} then one SELECT ending in {@code ;}), each run as {@code
- * CREATE OR REPLACE TEMPORARY VIEW NAME AS ...}: a form both Spark SQL and DuckDB execute as it is.
+ * CREATE OR REPLACE TEMPORARY VIEW NAME AS ...}: a form both Spark SQL and DuckDB execute as it is
+ * ({@code cross-rank.sql} beside this class; the Spark module's fleet queries).
  */
-record ViewScript(List<View> views) {
-    private static final Pattern HEADER = Pattern.compile("(?m)^-- view: (\\w+)\\s*$");
+public record ViewScript(List<View> views) {
 
-    record View(String name, String select) {
-        String createStatement() {
+    private static final Pattern HEADER = Pattern.compile("(?m)^-- view: (\\w+)\\s*$");
+    /** The cross-rank stage: what compares a capture's ranks, run by the CLI (stages 42-43) and by Spark. */
+    public static final ViewScript CROSS_RANK = resource(ViewScript.class, "cross-rank.sql");
+
+    public record View(String name, String select) {
+        public String createStatement() {
             return "CREATE OR REPLACE TEMPORARY VIEW " + name + " AS " + select;
         }
     }
 
-    static ViewScript resource(String name) {
-        try (InputStream in = ViewScript.class.getResourceAsStream(name)) {
+    /** The views of a resource file beside {@code owner}. */
+    public static ViewScript resource(Class<?> owner, String name) {
+        try (InputStream in = owner.getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("missing resource " + name);
             }
             return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new IllegalStateException("cannot read resource " + name, e);
+        }
+    }
+
+    /** Creates every view, in order, on a DuckDB connection. */
+    public void create(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (View v : views) {
+                s.execute(v.createStatement());
+            }
         }
     }
 
