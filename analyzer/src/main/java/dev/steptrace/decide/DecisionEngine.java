@@ -33,12 +33,6 @@ public final class DecisionEngine {
     public static final double REGIME_BANDWIDTH = 0.8;
     /** A premise share and the measured one further apart than this factor: the measurement contradicts the premise. */
     static final double PREMISE_FACTOR = 2;
-    /** Fewer steps per rank than this make the per-step numbers noisy. */
-    static final int MIN_STEPS = 5;
-    /** A burst timing and the capture's time per call that differ by more than this (percent) disagree. */
-    static final double BURST_TOLERANCE_PCT = 25;
-    /** A bench run's time per output token and the capture's step period that differ by more than this (percent) disagree. */
-    static final double BENCH_TOLERANCE_PCT = 25;
 
     private static final String NO_BATCH_IN_CAPTURE = "the capture does not say it: no vLLM or SGLang step annotation"
             + " names it, and no decode step has input shapes (CUDA-graph replays carry none)";
@@ -589,135 +583,56 @@ public final class DecisionEngine {
 
     // ---- checks ----
 
+    /** Runs the registered checks ({@link DecisionChecks}) in order; the warnings they raise go to {@code warnings}. */
     private List<Decision.Check> checks(Part tax, double share, Double amdahl, Regime regime, Double period,
                                         Decision.Bench bench, Fit fit, List<BottleneckReport.Warning> warnings) {
+        DecisionCheck.Context ctx = new DecisionCheck.Context(this, tax, share, amdahl, regime, period, bench, fit);
         List<Decision.Check> out = new ArrayList<>();
-        String amdahlEvidence = String.format(Locale.ROOT, "%s ms of %s per step of %s ms kernel time (%s): 1 / (1 - %.3f) = %s",
-                Numbers.ms(tax.ms()), tax.spec(), Numbers.ms(step), capSrc, share / 100, amdahl == null ? "n/a" : Numbers.x(amdahl));
-        if (amdahl != null && amdahl < q.minSpeedup()) {
-            out.add(new Decision.Check("amdahl-bound", "Amdahl bound of the tax", "info", amdahl, q.minSpeedup(),
-                    "Even removing " + tax.spec() + " entirely gives at most " + Numbers.x(amdahl) + ", below the " + tf
-                            + " threshold: no option acting on it alone can pass.", amdahlEvidence));
-        } else {
-            out.add(new Decision.Check("amdahl-bound", "Amdahl bound of the tax", "info", amdahl, q.minSpeedup(),
-                    "Removing " + tax.spec() + " entirely would give up to " + (amdahl == null ? "n/a" : Numbers.x(amdahl))
-                            + " (threshold " + tf + "): worth attacking if an admissible option exists.", amdahlEvidence));
-        }
-
-        String regimeSummary = switch (regime.regime()) {
-            case "latency" -> "Latency-bound: compressing the messages (e.g. FP8) would save almost nothing; fewer calls or a faster link would.";
-            case "bandwidth" -> "Bandwidth-bound: fewer bytes per call (compression) or a faster link would shorten it.";
-            case "mixed" -> String.format(Locale.ROOT, "Mixed: %.0f%% of each call moves bytes, the rest is latency: halving the"
-                    + " bytes would save about %.0f%% of it; fewer calls or a lower-latency path would save more.",
-                    100 * regime.ratio(), 50 * regime.ratio());
-            default -> "Unknown: latency or bandwidth cannot be told from this capture.";
-        };
-        out.add(new Decision.Check("collective-regime", "Latency or bandwidth", regime.regime().equals("unknown") ? "info" : "ok",
-                regime.ratio(), REGIME_THRESHOLD, regimeSummary, regime.evidence()));
-
-        BottleneckReport.Capture cap = report.capture();
-        int world = cap.worldSize() != null ? cap.worldSize() : cap.ranks().size();
-        // Hardware facts against the capture's devices: a mismatch makes the memo not applicable, unless
-        // the scenario says the capture stands in for its hardware.
-        if (fit.mismatches().isEmpty()) {
-            out.add(new Decision.Check("hardware-match", "Scenario hardware matches the capture", "ok", null, null,
-                    s.hardware().gpu() == null && s.hardware().gpus() == null && s.hardware().interconnect() == null
-                            ? "The scenario states no GPU model, count or interconnect to compare."
-                            : "The capture's devices, count and interconnect match the scenario's hardware facts.",
-                    fit.evidence()));
-        } else if (s.hardware().captureStandsIn()) {
-            out.add(new Decision.Check("hardware-match", "Scenario hardware matches the capture", "info", null, null,
-                    "The capture stands in for the scenario's hardware (hardware.capture_stands_in): "
-                            + String.join("; ", fit.mismatches()) + ". The memo decides with the capture's numbers.",
-                    fit.evidence()));
-        } else {
-            String msg = "Not applicable: the scenario's hardware is not the capture's: " + String.join("; ", fit.mismatches())
-                    + ". Nothing is decided; capture the scenario's hardware, or set hardware.capture_stands_in: true if"
-                    + " this capture stands in for it.";
-            out.add(new Decision.Check("hardware-match", "Scenario hardware matches the capture", "warn", null, null, msg,
-                    fit.evidence()));
-            warnings.add(new BottleneckReport.Warning("hardware_mismatch", msg));
-        }
-        if (q.premiseSharePct() != null) {
-            String contradiction = premise(tax, share);
-            out.add(new Decision.Check("premise", "The question's premise", contradiction == null ? "ok" : "warn", share,
-                    q.premiseSharePct(), contradiction != null ? contradiction : String.format(Locale.ROOT,
-                    "The measurement agrees with the premise: %s is %s of %s kernel time, the question says about %s%%.",
-                    tax.spec(), Numbers.pct(share), q.phase(), Numbers.plain(q.premiseSharePct())),
-                    String.format(Locale.ROOT, "question.premise_share_pct %s%%; %s: %s ms of %s ms per step (%s); contradicted"
-                            + " when the measured share is under 1/%s or over %s times the premise",
-                            Numbers.plain(q.premiseSharePct()), tax.spec(), Numbers.ms(tax.ms()), Numbers.ms(step), capSrc,
-                            Numbers.plain(PREMISE_FACTOR), Numbers.plain(PREMISE_FACTOR))));
-        }
-
-        out.add(new Decision.Check("batch-size", "Batch size", batch == null ? "warn" : "ok",
-                batch == null ? null : batch.doubleValue(), null,
-                batch == null ? "The batch size is unknown: options that read a measured table by batch size cannot be evaluated."
-                        : "Batch " + batch + " per step.", batchSource));
-        if (batch == null) {
-            warnings.add(new BottleneckReport.Warning("batch_unknown", batchSource));
-        }
-
-        out.add(new Decision.Check("steps", "Enough steps", phase.steps() >= MIN_STEPS ? "ok" : "warn", phase.steps(),
-                (double) MIN_STEPS, phase.steps() >= MIN_STEPS ? Fmt.count(phase.steps()) + " " + q.phase() + " steps per rank."
-                        : "Only " + Fmt.count(phase.steps()) + " " + q.phase() + " steps per rank: per-step numbers may be noisy.",
-                capSrc + ", steps from " + phase.stepSource()));
-
-        List<BottleneckReport.Warning> capWarnings = report.warnings();
-        out.add(new Decision.Check("capture-quality", "Capture quality", capWarnings.isEmpty() ? "ok" : "warn",
-                (double) capWarnings.size(), 0.0,
-                capWarnings.isEmpty() ? "The analysis raised no capture-quality warning." : capWarnings.size()
-                        + " capture-quality warning(s); see the warnings below.",
-                capWarnings.isEmpty() ? "capture " + cap.name() : capWarnings.stream().map(BottleneckReport.Warning::code)
-                        .reduce((a, b) -> a + ", " + b).orElse("")));
-
-        for (Scenario.Measured m : s.measured().values()) {
-            if (m instanceof Scenario.Burst b && tax.meanUs() != null
-                    && (b.collective() == null || b.collective().equals(collectiveType(tax.spec())))) {
-                double diff = 100 * (b.perCallUs() - tax.meanUs()) / tax.meanUs();
-                String ev = String.format(Locale.ROOT, "measured.%s: %d calls in %s ms = %s µs per call%s; %s: %s µs per call",
-                        b.name(), b.calls(), Numbers.plain(b.totalMs()), Numbers.us(b.perCallUs()),
-                        b.messageBytes() == null ? "" : " of " + Fmt.bytes(b.messageBytes())
-                                + (s.hardware().linkGbps() == null ? "" : " (" + Numbers.us(b.messageBytes()
-                                * busFactor(collectiveType(tax.spec()), s.hardware().gpus() == null ? world : s.hardware().gpus())
-                                / (s.hardware().linkGbps() * 1000)) + " µs on the wire at hardware.link_gbps)"),
-                        capSrc, Numbers.us(tax.meanUs()));
-                boolean ok = Math.abs(diff) <= BURST_TOLERANCE_PCT;
-                out.add(new Decision.Check("burst-consistency", "Burst timing agrees with the capture", ok ? "ok" : "warn",
-                        diff, BURST_TOLERANCE_PCT, ok ? "The burst timing and the capture agree within "
-                        + Numbers.plain(BURST_TOLERANCE_PCT) + "% per call (" + String.format(Locale.ROOT, "%+.1f%%", diff) + ")."
-                        : "The burst timing and the capture differ by " + String.format(Locale.ROOT, "%+.1f%%", diff)
-                        + " per call: one of them is not measuring the same thing.", ev));
-            }
-        }
-
-        if (bench != null) {
-            out.add(new Decision.Check("throughput-plateau", "Throughput plateau", "info",
-                    bench.plateauConcurrency() == null ? null : bench.plateauConcurrency().doubleValue(), BenchResults.PLATEAU_GAIN_PCT,
-                    bench.plateauConcurrency() == null ? "Output throughput still grows by more than "
-                            + Numbers.plain(BenchResults.PLATEAU_GAIN_PCT) + "% per doubling of concurrency in these runs."
-                            : "Output throughput plateaus at concurrency " + bench.plateauConcurrency() + " (less than "
-                            + Numbers.plain(BenchResults.PLATEAU_GAIN_PCT) + "% more per doubling beyond it).",
-                    bench.plateauEvidence() == null ? "--bench " + String.join(", ", bench.files()) : bench.plateauEvidence()));
-            if (batch != null && period != null) {
-                bench.runs().stream().filter(r -> batch.equals(r.maxConcurrency()) && (r.meanTpotMs() != null || r.medianItlMs() != null))
-                        .findFirst().ifPresent(r -> {
-                            double tpot = r.meanTpotMs() != null ? r.meanTpotMs() : r.medianItlMs();
-                            double diff = 100 * (tpot - period) / period;
-                            boolean ok = Math.abs(diff) <= BENCH_TOLERANCE_PCT;
-                            out.add(new Decision.Check("bench-vs-capture", "Bench latency agrees with the capture", ok ? "ok" : "warn",
-                                    diff, BENCH_TOLERANCE_PCT, ok ? String.format(Locale.ROOT,
-                                    "At concurrency %d the bench's time per output token is within %s%% of the capture's step period (%+.1f%%).",
-                                    batch, Numbers.plain(BENCH_TOLERANCE_PCT), diff)
-                                    : String.format(Locale.ROOT, "At concurrency %d the bench's time per output token differs from the "
-                                    + "capture's step period by %+.1f%%: the capture may not represent the served load.", batch, diff),
-                                    String.format(Locale.ROOT, "%s: %s %s ms; %s: step period %s ms", r.file(),
-                                            r.meanTpotMs() != null ? "mean_tpot_ms" : "median_itl_ms", Numbers.ms(tpot), capSrc,
-                                            Numbers.ms(period))));
-                        });
-            }
+        for (DecisionCheck check : DecisionChecks.ALL) {
+            check.check().run(ctx, out, warnings);
         }
         return out;
+    }
+
+    // What the checks read of the memo.
+
+    BottleneckReport report() {
+        return report;
+    }
+
+    Scenario scenario() {
+        return s;
+    }
+
+    Scenario.Question question() {
+        return q;
+    }
+
+    Phase phase() {
+        return phase;
+    }
+
+    /** Kernel ms per step in the question's phase (what shares and speedups are of). */
+    double stepMs() {
+        return step;
+    }
+
+    /** Where the capture's numbers come from: the capture, phase, steps and ranks. */
+    String captureSource() {
+        return capSrc;
+    }
+
+    /** {@code question.min_speedup} as the memo writes it. */
+    String thresholdText() {
+        return tf;
+    }
+
+    Integer batch() {
+        return batch;
+    }
+
+    String batchSource() {
+        return batchSource;
     }
 
     /** Whether a device name from the trace is the scenario's GPU ("RTX PRO 6000 Blackwell" in "NVIDIA RTX PRO 6000 Blackwell Server Edition"). */
@@ -769,7 +684,7 @@ public final class DecisionEngine {
     }
 
     /** The sentence that says the measurement contradicts the question's premise, or null. */
-    private String premise(Part tax, double share) {
+    String premise(Part tax, double share) {
         Double premise = q.premiseSharePct();
         if (premise == null || (share >= premise / PREMISE_FACTOR && share <= premise * PREMISE_FACTOR)) {
             return null;

@@ -1,0 +1,40 @@
+package dev.steptrace.decide;
+
+import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Severity;
+import dev.steptrace.rules.Threshold;
+import java.util.List;
+import java.util.Locale;
+
+/** The measured share of the tax against the question's premise ({@code question.premise_share_pct}). */
+final class PremiseCheck {
+    static final Rule RULE = new Rule("premise", Severity.WARNING, "The question's premise",
+            "A question may say how large it takes the tax to be (question.premise_share_pct). The measurement"
+                    + " contradicts it when the measured share is further from it than the factor either way; the"
+                    + " memo's summary then says so. Only with question.premise_share_pct.",
+            List.of(new Threshold("factor", DecisionEngine.PREMISE_FACTOR, "×",
+                    "how many times under or over the premise the measured share may be before it contradicts it")),
+            null);
+
+    private PremiseCheck() {}
+
+    static void check(DecisionCheck.Context ctx, List<Decision.Check> out, List<BottleneckReport.Warning> warnings) {
+        DecisionEngine m = ctx.memo();
+        Scenario.Question q = m.question();
+        if (q.premiseSharePct() == null) {
+            return;
+        }
+        DecisionEngine.Part tax = ctx.tax();
+        String contradiction = m.premise(tax, ctx.share());
+        out.add(new Decision.Check(RULE.id(), RULE.summary(), contradiction == null ? "ok" : "warn", ctx.share(),
+                q.premiseSharePct(), contradiction != null ? contradiction : String.format(Locale.ROOT,
+                "The measurement agrees with the premise: %s is %s of %s kernel time, the question says about %s%%.",
+                tax.spec(), Numbers.pct(ctx.share()), q.phase(), Numbers.plain(q.premiseSharePct())),
+                String.format(Locale.ROOT, "question.premise_share_pct %s%%; %s: %s ms of %s ms per step (%s); contradicted"
+                                + " when the measured share is under 1/%s or over %s times the premise",
+                        Numbers.plain(q.premiseSharePct()), tax.spec(), Numbers.ms(tax.ms()), Numbers.ms(m.stepMs()),
+                        m.captureSource(), Numbers.plain(DecisionEngine.PREMISE_FACTOR),
+                        Numbers.plain(DecisionEngine.PREMISE_FACTOR))));
+    }
+}
