@@ -121,14 +121,7 @@ final class RocprofReader {
                     blocks[i] = (int) Math.min(Integer.MAX_VALUE, (items + size - 1) / size);
                 }
             }
-            gpu.setInt(g.file, fileId);
-            gpu.setEnum(g.kind, g.kernel);
-            gpu.setInt(g.name, nameId(rows.get(name)));
-            gpu.setInt(g.device, (int) device);
-            gpu.setLongOrNull(g.stream, streamId);
-            gpu.setLong(g.ts, ts);
-            gpu.setLong(g.dur, dur);
-            gpu.setLongOrNull(g.correlation, corr);
+            gpuRow(gpu, g, g.kernel, nameId(rows.get(name)), device, streamId, ts, dur, corr);
             if (shape) {
                 for (int i = 0; i < 3; i++) {
                     gpu.setInt(g.gridX + i, blocks[i]);
@@ -158,21 +151,27 @@ final class RocprofReader {
             Long streamId = optional(rows, stream);
             Long corr = optional(rows, correlation);
             Long size = optional(rows, bytes);
-            gpu.setInt(g.file, fileId);
-            gpu.setEnum(g.kind, g.memcpy);
-            gpu.setInt(g.name, nameId("Memcpy " + copy));
-            if (device != null) {
-                gpu.setInt(g.device, (int) (long) device);
-            }
-            gpu.setLongOrNull(g.stream, streamId);
-            gpu.setLong(g.ts, ts);
-            gpu.setLong(g.dur, dur);
-            gpu.setLongOrNull(g.correlation, corr);
+            gpuRow(gpu, g, g.memcpy, nameId("Memcpy " + copy), device, streamId, ts, dur, corr);
             gpu.setLongOrNull(g.bytes, size);
             gpu.endRow();
             out.memcpys++;
             return true;
         });
+    }
+
+    /** The columns a kernel and a memory copy share; the caller adds its own and ends the row. */
+    private void gpuRow(TableBatch gpu, GpuOpColumns g, int kindCode, int nameId, Long device, Long stream, long ts,
+                        long dur, Long corr) {
+        gpu.setInt(g.file, fileId);
+        gpu.setEnum(g.kind, kindCode);
+        gpu.setInt(g.name, nameId);
+        if (device != null) {
+            gpu.setInt(g.device, (int) (long) device);
+        }
+        gpu.setLongOrNull(g.stream, stream);
+        gpu.setLong(g.ts, ts);
+        gpu.setLong(g.dur, dur);
+        gpu.setLongOrNull(g.correlation, corr);
     }
 
     private void hipCalls(CsvRows rows) throws IOException, SQLException {
