@@ -389,6 +389,8 @@ class CorruptedTraceProperties {
     private static final class Members {
         /** Java writes a 10-byte header without optional fields. */
         private static final int HEADER = 10;
+        /** CRC-32 and length, 4 bytes each. */
+        private static final int TRAILER = 8;
         final byte[] bytes;
         /** Per member: its offset in the file and the offset of its content in the JSON. */
         final int[] fileStart;
@@ -424,7 +426,9 @@ class CorruptedTraceProperties {
          * {@code flipped} xor {@code mask}) inflates to before its first wrong byte: each member's deflate
          * data inflated one output byte at a time with {@link Inflater}, from where the intact file has
          * it. A flip in the gzip magic, method or flags (but FTEXT, a hint) breaks its member from the
-         * start; one in the time stamp, XFL or OS byte, or in a trailer, changes no content byte.
+         * start; one in the time stamp, XFL or OS byte changes no content byte. One in a trailer (CRC-32,
+         * length) changes no content byte either, but the member fails its check there, and nothing
+         * after it is read: the intact prefix ends with that member.
          */
         int intactPrefix(byte[] json, byte[] damaged, int flipped, int mask) {
             byte[] one = new byte[1];
@@ -445,6 +449,10 @@ class CorruptedTraceProperties {
                     }
                     if (inflater.inflate(one) == 1) {
                         return end; // more content than the member had: the byte after it is wrong
+                    }
+                    int memberEnd = m + 1 < fileStart.length ? fileStart[m + 1] : bytes.length;
+                    if (flipped >= memberEnd - TRAILER && flipped < memberEnd) {
+                        return end;
                     }
                 } catch (DataFormatException e) {
                     return at;
