@@ -4,6 +4,7 @@ import dev.steptrace.classify.StoreClassifier;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.roofline.KernelWork;
 import dev.steptrace.store.Store;
+import dev.steptrace.store.StoreException;
 import dev.steptrace.store.StoreCaptures;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -75,7 +76,7 @@ public final class CaptureAnalysis implements AutoCloseable {
     }
 
     /** Analyses a capture already in the store under {@code key}'s options, into temp tables. */
-    public static CaptureAnalysis run(Store store, int captureId, AnalysisKey key) throws SQLException {
+    public static CaptureAnalysis run(Store store, int captureId, AnalysisKey key) throws SQLException, StoreException {
         long t0 = System.nanoTime();
         StoreClassifier.classify(store, key.taxonomy());
         Connection c = store.newConnection();

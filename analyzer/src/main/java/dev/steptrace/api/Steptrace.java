@@ -362,6 +362,8 @@ public final class Steptrace implements AutoCloseable {
                     analysis = StoredAnalysis.find(store.connection(), captureId, key, build());
                 }
             }
+        } catch (StoreException e) {
+            throw new SteptraceException(e.getMessage(), e);
         } catch (SQLException e) {
             closeQuietly(live);
             throw SteptraceException.internal("analysing capture " + captureId + " failed: "

@@ -1,6 +1,7 @@
 package dev.steptrace.classify;
 
 import dev.steptrace.store.Store;
+import dev.steptrace.store.StoreException;
 import dev.steptrace.store.TableBatch;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -45,7 +46,7 @@ public final class StoreClassifier {
      * Classifies the (name, kind) pairs of {@code store} not yet classified under {@code taxonomy}'s
      * digest. Running it again with the same rules inserts nothing.
      */
-    public static Result classify(Store store, Taxonomy taxonomy) throws SQLException {
+    public static Result classify(Store store, Taxonomy taxonomy) throws SQLException, StoreException {
         String digest = taxonomy.digest();
         // Names are read on one connection and written on another, a batch at a time: a capture with
         // millions of distinct names never has them all on the heap.
@@ -60,9 +61,10 @@ public final class StoreClassifier {
                 while (rs.next()) {
                     if (batch == null) {
                         if (store.readOnly()) {
-                            throw new SQLException("the store " + store.path() + " cannot be written (read-only) and"
-                                    + " has not classified its kernels under these rules: run the report once with a"
-                                    + " store that can be written");
+                            throw new StoreException("the store " + store.path() + " cannot be written (read-only)"
+                                    + " and its kernel names were never classified under this taxonomy (ingested with"
+                                    + " --no-analysis, or under other rules): analyse it once where it can be written,"
+                                    + " or copy it somewhere writable", null);
                         }
                         batch = TableBatch.forTable(c, store.allocator(), "name_classes", BATCH_ROWS);
                         for (int i = 0; i < COLUMNS.size(); i++) {
@@ -84,7 +86,7 @@ public final class StoreClassifier {
                 }
                 c.commit();
                 return new Result(digest, classified);
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | StoreException | RuntimeException e) {
                 c.rollback();
                 throw e;
             } finally {

@@ -7,6 +7,7 @@ import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.ingest.Ingestor;
 import dev.steptrace.store.Store;
+import dev.steptrace.store.StoreException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,7 +127,7 @@ class StoreClassifierTest {
 
     @Test
     @Order(4)
-    void classifyingAgainUnderTheSameRulesAddsNothing() throws SQLException {
+    void classifyingAgainUnderTheSameRulesAddsNothing() throws SQLException, StoreException {
         long rows = count("SELECT count(*) FROM name_classes");
         StoreClassifier.Result again = StoreClassifier.classify(store, Taxonomy.builtIn());
         assertEquals(0, again.classified());
@@ -135,7 +136,7 @@ class StoreClassifierTest {
 
     @Test
     @Order(5)
-    void otherRulesClassifyAgainUnderTheirOwnDigest() throws SQLException, IOException {
+    void otherRulesClassifyAgainUnderTheirOwnDigest() throws SQLException, IOException, StoreException {
         Path rules = dir.resolve("site.yaml");
         Files.writeString(rules, "rules:\n  - {id: site.nvjet_is_lm_head, match: 'nvjet_sm90_tst_128x8', "
                 + "category: gemm, subcategory: lm_head}\n");

@@ -403,8 +403,11 @@ class BadInputCorpusTest {
             case "broken-link" -> {
                 s.subject = Files.createSymbolicLink(dir.resolve("rank1.pt.trace.json"), dir.resolve("gone.json"));
             }
-            case "read-only-store-report", "read-only-store-query", "read-only-store-ingest" -> {
-                Cli.assertExit(0, Cli.ingestJson(s.db, dir));
+            case "read-only-store-report", "read-only-store-query", "read-only-store-ingest",
+                 "read-only-store-never-analysed" -> {
+                Cli.assertExit(0, c.name().endsWith("-never-analysed")
+                        ? Cli.run("ingest", dir.toString(), "--db", s.db.toString(), "--no-analysis", "--quiet")
+                        : Cli.ingestJson(s.db, dir));
                 if (c.name().endsWith("-ingest")) {
                     s.subject = dir.resolve("rank1.pt.trace.json");
                     copy("unescaped-quote.json", s.subject);
