@@ -40,27 +40,27 @@
   <p class="empty">No steps were found in this capture, so there is no time per step to report.</p>
 </#if>
 <#list view.phases as p>
-  <h3 id="${p.anchor}">${p.label} <span class="sub">${p.stepsLabel} per rank · steps from ${p.stepSource}</span></h3>
+  <h3 id="${p.anchor}">${p.label} <span class="sub">${p.steps.label} per rank · steps from ${p.steps.source}</span></h3>
   <div class="headline-grid">
     <table class="headline" id="headline-${p.id}" data-phase="${p.id}">
       <caption>Kernel time per step by category (mean over ranks); share of total kernel time.</caption>
       <thead><tr><th>Category</th><th class="num">ms / step</th><th class="num">share</th><th class="num">calls / step</th></tr></thead>
       <tbody>
-<#list p.categories as c>
+<#list p.headline.categories as c>
         <tr data-category="${c.id}"><td><@m.swatch c.color/>${c.label}</td><td class="num">${c.ms}</td><td class="num">${c.share}</td><td class="num">${c.calls}</td></tr>
 <#else>
         <tr><td colspan="4" class="empty">No kernel time in this phase.</td></tr>
 </#list>
       </tbody>
-      <tfoot><tr><th>${p.total.label}</th><td class="num">${p.total.ms}</td><td class="num">${p.total.share}</td><td class="num">${p.total.calls}</td></tr></tfoot>
+      <tfoot><tr><th>${p.headline.total.label}</th><td class="num">${p.headline.total.ms}</td><td class="num">${p.headline.total.share}</td><td class="num">${p.headline.total.calls}</td></tr></tfoot>
     </table>
-    <#if p.sharesChart??><@m.chart ref=p.sharesChart class="shares"/></#if>
+    <#if p.charts.shares??><@m.chart ref=p.charts.shares class="shares"/></#if>
   </div>
-<#assign anySubs = false><#list p.categories as c><#if c.subcategories?has_content><#assign anySubs = true></#if></#list>
+<#assign anySubs = false><#list p.headline.categories as c><#if c.subcategories?has_content><#assign anySubs = true></#if></#list>
 <#if anySubs>
   <div class="inside" id="inside-${p.id}">
     <p class="note">Inside each category (subcategories, share of total kernel time):</p>
-<#list p.categories as c><#if c.subcategories?has_content>
+<#list p.headline.categories as c><#if c.subcategories?has_content>
     <details class="subcats" data-category="${c.id}"><summary><@m.swatch c.color/>${c.label} ${c.share}: ${c.subSummary}</summary>
       <table class="subcategories">
         <thead><tr><th>subcategory</th><th class="num">ms / step</th><th class="num">share</th><th class="num">calls / step</th></tr></thead>
@@ -74,27 +74,27 @@
 </#if></#list>
   </div>
 </#if>
-  <p>Kernel time per step: mean <b>${p.kernelMean}</b> ms, median ${p.kernelMedian} ms, p90 ${p.kernelP90} ms.</p>
+  <p>Kernel time per step: mean <b>${p.headline.kernelMean}</b> ms, median ${p.headline.kernelMedian} ms, p90 ${p.headline.kernelP90} ms.</p>
 </#list>
 </section>
 
 <section id="ranks">
   <h2>Per rank</h2>
 <#list view.phases as p>
-  <h3>${p.label} <span class="sub">kernel ms per step per rank<#if p.minRank != "n/a">; by compute time, fastest rank <b>${p.minRank}</b>, slowest <b>${p.maxRank}</b></#if></span></h3>
+  <h3>${p.label} <span class="sub">kernel ms per step per rank<#if p.rankTable.minRank != "n/a">; by compute time, fastest rank <b>${p.rankTable.minRank}</b>, slowest <b>${p.rankTable.maxRank}</b></#if></span></h3>
 <#if p.stragglers??>
   <p class="stragglers<#if p.stragglers.named> named</#if>" id="stragglers-${p.id}">${p.stragglers.sentence}</p>
 </#if>
-  <#if p.ranksChart??><@m.chart ref=p.ranksChart/></#if>
+  <#if p.charts.ranks??><@m.chart ref=p.charts.ranks/></#if>
   <div class="scroll">
   <table class="ranks" id="ranks-${p.id}">
     <thead><tr><th>rank</th><th class="num">steps</th><th class="num">kernel ms / step</th><th class="num">median</th><th class="num">p90</th><th class="num" title="kernel time without the time collectives spent waiting for other ranks">compute ms / step</th><th class="num" title="time collectives spent waiting for other ranks">wait ms / step</th><th class="num">span ms / step</th>
-<#list p.rankColumns as c><th class="num" title="${c.label}"><@m.swatch c.color/>${c.shortLabel}</th></#list></tr></thead>
+<#list p.rankTable.columns as c><th class="num" title="${c.label}"><@m.swatch c.color/>${c.shortLabel}</th></#list></tr></thead>
     <tbody>
-<#list p.ranks as r>
+<#list p.rankTable.rows as r>
       <tr<#if r.mark?has_content> class="${r.mark}"</#if>><td class="rank">${r.rank}<@m.rankMark r.mark/></td><td class="num">${r.steps}</td><td class="num">${r.kernelMean}</td><td class="num">${r.kernelMedian}</td><td class="num">${r.kernelP90}</td><td class="num">${r.computeMean}</td><td class="num">${r.waitMean}</td><td class="num">${r.spanMean}</td><#list r.cells as cell><td class="num">${cell}</td></#list></tr>
 <#else>
-      <tr><td colspan="${8 + p.rankColumns?size}" class="empty">No per-rank data.</td></tr>
+      <tr><td colspan="${8 + p.rankTable.columns?size}" class="empty">No per-rank data.</td></tr>
 </#list>
     </tbody>
   </table>
@@ -136,21 +136,21 @@
   <table class="stats" id="stats-${p.id}">
     <thead><tr><th>per step</th><th class="num">mean</th><th class="num">median</th><th class="num">p90</th><th>lowest rank (mean)</th><th>highest rank (mean)</th></tr></thead>
     <tbody>
-<#list p.stats as s>
+<#list p.headline.stats as s>
       <tr><td>${s.label}</td><td class="num">${s.mean}</td><td class="num">${s.median}</td><td class="num">${s.p90}</td><td>${s.minRank}</td><td>${s.maxRank}</td></tr>
 </#list>
     </tbody>
   </table>
-  <#if p.stepsChart??><@m.chart ref=p.stepsChart/></#if>
-<#if p.stepRows?has_content>
+  <#if p.charts.steps??><@m.chart ref=p.charts.steps/></#if>
+<#if p.stepTable.rows?has_content>
   <details>
-    <summary>Step by step (${p.stepRows?size} of ${p.stepCount} step<#if p.stepCount != 1>s</#if><#if p.stepRowsTruncated>, the first ones</#if>)</summary>
+    <summary>Step by step (${p.stepTable.rows?size} of ${p.stepTable.count} step<#if p.stepTable.count != 1>s</#if><#if p.stepTable.truncated>, the first ones</#if>)</summary>
     <p class="note">Each step's timeline, every rank on one time axis for ui.perfetto.dev: the command in its row (<code>steptrace report</code> writes the slowest step's beside this report; docs/timeline.md).</p>
     <div class="scroll">
     <table class="step-rows">
       <thead><tr><th class="num">step</th><th>name</th><th class="num">ranks</th><th class="num">kernel ms (mean)</th><th class="num">min</th><th class="num">max</th><th class="num">span ms</th><th class="num">busy ms</th><th class="num">idle ms</th><th class="num">host gap ms</th><th>timeline</th></tr></thead>
       <tbody>
-<#list p.stepRows as s>
+<#list p.stepTable.rows as s>
         <tr><td class="num">${s.index}</td><td><code>${s.name}</code></td><td class="num">${s.ranks}</td><td class="num">${s.kernelMean}</td><td class="num">${s.kernelMin} <span class="note">r${s.minRank}</span></td><td class="num">${s.kernelMax} <span class="note">r${s.maxRank}</span></td><td class="num">${s.span}</td><td class="num">${s.busy}</td><td class="num">${s.idle}</td><td class="num">${s.hostGap}</td><td><code class="command">${s.timeline}</code></td></tr>
 </#list>
       </tbody>

@@ -16,52 +16,52 @@ _No steps were found in this capture, so there is no time per step to report._
 </#if>
 <#list view.phases as p>
 
-### ${p.label}: ${p.stepsLabel} per rank, steps from ${p.stepSource}
+### ${p.label}: ${p.steps.label} per rank, steps from ${p.steps.source}
 
 | Category | ms / step | share | calls / step |
 |:---|---:|---:|---:|
-<#list p.categories as c>
+<#list p.headline.categories as c>
 | ${c.label} | ${c.ms} | ${c.share} | ${c.calls} |
 </#list>
-| **${p.total.label}** | **${p.total.ms}** | **${p.total.share}** | **${p.total.calls}** |
+| **${p.headline.total.label}** | **${p.headline.total.ms}** | **${p.headline.total.share}** | **${p.headline.total.calls}** |
 
-Kernel time per step: mean **${p.kernelMean}** ms, median ${p.kernelMedian} ms, p90 ${p.kernelP90} ms.
-<#assign anySubs = false><#list p.categories as c><#if c.subcategories?has_content><#assign anySubs = true></#if></#list>
+Kernel time per step: mean **${p.headline.kernelMean}** ms, median ${p.headline.kernelMedian} ms, p90 ${p.headline.kernelP90} ms.
+<#assign anySubs = false><#list p.headline.categories as c><#if c.subcategories?has_content><#assign anySubs = true></#if></#list>
 <#if anySubs>
 
 <details><summary>Inside each category (subcategories, share of total kernel time)</summary>
 
 | category | subcategory | ms / step | share | calls / step |
 |:---|:---|---:|---:|---:|
-<#list p.categories as c><#list c.subcategories as sc>
+<#list p.headline.categories as c><#list c.subcategories as sc>
 | ${c.label} | ${md.codeCell(sc.id)} | ${sc.ms} | ${sc.share} | ${sc.calls} |
 </#list></#list>
 
 </details>
 </#if>
-<#if p.sharesChart??>
+<#if p.charts.shares??>
 
-![${p.sharesChart.title}](${p.sharesChart.file?no_esc})
+![${p.charts.shares.title}](${p.charts.shares.file?no_esc})
 </#if>
 </#list>
 
 ## Per rank
 <#list view.phases as p>
 
-### ${p.label}: kernel ms per step per rank<#if p.minRank != "n/a"> (by compute time, fastest rank ${p.minRank}, slowest ${p.maxRank})</#if>
+### ${p.label}: kernel ms per step per rank<#if p.rankTable.minRank != "n/a"> (by compute time, fastest rank ${p.rankTable.minRank}, slowest ${p.rankTable.maxRank})</#if>
 <#if p.stragglers??>
 
 <#if p.stragglers.named>**${p.stragglers.sentence}**<#else>${p.stragglers.sentence}</#if>
 </#if>
-<#if p.ranksChart??>
+<#if p.charts.ranks??>
 
-![${p.ranksChart.title}](${p.ranksChart.file?no_esc})
+![${p.charts.ranks.title}](${p.charts.ranks.file?no_esc})
 </#if>
-<#if p.ranks?has_content>
+<#if p.rankTable.rows?has_content>
 
-| rank | steps | kernel ms / step | median | p90 | compute ms / step | wait ms / step | span ms / step |<#list p.rankColumns as c> ${c.shortLabel} |</#list>
-|:---|---:|---:|---:|---:|---:|---:|---:|<#list p.rankColumns as c>---:|</#list>
-<#list p.ranks as r>
+| rank | steps | kernel ms / step | median | p90 | compute ms / step | wait ms / step | span ms / step |<#list p.rankTable.columns as c> ${c.shortLabel} |</#list>
+|:---|---:|---:|---:|---:|---:|---:|---:|<#list p.rankTable.columns as c>---:|</#list>
+<#list p.rankTable.rows as r>
 | ${r.rank}<#if r.mark?contains("min")> **min**</#if><#if r.mark?contains("max")> **max**</#if> | ${r.steps} | ${r.kernelMean} | ${r.kernelMedian} | ${r.kernelP90} | ${r.computeMean} | ${r.waitMean} | ${r.spanMean} |<#list r.cells as cell> ${cell} |</#list>
 </#list>
 
@@ -101,23 +101,23 @@ Where the straggler holds the others up most (collective type, position in the s
 
 | per step | mean | median | p90 | lowest rank (mean) | highest rank (mean) |
 |:---|---:|---:|---:|:---|:---|
-<#list p.stats as s>
+<#list p.headline.stats as s>
 | ${s.label} | ${s.mean} | ${s.median} | ${s.p90} | ${s.minRank} | ${s.maxRank} |
 </#list>
-<#if p.stepsChart??>
+<#if p.charts.steps??>
 
-![${p.stepsChart.title}](${p.stepsChart.file?no_esc})
+![${p.charts.steps.title}](${p.charts.steps.file?no_esc})
 </#if>
-<#if p.stepRows?has_content>
+<#if p.stepTable.rows?has_content>
 
-<details><summary>Step by step (${p.stepRows?size} of ${p.stepCount} step<#if p.stepCount != 1>s</#if><#if p.stepRowsTruncated>, the first ones</#if>)</summary>
+<details><summary>Step by step (${p.stepTable.rows?size} of ${p.stepTable.count} step<#if p.stepTable.count != 1>s</#if><#if p.stepTable.truncated>, the first ones</#if>)</summary>
 
 Each step's timeline, every rank on one time axis for ui.perfetto.dev: the command in its row
 (`steptrace report` writes the slowest step's beside this report; docs/timeline.md).
 
 | step | name | ranks | kernel ms (mean) | min (rank) | max (rank) | span ms | busy ms | idle ms | host gap ms | timeline |
 |---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|:---|
-<#list p.stepRows as s>
+<#list p.stepTable.rows as s>
 | ${s.index} | ${md.codeCell(s.name)} | ${s.ranks} | ${s.kernelMean} | ${s.kernelMin} (${s.minRank}) | ${s.kernelMax} (${s.maxRank}) | ${s.span} | ${s.busy} | ${s.idle} | ${s.hostGap} | ${md.codeCell(s.timeline)} |
 </#list>
 

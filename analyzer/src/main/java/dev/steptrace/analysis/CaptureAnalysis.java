@@ -1,8 +1,10 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.classify.StoreClassifier;
+import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.roofline.KernelWork;
+import dev.steptrace.store.Sql;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
 import dev.steptrace.store.StoreCaptures;
@@ -146,7 +148,7 @@ public final class CaptureAnalysis implements AutoCloseable {
         String filesKey = StoreCaptures.filesKey(c, captureId);
         if (readOnly) {
             for (String table : StoreCaptures.ANALYSIS_TABLES) {
-                StepDetector.exec(c, "CREATE OR REPLACE TEMP TABLE " + table + " AS SELECT * FROM " + table + " LIMIT 0");
+                Sql.exec(c, "CREATE OR REPLACE TEMP TABLE " + table + " AS SELECT * FROM " + table + " LIMIT 0");
             }
         }
         c.setAutoCommit(false);

@@ -1,7 +1,6 @@
 package dev.steptrace.analysis;
 
-import static dev.steptrace.analysis.StepDetector.exec;
-
+import dev.steptrace.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,7 +25,7 @@ final class CaptureDevices {
     private CaptureDevices() {}
 
     static void build(Connection c) throws SQLException {
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_devices AS
                 WITH used AS (
                     SELECT DISTINCT g.file_id, g.device FROM gpu_ops g JOIN t_files USING (file_id)
@@ -48,7 +47,7 @@ final class CaptureDevices {
 
     /** The distinct device names of the capture, sorted, from the analysis as the store keeps it ({@code rank_devices}). */
     static List<String> names(StoredAnalysis a) throws SQLException {
-        return StepDetector.strings(a.connection(), "SELECT DISTINCT name FROM rank_devices WHERE " + a.where()
+        return Sql.strings(a.connection(), "SELECT DISTINCT name FROM rank_devices WHERE " + a.where()
                 + " AND name IS NOT NULL ORDER BY 1");
     }
 

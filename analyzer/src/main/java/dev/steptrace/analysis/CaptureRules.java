@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.roofline.KernelWork;
 import dev.steptrace.rules.Rule;

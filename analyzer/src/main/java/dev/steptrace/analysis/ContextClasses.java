@@ -1,12 +1,11 @@
 package dev.steptrace.analysis;
 
-import static dev.steptrace.analysis.StepDetector.exec;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.steptrace.classify.Classification;
 import dev.steptrace.classify.Taxonomy;
+import dev.steptrace.store.Sql;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -49,7 +48,7 @@ final class ContextClasses {
     private ContextClasses() {}
 
     static void refine(Connection c, Taxonomy taxonomy) throws SQLException {
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_refined AS
                 SELECT file_id, stream, ts_ns, name_id, kind, ''::VARCHAR AS category, ''::VARCHAR AS subcategory,
                        ''::VARCHAR AS rule_id
@@ -57,18 +56,18 @@ final class ContextClasses {
                 """);
         moeBlocks(c, taxonomy);
         genericCollectives(c);
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_variants AS
                 SELECT (row_number() OVER (ORDER BY category, subcategory, rule_id))::UTINYINT AS variant,
                        category, subcategory, rule_id
                 FROM (SELECT DISTINCT category, subcategory, rule_id FROM t_refined)
                 """);
-        exec(c, """
+        Sql.exec(c, """
                 INSERT INTO t_classes (file_id, name_id, kind, category, subcategory, rule_id, variant)
                 SELECT DISTINCT r.file_id, r.name_id, r.kind, v.category, v.subcategory, v.rule_id, v.variant
                 FROM t_refined r JOIN t_variants v USING (category, subcategory, rule_id)
                 """);
-        exec(c, """
+        Sql.exec(c, """
                 UPDATE t_ops_core SET variant = x.variant
                 FROM (SELECT r.file_id, r.stream, r.ts_ns, r.name_id, v.variant
                       FROM t_refined r JOIN t_variants v USING (category, subcategory, rule_id)) x
@@ -80,10 +79,10 @@ final class ContextClasses {
     /** Kernels a context rule decides, where the next GEMM on their stream in their step is an MoE GEMM. */
     private static void moeBlocks(Connection c, Taxonomy taxonomy) throws SQLException {
         if (!taxonomy.hasContextRules()
-                || StepDetector.count(c, "SELECT count(*) FROM t_classes WHERE category = 'moe_gemm'") == 0) {
+                || Sql.count(c, "SELECT count(*) FROM t_classes WHERE category = 'moe_gemm'") == 0) {
             return; // no MoE GEMM: no MoE block
         }
-        exec(c, "CREATE OR REPLACE TEMP TABLE t_block_names (name VARCHAR, category VARCHAR, subcategory VARCHAR,"
+        Sql.exec(c, "CREATE OR REPLACE TEMP TABLE t_block_names (name VARCHAR, category VARCHAR, subcategory VARCHAR,"
                 + " rule_id VARCHAR)");
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT DISTINCT n.name FROM t_classes k JOIN names n USING (file_id, name_id)"
@@ -103,7 +102,7 @@ final class ContextClasses {
         }
         // The first GEMM (dense or MoE) to start after each candidate on its stream: an MoE GEMM in the
         // same step puts the candidate between the router GEMM and the experts.
-        exec(c, """
+        Sql.exec(c, """
                 INSERT INTO t_refined
                 WITH cand AS (
                     SELECT o.file_id, o.stream, o.ts_ns, o.name_id, o.kind, o.step, b.category, b.subcategory, b.rule_id
@@ -126,12 +125,12 @@ final class ContextClasses {
 
     /** Launches of generic collective kernels, typed from the CPU op that launched them. */
     private static void genericCollectives(Connection c) throws SQLException {
-        if (StepDetector.count(c, "SELECT count(*) FROM t_classes WHERE rule_id = '" + GENERIC_COLLECTIVE_RULE + "'") == 0) {
+        if (Sql.count(c, "SELECT count(*) FROM t_classes WHERE rule_id = '" + GENERIC_COLLECTIVE_RULE + "'") == 0) {
             return;
         }
-        exec(c, "CREATE OR REPLACE TEMP MACRO t_collective_type(x) AS " + collectiveType("lower(x)"));
+        Sql.exec(c, "CREATE OR REPLACE TEMP MACRO t_collective_type(x) AS " + collectiveType("lower(x)"));
         // Names are typed once (a few thousand), then joined onto the CPU ops that carry them.
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_coll_ops AS
                 WITH typed_names AS (
                     SELECT file_id, name_id, t_collective_type(name) AS type
@@ -145,7 +144,7 @@ final class ContextClasses {
                 FROM comm_meta m JOIN t_files USING (file_id)
                 WHERE m.source = 'cpu_op' AND m.external_id IS NOT NULL AND t_collective_type(m.collective) IS NOT NULL
                 """);
-        exec(c, """
+        Sql.exec(c, """
                 INSERT INTO t_refined
                 WITH cand AS (
                     SELECT o.file_id, o.stream, o.ts_ns, o.name_id, o.kind, o.correlation, o.external_id

@@ -1,10 +1,11 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.classify.Category;
-import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.common.Phase;
+import dev.steptrace.common.Stats;
 import dev.steptrace.report.BottleneckReport.Collective;
 import dev.steptrace.report.BottleneckReport.Warning;
-import dev.steptrace.report.CaptureDiff;
+import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.report.CaptureDiff.CategoryDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveSide;
@@ -13,6 +14,8 @@ import dev.steptrace.report.CaptureDiff.KernelDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import dev.steptrace.report.CaptureDiff.Side;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
+import dev.steptrace.report.CaptureDiff.Verdict;
+import dev.steptrace.report.CaptureDiff;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -95,7 +98,7 @@ public final class DiffBuilder {
         SideData sb = load(b, reportB);
         List<Warning> warnings = new ArrayList<>(structureWarnings(sa, sb));
         Map<String, PhaseDiff> phases = new LinkedHashMap<>();
-        for (String phase : ReportBuilder.PHASES) {
+        for (String phase : Phase.IDS) {
             PhaseData pa = sa.phases.get(phase);
             PhaseData pb = sb.phases.get(phase);
             if (pa == null && pb == null) {
@@ -103,12 +106,12 @@ public final class DiffBuilder {
             }
             if (pa == null || pb == null) {
                 warnings.add(new Warning(pa == null ? "phase_only_in_b" : "phase_only_in_a",
-                        label(phase) + " steps are only in " + (pa == null ? "B (" + sb.report.capture().name() + ")"
+                        Phase.labelOf(phase) + " steps are only in " + (pa == null ? "B (" + sb.report.capture().name() + ")"
                                 : "A (" + sa.report.capture().name() + ")") + ": not compared"));
                 continue;
             }
             if (pa.minSteps() < FEW_STEPS || pb.minSteps() < FEW_STEPS) {
-                warnings.add(new Warning("few_steps", label(phase) + ": " + steps(pa.minSteps()) + " per rank in A and "
+                warnings.add(new Warning("few_steps", Phase.labelOf(phase) + ": " + steps(pa.minSteps()) + " per rank in A and "
                         + pb.minSteps() + " in B; intervals from fewer than " + FEW_STEPS
                         + " steps are rough" + (pa.sample.indexes() < 2 || pb.sample.indexes() < 2
                                 ? ", and with one step there is none: nothing is marked significant" : "")));
@@ -116,7 +119,7 @@ public final class DiffBuilder {
             PhaseDiff pd = phase(phase, pa, pb, sa.report, sb.report);
             if (pd.kernelMsPerStep().significant() && pd.spanMsPerStep().significant()
                     && Math.signum(pd.kernelMsPerStep().deltaMs()) != Math.signum(pd.spanMsPerStep().deltaMs())) {
-                warnings.add(new Warning("verdict_mixed", label(phase) + ": kernel time per step moved "
+                warnings.add(new Warning("verdict_mixed", Phase.labelOf(phase) + ": kernel time per step moved "
                         + direction(pd.kernelMsPerStep().deltaMs()) + " but the span " + direction(pd.spanMsPerStep().deltaMs())
                         + "; the verdict follows the span (how long a step keeps the GPU)"));
             }
@@ -174,6 +177,17 @@ public final class DiffBuilder {
     private static SideData load(StoredAnalysis analysis, BottleneckReport report) throws SQLException {
         SideData side = new SideData();
         side.report = report;
+        Map<String, Map<Long, Integer>> cellOf = loadSteps(analysis, side);
+        loadCategories(analysis, side, cellOf);
+        loadKernels(analysis, side, cellOf);
+        return side;
+    }
+
+    /**
+     * Each phase's steps as cells of the bootstrap's (rank, step index) grid, with their kernel time and span;
+     * returns per phase the cell of each (file, step).
+     */
+    private static Map<String, Map<Long, Integer>> loadSteps(StoredAnalysis analysis, SideData side) throws SQLException {
         Map<String, Map<Long, Integer>> cellOf = new HashMap<>();
         Map<String, List<long[]>> rows = new LinkedHashMap<>();
         Map<String, List<double[]>> values = new HashMap<>();
@@ -228,7 +242,12 @@ public final class DiffBuilder {
             side.phases.put(e.getKey(), pd);
             cellOf.put(e.getKey(), cellIds);
         }
+        return cellOf;
+    }
 
+    /** Per cell, ms and calls of each category and category/subcategory. */
+    private static void loadCategories(StoredAnalysis analysis, SideData side, Map<String, Map<Long, Integer>> cellOf)
+            throws SQLException {
         // Rows in a fixed order: sums of doubles, and so the seeded bootstrap, must not depend on the
         // order DuckDB's parallel aggregation happens to produce.
         try (PreparedStatement ps = analysis.prepare("""
@@ -250,7 +269,11 @@ public final class DiffBuilder {
                 }
             }
         }
+    }
 
+    /** Per cell, ms and calls of each kernel by normalized name ({@link KernelNames}). */
+    private static void loadKernels(StoredAnalysis analysis, SideData side, Map<String, Map<Long, Integer>> cellOf)
+            throws SQLException {
         String dictionary = """
                 WITH k AS (
                     SELECT k.*, c.category, c.subcategory
@@ -295,7 +318,6 @@ public final class DiffBuilder {
                 k.calls[cell] += rs.getLong(8);
             }
         }
-        return side;
     }
 
     private static long key(long fileId, long step) {
@@ -470,18 +492,9 @@ public final class DiffBuilder {
             if (Double.isNaN(v[0]) || Double.isNaN(v[v.length - 1])) {
                 continue; // a side with no value for this quantity (e.g. no span at all)
             }
-            quantities.get(q).ci = new double[] {quantile(v, alpha), quantile(v, 1 - alpha)};
+            quantities.get(q).ci = new double[] {Stats.quantile(v, alpha), Stats.quantile(v, 1 - alpha)};
         }
     }
-
-    /** Linear interpolation between closest ranks over sorted values. */
-    static double quantile(double[] sorted, double p) {
-        double pos = p * (sorted.length - 1);
-        int i = (int) Math.floor(pos);
-        int j = Math.min(i + 1, sorted.length - 1);
-        return sorted[i] + (pos - i) * (sorted[j] - sorted[i]);
-    }
-
     private static Delta delta(PhaseData pa, PhaseData pb, String key, Quantity q, double stepA) {
         double a = pa.catMs.containsKey(key) ? pa.estimate(pa.catMs.get(key)) : 0;
         double b = pb.catMs.containsKey(key) ? pb.estimate(pb.catMs.get(key)) : 0;
@@ -526,11 +539,11 @@ public final class DiffBuilder {
      * The phase's verdict: faster (slower) when kernel time or span per step is significantly lower
      * (higher) and neither is significantly the other way; when they disagree, the span decides.
      */
-    static String verdict(Delta kernel, Delta span) {
+    static Verdict verdict(Delta kernel, Delta span) {
         int k = kernel.significant() ? (int) Math.signum(kernel.deltaMs()) : 0;
         int s = span.significant() ? (int) Math.signum(span.deltaMs()) : 0;
         int v = s != 0 ? s : k;
-        return v < 0 ? CaptureDiff.FASTER : v > 0 ? CaptureDiff.SLOWER : CaptureDiff.NO_SIGNIFICANT_CHANGE;
+        return v < 0 ? Verdict.FASTER : v > 0 ? Verdict.SLOWER : Verdict.NO_SIGNIFICANT_CHANGE;
     }
 
     private static List<CollectiveDelta> collectives(String phase, BottleneckReport ra, BottleneckReport rb) {
@@ -575,7 +588,7 @@ public final class DiffBuilder {
         BottleneckReport.Capture c = s.report.capture();
         Map<String, Double> steps = new LinkedHashMap<>();
         s.report.phases().forEach((p, ph) -> steps.put(p, ph.steps()));
-        String source = s.report.phases().values().stream().map(BottleneckReport.Phase::stepSource)
+        String source = s.report.phases().values().stream().map(BottleneckReport.PhaseSummary::stepSource)
                 .filter(Objects::nonNull).findFirst().orElse(null);
         return new Side(c.path(), c.name(), c.format(), c.files(), c.ranks(), c.worldSize(), c.devices(),
                 c.partialFiles(), source, steps, s.report.warnings());
@@ -622,15 +635,6 @@ public final class DiffBuilder {
 
     private static String text(Object o) {
         return o == null ? "unknown" : o.toString();
-    }
-
-    private static String label(String phase) {
-        return switch (phase) {
-            case "decode" -> "Decode";
-            case "prefill" -> "Prefill";
-            case "mixed" -> "Mixed";
-            default -> "Unknown-phase";
-        };
     }
 
     private static String steps(int n) {

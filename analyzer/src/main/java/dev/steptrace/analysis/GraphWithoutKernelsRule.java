@@ -1,8 +1,10 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
+import dev.steptrace.store.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -25,8 +27,8 @@ final class GraphWithoutKernelsRule {
                    count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM gpu_ops g WHERE g.file_id = l.file_id
                                                       AND g.correlation = l.correlation)) AS without_kernels
             FROM launches l JOIN files f USING (file_id) JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-            WHERE f.capture_id = 1 AND n.name IN ('cudaGraphLaunch', 'hipGraphLaunch') GROUP BY f.rank ORDER BY f.rank
-            """);
+            WHERE f.capture_id = 1 AND n.name IN %s GROUP BY f.rank ORDER BY f.rank
+            """.formatted(Sql.inList(StepSource.GRAPH_LAUNCHES)));
 
     private GraphWithoutKernelsRule() {}
 
@@ -37,7 +39,7 @@ final class GraphWithoutKernelsRule {
                 WITH graph AS (
                     SELECT l.file_id, l.correlation FROM launches l JOIN t_files USING (file_id)
                     JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-                    WHERE n.name IN ('cudaGraphLaunch', 'hipGraphLaunch')
+                    WHERE n.name IN """ + Sql.inList(StepSource.GRAPH_LAUNCHES) + """
                 ), replayed AS (
                     SELECT DISTINCT g.file_id, g.correlation FROM gpu_ops g JOIN files f USING (file_id)
                     SEMI JOIN graph l ON l.file_id = g.file_id AND l.correlation = g.correlation

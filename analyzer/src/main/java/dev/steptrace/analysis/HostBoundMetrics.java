@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.HostBound;
 import dev.steptrace.report.BottleneckReport.LaunchDelay;
 import dev.steptrace.report.BottleneckReport.PerStep;
@@ -39,7 +40,7 @@ final class HostBoundMetrics {
     private HostBoundMetrics() {}
 
     static void build(Connection c) throws SQLException {
-        SqlStage.load("60-host-bound").run(c, Map.of("graph_launches", StepDetector.GRAPH_LAUNCHES));
+        SqlStage.load("60-host-bound").run(c, Map.of("graph_launches", StepSource.GRAPH_LAUNCHES));
     }
 
     /**

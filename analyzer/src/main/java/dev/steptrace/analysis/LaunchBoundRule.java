@@ -1,7 +1,8 @@
 package dev.steptrace.analysis;
 
-import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.common.Phase;
 import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
 import dev.steptrace.rules.Threshold;
@@ -35,7 +36,7 @@ final class LaunchBoundRule {
     static List<Warning> check(Thresholds thresholds, Map<String, BottleneckReport.HostBound> host) {
         double limit = thresholds.get(RULE, "launch_wait_pct");
         List<Warning> out = new ArrayList<>();
-        for (String phase : ReportBuilder.PHASES) {
+        for (String phase : Phase.IDS) {
             BottleneckReport.HostBound h = host.get(phase);
             if (h != null && h.launchWaitPctOfSpan() != null && h.launchWaitPctOfSpan() >= limit) {
                 out.add(new Warning(RULE, String.format(Locale.ROOT, "%s is launch-bound: the GPU waits for"

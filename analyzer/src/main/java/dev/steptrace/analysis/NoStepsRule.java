@@ -3,6 +3,7 @@ package dev.steptrace.analysis;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
+import dev.steptrace.store.Sql;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -20,7 +21,7 @@ final class NoStepsRule {
     private NoStepsRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        if (StepDetector.count(ctx.connection(), "SELECT count(*) FROM t_steps") == 0) {
+        if (Sql.count(ctx.connection(), "SELECT count(*) FROM t_steps") == 0) {
             out.add(new Warning(RULE, "no steps were found (source tried: " + ctx.source().id()
                     + "); pass --step-regex to name the annotation that marks a step"));
         }

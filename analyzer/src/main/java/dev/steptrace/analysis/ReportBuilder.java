@@ -1,28 +1,28 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.classify.Category;
-import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.common.Phase;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.Collective;
 import dev.steptrace.report.BottleneckReport.MessageBytes;
 import dev.steptrace.report.BottleneckReport.PartialFile;
 import dev.steptrace.report.BottleneckReport.PerStep;
-import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport.RankPhase;
 import dev.steptrace.report.BottleneckReport.RankSummary;
 import dev.steptrace.report.BottleneckReport.RankValue;
 import dev.steptrace.report.BottleneckReport.Stat;
 import dev.steptrace.report.BottleneckReport.SubcategoryShare;
 import dev.steptrace.report.BottleneckReport.TopKernel;
+import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.StepPoint;
-import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.roofline.RooflineInputs;
 import dev.steptrace.roofline.RooflineSummary;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -30,7 +30,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
  * Turns a capture's analysis, as the store keeps it ({@link StoredAnalysis}), into the report model. As
@@ -40,7 +39,6 @@ import java.util.stream.Collectors;
  */
 public final class ReportBuilder {
     /** Phases in report order. */
-    public static final List<String> PHASES = List.of("decode", "prefill", "mixed", "unknown");
     private static final int TOP_KERNELS = 20;
 
     private final StoredAnalysis analysis;
@@ -59,14 +57,14 @@ public final class ReportBuilder {
         Map<String, List<BottleneckReport.Straggler>> stragglers = Stragglers.summarize(analysis);
         Map<String, BottleneckReport.Overlap> overlap = OverlapMetrics.summarize(analysis);
         Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(analysis);
-        Map<String, BottleneckReport.Phase> phases = new LinkedHashMap<>();
+        Map<String, BottleneckReport.PhaseSummary> phases = new LinkedHashMap<>();
         RooflineSummary roofline = RooflineSummary.of(analysis, rooflineInputs);
-        for (String phase : PHASES) {
+        for (String phase : Phase.IDS) {
             Map<Integer, RankPhaseStats> perRank = stats.get(phase);
             if (perRank == null) {
                 continue;
             }
-            phases.put(phase, new Phase(mean(perRank.values().stream().map(s -> (double) s.steps).toList()),
+            phases.put(phase, new PhaseSummary(mean(perRank.values().stream().map(s -> (double) s.steps).toList()),
                     analysis.stepSource().id(),
                     acrossRanks(perRank, s -> s.kernel), acrossRanks(perRank, s -> s.span),
                     acrossRanks(perRank, s -> s.busy), acrossRanks(perRank, s -> s.hostGap),
@@ -81,7 +79,7 @@ public final class ReportBuilder {
         List<RankSummary> ranks = new ArrayList<>();
         for (int rank : analysis.scope().ranks()) {
             Map<String, RankPhase> rp = new LinkedHashMap<>();
-            for (String phase : PHASES) {
+            for (String phase : Phase.IDS) {
                 RankPhaseStats s = stats.getOrDefault(phase, Map.of()).get(rank);
                 if (s != null) {
                     Map<Integer, Map<String, double[]>> one = Map.of(rank, subcats.get(phase).getOrDefault(rank, Map.of()));
@@ -364,7 +362,7 @@ public final class ReportBuilder {
                 out.add(new Collective(pt[0], pt[1], calls, meanUs, bytes, busbw, waitMs, transferMs));
             }
         }
-        out.sort(Comparator.comparing((Collective x) -> PHASES.indexOf(x.phase()))
+        out.sort(Comparator.comparing((Collective x) -> Phase.IDS.indexOf(x.phase()))
                 .thenComparing(Comparator.comparingDouble(Collective::callsPerStep).reversed()));
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.common.StepSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 

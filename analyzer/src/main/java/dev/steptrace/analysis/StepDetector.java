@@ -1,11 +1,11 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.common.Phase;
+import dev.steptrace.common.StepSource;
+import dev.steptrace.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,15 +19,10 @@ import java.util.regex.Pattern;
  * and the built-in patterns share Java regex semantics.
  */
 final class StepDetector {
-    /** vLLM's per-step annotation, also in the detailed form {@code execute_32_context_0(...)...}. */
-    static final Pattern VLLM = Pattern.compile("^execute(?:_\\d+)?_context_(\\d+)\\((.*)\\)_generation_(\\d+)\\((.*)\\)$");
-    static final Pattern SGLANG = Pattern.compile("^step\\[(\\w+)");
-    static final Pattern PROFILER_STEP = Pattern.compile("^ProfilerStep#(\\d+)$");
     /** Annotation names that tell a step's phase when vLLM's counts are absent. */
     private static final Pattern PREFILL_HINT = Pattern.compile("prefill|extend", Pattern.CASE_INSENSITIVE);
     private static final Pattern DECODE_HINT = Pattern.compile("decode", Pattern.CASE_INSENSITIVE);
     private static final Pattern MIXED_HINT = Pattern.compile("mixed", Pattern.CASE_INSENSITIVE);
-    static final List<String> GRAPH_LAUNCHES = List.of("cudaGraphLaunch", "hipGraphLaunch");
     /** NVTX domains of libraries, whose ranges mark library calls, never steps. */
     static final List<String> LIBRARY_NVTX_DOMAINS = List.of("NCCL", "cuBLAS", "cuBLASLt", "cuDNN", "CUTLASS", "NVSHMEM");
     /** NVTX step ranges hold at least this share of the GPU time their thread launched inside its top-level ranges. */
@@ -40,16 +35,16 @@ final class StepDetector {
      * exists in the capture was not used, for the capture-quality warnings); returns the source used.
      */
     static StepSource detect(Connection c, Pattern userRegex) throws SQLException {
-        exec(c, "CREATE OR REPLACE TEMP TABLE t_step_notes (code VARCHAR, message VARCHAR)");
-        exec(c, """
+        Sql.exec(c, "CREATE OR REPLACE TEMP TABLE t_step_notes (code VARCHAR, message VARCHAR)");
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_annot AS
                 SELECT o.file_id, n.name, o.pid, o.tid, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns
                 FROM cpu_ops o
                 JOIN t_files USING (file_id)
                 JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
                 WHERE """ + StepSource.ANNOTATIONS);
-        List<String> names = strings(c, "SELECT DISTINCT name FROM t_annot ORDER BY name");
-        exec(c, "CREATE OR REPLACE TEMP TABLE h_vllm_steps (name VARCHAR, phase VARCHAR, step_number BIGINT)");
+        List<String> names = Sql.strings(c, "SELECT DISTINCT name FROM t_annot ORDER BY name");
+        Sql.exec(c, "CREATE OR REPLACE TEMP TABLE h_vllm_steps (name VARCHAR, phase VARCHAR, step_number BIGINT)");
         StepSource source = null;
         if (userRegex != null) {
             source = matchNames(c, names, userRegex, StepSource.USER_REGEX) ? StepSource.USER_REGEX : null;
@@ -57,19 +52,19 @@ final class StepDetector {
         if (source == null) {
             // SGLang writes its step[...] annotations and, in some versions, vLLM's execute_..._generation_...
             // form around the same work: a capture with SGLang's is SGLang's, whichever form marks its steps.
-            boolean vllm = matchNames(c, names, VLLM, StepSource.VLLM_ANNOTATION);
-            boolean sglang = matchNames(c, names, SGLANG, StepSource.SGLANG_ANNOTATION);
+            boolean vllm = matchNames(c, names, StepSource.VLLM_STEP, StepSource.VLLM_ANNOTATION);
+            boolean sglang = matchNames(c, names, StepSource.SGLANG_STEP, StepSource.SGLANG_ANNOTATION);
             source = sglang ? StepSource.SGLANG_ANNOTATION : vllm ? StepSource.VLLM_ANNOTATION : null;
         }
-        if (source == null && matchNames(c, names, PROFILER_STEP, StepSource.PROFILER_STEP)) {
+        if (source == null && matchNames(c, names, StepSource.PROFILER_STEP_NAME, StepSource.PROFILER_STEP)) {
             source = StepSource.PROFILER_STEP;
         }
         if (source != null) {
             annotationSteps(c);
         } else if (nvtxSteps(c)) {
             source = StepSource.NVTX;
-        } else if (count(c, "SELECT count(*) FROM launches l JOIN t_files USING (file_id) JOIN names n"
-                + " ON n.file_id = l.file_id AND n.name_id = l.name_id WHERE n.name IN " + inList(GRAPH_LAUNCHES)) > 0) {
+        } else if (Sql.count(c, "SELECT count(*) FROM launches l JOIN t_files USING (file_id) JOIN names n"
+                + " ON n.file_id = l.file_id AND n.name_id = l.name_id WHERE n.name IN " + Sql.inList(StepSource.GRAPH_LAUNCHES)) > 0) {
             source = StepSource.GRAPH_LAUNCH;
             graphLaunchSteps(c);
         } else {
@@ -106,14 +101,14 @@ final class StepDetector {
         long context = Long.parseLong(m.group(1));
         long generation = Long.parseLong(m.group(3));
         if (context > 0) {
-            return generation > 0 ? "mixed" : "prefill";
+            return (generation > 0 ? Phase.MIXED : Phase.PREFILL).id();
         }
-        return "decode";
+        return Phase.DECODE.id();
     }
 
     private static void annotationSteps(Connection c) throws SQLException {
         // An annotation nested in another step annotation of the same file is not a step of its own.
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_steps AS
                 WITH a AS (
                     SELECT a.file_id, a.name, a.ts_ns, a.end_ns, s.phase, s.step_number
@@ -153,10 +148,10 @@ final class StepDetector {
      * steps (a note in {@code t_step_notes} says why; the next source is used).
      */
     private static boolean nvtxSteps(Connection c) throws SQLException {
-        if (count(c, "SELECT count(*) FROM cpu_ops o JOIN t_files USING (file_id) WHERE o.nvtx = 'push_pop'") == 0) {
+        if (Sql.count(c, "SELECT count(*) FROM cpu_ops o JOIN t_files USING (file_id) WHERE o.nvtx = 'push_pop'") == 0) {
             return false;
         }
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_nvtx_launch AS
                 SELECT l.file_id, l.pid, l.tid, l.ts_ns, g.ns
                 FROM launches l JOIN t_files USING (file_id)
@@ -164,21 +159,21 @@ final class StepDetector {
                       WHERE g.correlation IS NOT NULL AND g.kind <> 'sync' GROUP BY g.file_id, g.correlation) g
                     ON g.file_id = l.file_id AND g.correlation = l.correlation
                 """);
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_nvtx_main AS
                 SELECT file_id, pid, tid FROM t_nvtx_launch
                 GROUP BY file_id, pid, tid
                 QUALIFY row_number() OVER (PARTITION BY file_id ORDER BY count(*) DESC, pid, tid) = 1
                 """);
-        exec(c, "CREATE OR REPLACE TEMP TABLE t_nvtx_ranges AS"
+        Sql.exec(c, "CREATE OR REPLACE TEMP TABLE t_nvtx_ranges AS"
                 + " SELECT row_number() OVER () AS id, o.file_id, n.name, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns"
                 + " FROM cpu_ops o JOIN t_nvtx_main m ON m.file_id = o.file_id AND m.pid = o.pid AND m.tid = o.tid"
                 + " JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id"
                 + " WHERE o.nvtx = 'push_pop' AND o.dur_ns > 0"
-                + " AND (o.nvtx_domain IS NULL OR o.nvtx_domain NOT IN " + inList(LIBRARY_NVTX_DOMAINS) + ")");
+                + " AND (o.nvtx_domain IS NULL OR o.nvtx_domain NOT IN " + Sql.inList(LIBRARY_NVTX_DOMAINS) + ")");
         // Level by a sweep over start (+1) and end (-1) events: ends before starts at the same time,
         // and of ranges starting together the longer first (push/pop ranges of a thread nest).
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_nvtx_levels AS
                 WITH ev AS (
                     SELECT file_id, id, ts_ns AS t, 1 AS delta, 1 AS ord, end_ns FROM t_nvtx_ranges
@@ -192,7 +187,7 @@ final class StepDetector {
                 )
                 SELECT r.*, run.level FROM t_nvtx_ranges r JOIN run ON run.id = r.id AND run.delta = 1
                 """);
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_nvtx_busy AS
                 SELECT r.id, r.file_id, r.name, regexp_replace(r.name, '[0-9]+', '#', 'g') AS family, r.ts_ns,
                        r.end_ns, r.level, sum(l.ns) AS ns
@@ -205,7 +200,7 @@ final class StepDetector {
         // Per file, the step family: at the first level reached through single wrapping ranges, a family that
         // repeats, is not named per layer and holds NVTX_STEP_SHARE of the GPU time; when every level has one
         // range, the outermost is the one step; otherwise the best candidate, for the note.
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_nvtx_family AS
                 WITH per_level AS (
                     SELECT file_id, level, count(*) AS n FROM t_nvtx_busy GROUP BY file_id, level
@@ -230,7 +225,7 @@ final class StepDetector {
                                            ORDER BY steps DESC, CASE WHEN single THEN -level ELSE (level = reach)::INTEGER END DESC,
                                                     n >= 2 DESC, share DESC, family) = 1
                 """.formatted(String.valueOf(NVTX_STEP_SHARE)));
-        exec(c, """
+        Sql.exec(c, """
                 INSERT INTO t_step_notes
                 SELECT 'nvtx_ranges_not_steps',
                        'rank ' || coalesce(t.rank::VARCHAR, '?') || ': NVTX ranges do not mark steps: the range family'
@@ -243,27 +238,27 @@ final class StepDetector {
                 FROM t_nvtx_family f JOIN t_files t USING (file_id)
                 WHERE NOT f.steps ORDER BY t.rank
                 """.formatted(Math.round(100 * NVTX_STEP_SHARE)));
-        if (count(c, "SELECT count(*) FROM t_nvtx_family WHERE NOT steps") > 0) {
+        if (Sql.count(c, "SELECT count(*) FROM t_nvtx_family WHERE NOT steps") > 0) {
             return false;
         }
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_steps AS
                 SELECT b.file_id, (row_number() OVER (PARTITION BY b.file_id ORDER BY b.ts_ns) - 1)::INTEGER AS step,
                        b.name, NULL::VARCHAR AS phase, b.ts_ns AS cpu_start, b.end_ns AS cpu_end,
                        NULL::BIGINT AS step_number
                 FROM t_nvtx_busy b JOIN t_nvtx_family f USING (file_id, level, family)
                 """);
-        return count(c, "SELECT count(*) FROM t_steps") > 0;
+        return Sql.count(c, "SELECT count(*) FROM t_steps") > 0;
     }
 
     private static void graphLaunchSteps(Connection c) throws SQLException {
-        exec(c, "CREATE OR REPLACE TEMP TABLE t_steps AS "
+        Sql.exec(c, "CREATE OR REPLACE TEMP TABLE t_steps AS "
                 + "SELECT l.file_id, (row_number() OVER w - 1)::INTEGER AS step, n.name, NULL::VARCHAR AS phase,"
                 + " l.ts_ns AS cpu_start, coalesce(lead(l.ts_ns) OVER w, f.last_ts_ns + 1) AS cpu_end,"
                 + " NULL::BIGINT AS step_number"
                 + " FROM launches l JOIN t_files USING (file_id) JOIN files f USING (file_id)"
                 + " JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id"
-                + " WHERE n.name IN " + inList(GRAPH_LAUNCHES)
+                + " WHERE n.name IN " + Sql.inList(StepSource.GRAPH_LAUNCHES)
                 + " WINDOW w AS (PARTITION BY l.file_id ORDER BY l.ts_ns)");
     }
 
@@ -272,7 +267,7 @@ final class StepDetector {
      * max(200 µs, 10 x the file's median gap between consecutive GPU operations).
      */
     private static void gapSteps(Connection c) throws SQLException {
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_steps AS
                 WITH o AS (
                     SELECT g.file_id, g.ts_ns, g.ts_ns + g.dur_ns AS end_ns
@@ -302,21 +297,21 @@ final class StepDetector {
      * names say prefill/extend, decode or mixed (the step's own name included).
      */
     private static void assignPhases(Connection c, List<String> annotationNames) throws SQLException {
-        exec(c, "CREATE OR REPLACE TEMP TABLE t_phase_names (name VARCHAR, hint VARCHAR)");
+        Sql.exec(c, "CREATE OR REPLACE TEMP TABLE t_phase_names (name VARCHAR, hint VARCHAR)");
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO t_phase_names VALUES (?, ?)")) {
             for (String name : annotationNames) {
-                String hint = MIXED_HINT.matcher(name).find() ? "mixed"
-                        : PREFILL_HINT.matcher(name).find() ? (DECODE_HINT.matcher(name).find() ? "mixed" : "prefill")
-                        : DECODE_HINT.matcher(name).find() ? "decode" : null;
+                Phase hint = MIXED_HINT.matcher(name).find() ? Phase.MIXED
+                        : PREFILL_HINT.matcher(name).find() ? (DECODE_HINT.matcher(name).find() ? Phase.MIXED : Phase.PREFILL)
+                        : DECODE_HINT.matcher(name).find() ? Phase.DECODE : null;
                 if (hint != null) {
                     ps.setString(1, name);
-                    ps.setString(2, hint);
+                    ps.setString(2, hint.id());
                     ps.addBatch();
                 }
             }
             ps.executeBatch();
         }
-        exec(c, """
+        Sql.exec(c, """
                 UPDATE t_steps SET phase = h.phase
                 FROM (
                     SELECT s.file_id, s.step,
@@ -332,37 +327,6 @@ final class StepDetector {
                 ) h
                 WHERE t_steps.file_id = h.file_id AND t_steps.step = h.step AND t_steps.phase IS NULL
                 """);
-        exec(c, "UPDATE t_steps SET phase = 'unknown' WHERE phase IS NULL");
-    }
-
-    static void exec(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
-    static long count(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    static List<String> strings(Connection c, String sql) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            while (rs.next()) {
-                out.add(rs.getString(1));
-            }
-        }
-        return out;
-    }
-
-    static String inList(List<String> values) {
-        StringBuilder sb = new StringBuilder("(");
-        for (int i = 0; i < values.size(); i++) {
-            sb.append(i > 0 ? ", '" : "'").append(values.get(i).replace("'", "''")).append('\'');
-        }
-        return sb.append(')').toString();
+        Sql.exec(c, "UPDATE t_steps SET phase = 'unknown' WHERE phase IS NULL");
     }
 }

@@ -3,6 +3,7 @@ package dev.steptrace.analysis;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
+import dev.steptrace.store.Sql;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -21,7 +22,7 @@ final class UnknownPhaseRule {
     private UnknownPhaseRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        long unknown = StepDetector.count(ctx.connection(), "SELECT count(*) FROM t_steps WHERE phase = 'unknown'");
+        long unknown = Sql.count(ctx.connection(), "SELECT count(*) FROM t_steps WHERE phase = 'unknown'");
         if (unknown > 0) {
             out.add(new Warning(RULE, unknown + " step(s) have no phase: no vLLM step counts and no"
                     + " prefill/extend/decode annotation inside them"));

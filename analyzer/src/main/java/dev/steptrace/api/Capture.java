@@ -1,19 +1,20 @@
 package dev.steptrace.api;
 
 import dev.steptrace.analysis.CaptureAnalysis;
-import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.ReportBuilder;
+import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
-import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.common.Phase;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.Collective;
-import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport.RankPhase;
 import dev.steptrace.report.BottleneckReport.RankSummary;
 import dev.steptrace.report.BottleneckReport.SubcategoryShare;
 import dev.steptrace.report.BottleneckReport.TopKernel;
 import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.ReportWriters;
 import dev.steptrace.roofline.RooflineInputs;
@@ -338,7 +339,7 @@ public final class Capture implements AutoCloseable {
      * @return the table
      */
     public Table breakdown(String phase) {
-        Phase p = phase(phase);
+        PhaseSummary p = phase(phase);
         Table t = categoryTable(name() + " " + phase + " breakdown");
         for (CategoryShare c : p.categories()) {
             appendCategory(t, c);
@@ -355,7 +356,7 @@ public final class Capture implements AutoCloseable {
      * @return the table
      */
     public Table subcategories(String phase) {
-        Phase p = phase(phase);
+        PhaseSummary p = phase(phase);
         StringColumn cat = StringColumn.create("category");
         StringColumn sub = StringColumn.create("subcategory");
         DoubleColumn ms = DoubleColumn.create("ms_per_step");
@@ -614,11 +615,11 @@ public final class Capture implements AutoCloseable {
         }
     }
 
-    private Phase phase(String phase) {
-        if (!ReportBuilder.PHASES.contains(phase)) {
-            throw new SteptraceException("no phase " + phase + ": one of " + String.join(", ", ReportBuilder.PHASES));
+    private PhaseSummary phase(String phase) {
+        if (!Phase.IDS.contains(phase)) {
+            throw new SteptraceException("no phase " + phase + ": one of " + String.join(", ", Phase.IDS));
         }
-        Phase p = report().phases().get(phase);
+        PhaseSummary p = report().phases().get(phase);
         if (p == null) {
             throw new SteptraceException(name() + " has no " + phase + " steps (it has: "
                     + (report().phases().isEmpty() ? "none" : String.join(", ", report().phases().keySet())) + ")");

@@ -1,13 +1,13 @@
 package dev.steptrace.api;
 
 import dev.steptrace.common.Messages;
-import dev.steptrace.report.CaptureDiff;
 import dev.steptrace.report.CaptureDiff.CategoryDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveSide;
 import dev.steptrace.report.CaptureDiff.KernelDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
+import dev.steptrace.report.CaptureDiff;
 import dev.steptrace.report.DiffWriters;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -59,7 +59,7 @@ public final class Diff {
      * @param phase a phase both captures have
      * @return the verdict
      */
-    public String verdict(String phase) {
+    public CaptureDiff.Verdict verdict(String phase) {
         return phase(phase).verdict();
     }
 

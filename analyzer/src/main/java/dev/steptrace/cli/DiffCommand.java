@@ -8,6 +8,7 @@ import dev.steptrace.api.Diff;
 import dev.steptrace.api.Steptrace;
 import dev.steptrace.api.SteptraceException;
 import dev.steptrace.ingest.IngestOptions;
+import dev.steptrace.report.CaptureDiff.Verdict;
 import dev.steptrace.report.CaptureDiff;
 import dev.steptrace.store.Store;
 import java.io.PrintWriter;
@@ -16,11 +17,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 @Command(name = "diff", mixinStandardHelpOptions = true,
         description = {"Compare two captures (A the baseline, B the candidate) phase by phase:",
@@ -97,9 +98,9 @@ public final class DiffCommand implements Callable<Integer> {
         }
         model.phases().forEach((phase, d) -> {
             boolean hit = switch (failOn) {
-                case slower -> d.verdict().equals(CaptureDiff.SLOWER);
-                case faster -> d.verdict().equals(CaptureDiff.FASTER);
-                case changed -> !d.verdict().equals(CaptureDiff.NO_SIGNIFICANT_CHANGE);
+                case slower -> d.verdict() == Verdict.SLOWER;
+                case faster -> d.verdict() == Verdict.FASTER;
+                case changed -> d.verdict() != Verdict.NO_SIGNIFICANT_CHANGE;
             };
             if (hit) {
                 Double delta = d.kernelMsPerStep().deltaMs();

@@ -1,10 +1,10 @@
 package dev.steptrace.cli;
 
-import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.api.AnalysisOptions;
 import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
+import dev.steptrace.common.Phase;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.report.IndexWriter;
 import dev.steptrace.report.ReportIndex;
@@ -14,11 +14,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Write the bottleneck report of each capture under PATH (a run: the per-rank traces",
@@ -52,9 +52,9 @@ public final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (phase != null && !ReportBuilder.PHASES.contains(phase)) {
+        if (phase != null && !Phase.IDS.contains(phase)) {
             throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--phase must be one of " + ReportBuilder.PHASES + ", not " + phase);
+                    "--phase must be one of " + Phase.IDS + ", not " + phase);
         }
         AnalysisOptions options = analysis.options();
         PrintWriter stdout = spec.commandLine().getOut();

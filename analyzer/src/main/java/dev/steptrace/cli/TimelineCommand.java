@@ -1,11 +1,11 @@
 package dev.steptrace.cli;
 
-import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.api.AnalysisOptions;
 import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
 import dev.steptrace.common.Messages;
+import dev.steptrace.common.Phase;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.store.Store;
 import dev.steptrace.timeline.ClockAlignment;
@@ -18,11 +18,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 @Command(name = "timeline", mixinStandardHelpOptions = true,
         description = {"Write a few steps of every rank as one Chrome trace JSON file (.json.gz) for",
@@ -99,8 +99,8 @@ public final class TimelineCommand implements Callable<Integer> {
 
     private TimelineOptions options() {
         CommandLine cl = spec.commandLine();
-        if (phase != null && !ReportBuilder.PHASES.contains(phase)) {
-            throw new CommandLine.ParameterException(cl, "--phase must be one of " + ReportBuilder.PHASES + ", not " + phase);
+        if (phase != null && !Phase.IDS.contains(phase)) {
+            throw new CommandLine.ParameterException(cl, "--phase must be one of " + Phase.IDS + ", not " + phase);
         }
         TimelineOptions.Alignment alignment = switch (align) {
             case "collectives" -> TimelineOptions.Alignment.COLLECTIVES;

@@ -1,6 +1,7 @@
 package dev.steptrace.decide;
 
 import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.report.Fmt;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
 import java.util.List;
@@ -23,12 +24,12 @@ final class AmdahlBoundCheck {
         Double amdahl = ctx.amdahl();
         double minSpeedup = m.question().minSpeedup();
         String evidence = String.format(Locale.ROOT, "%s ms of %s per step of %s ms kernel time (%s): 1 / (1 - %.3f) = %s",
-                Numbers.ms(tax.ms()), tax.spec(), Numbers.ms(m.stepMs()), m.captureSource(), ctx.share() / 100,
-                amdahl == null ? "n/a" : Numbers.x(amdahl));
+                Fmt.ms(tax.ms()), tax.spec(), Fmt.ms(m.stepMs()), m.captureSource(), ctx.share() / 100,
+                amdahl == null ? "n/a" : Fmt.speedup(amdahl));
         String summary = amdahl != null && amdahl < minSpeedup
-                ? "Even removing " + tax.spec() + " entirely gives at most " + Numbers.x(amdahl) + ", below the "
+                ? "Even removing " + tax.spec() + " entirely gives at most " + Fmt.speedup(amdahl) + ", below the "
                         + m.thresholdText() + " threshold: no option acting on it alone can pass."
-                : "Removing " + tax.spec() + " entirely would give up to " + (amdahl == null ? "n/a" : Numbers.x(amdahl))
+                : "Removing " + tax.spec() + " entirely would give up to " + (amdahl == null ? "n/a" : Fmt.speedup(amdahl))
                         + " (threshold " + m.thresholdText() + "): worth attacking if an admissible option exists.";
         out.add(new Decision.Check(RULE.id(), RULE.summary(), "info", amdahl, minSpeedup, summary, evidence));
     }

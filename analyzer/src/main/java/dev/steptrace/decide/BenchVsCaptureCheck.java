@@ -1,6 +1,7 @@
 package dev.steptrace.decide;
 
 import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.report.Fmt;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
 import dev.steptrace.rules.Threshold;
@@ -38,12 +39,12 @@ final class BenchVsCaptureCheck {
                     out.add(new Decision.Check(RULE.id(), RULE.summary(), ok ? "ok" : "warn",
                             diff, TOLERANCE_PCT, ok ? String.format(Locale.ROOT,
                             "At concurrency %d the bench's time per output token is within %s%% of the capture's step period (%+.1f%%).",
-                            batch, Numbers.plain(TOLERANCE_PCT), diff)
+                            batch, Fmt.plain(TOLERANCE_PCT), diff)
                             : String.format(Locale.ROOT, "At concurrency %d the bench's time per output token differs from the "
                             + "capture's step period by %+.1f%%: the capture may not represent the served load.", batch, diff),
                             String.format(Locale.ROOT, "%s: %s %s ms; %s: step period %s ms", r.file(),
-                                    r.meanTpotMs() != null ? "mean_tpot_ms" : "median_itl_ms", Numbers.ms(tpot),
-                                    ctx.memo().captureSource(), Numbers.ms(period))));
+                                    r.meanTpotMs() != null ? "mean_tpot_ms" : "median_itl_ms", Fmt.ms(tpot),
+                                    ctx.memo().captureSource(), Fmt.ms(period))));
                 });
     }
 }

@@ -34,17 +34,17 @@ final class BurstConsistencyCheck {
                     && (b.collective() == null || b.collective().equals(DecisionEngine.collectiveType(tax.spec())))) {
                 double diff = 100 * (b.perCallUs() - tax.meanUs()) / tax.meanUs();
                 String ev = String.format(Locale.ROOT, "measured.%s: %d calls in %s ms = %s µs per call%s; %s: %s µs per call",
-                        b.name(), b.calls(), Numbers.plain(b.totalMs()), Numbers.us(b.perCallUs()),
+                        b.name(), b.calls(), Fmt.plain(b.totalMs()), Fmt.us(b.perCallUs()),
                         b.messageBytes() == null ? "" : " of " + Fmt.bytes(b.messageBytes())
-                                + (s.hardware().linkGbps() == null ? "" : " (" + Numbers.us(b.messageBytes()
+                                + (s.hardware().linkGbps() == null ? "" : " (" + Fmt.us(b.messageBytes()
                                 * DecisionEngine.busFactor(DecisionEngine.collectiveType(tax.spec()),
                                 s.hardware().gpus() == null ? world : s.hardware().gpus())
                                 / (s.hardware().linkGbps() * 1000)) + " µs on the wire at hardware.link_gbps)"),
-                        m.captureSource(), Numbers.us(tax.meanUs()));
+                        m.captureSource(), Fmt.us(tax.meanUs()));
                 boolean ok = Math.abs(diff) <= TOLERANCE_PCT;
                 out.add(new Decision.Check(RULE.id(), RULE.summary(), ok ? "ok" : "warn",
                         diff, TOLERANCE_PCT, ok ? "The burst timing and the capture agree within "
-                        + Numbers.plain(TOLERANCE_PCT) + "% per call (" + String.format(Locale.ROOT, "%+.1f%%", diff) + ")."
+                        + Fmt.plain(TOLERANCE_PCT) + "% per call (" + String.format(Locale.ROOT, "%+.1f%%", diff) + ")."
                         : "The burst timing and the capture differ by " + String.format(Locale.ROOT, "%+.1f%%", diff)
                         + " per call: one of them is not measuring the same thing.", ev));
             }

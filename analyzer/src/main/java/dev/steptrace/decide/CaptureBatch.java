@@ -2,8 +2,8 @@ package dev.steptrace.decide;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.steptrace.analysis.StepSource;
 import dev.steptrace.analysis.StoredAnalysis;
+import dev.steptrace.common.StepSource;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -30,8 +30,8 @@ import java.util.regex.Pattern;
  * @param evidence where it was read, with one example ({@code vLLM step annotation execute_...})
  */
 public record CaptureBatch(Integer batch, int steps, int total, String evidence) {
-    static final Pattern VLLM = Pattern.compile("^execute(?:_\\d+)?_context_(\\d+)\\((.*)\\)_generation_(\\d+)\\((.*)\\)$");
-    static final Pattern SGLANG = Pattern.compile("^step\\[\\w+ bs=(\\d+)");
+    /** SGLang's step annotation with its batch size, {@code step[DECODE bs=8 ...]}: group 1. */
+    static final Pattern SGLANG_BATCH = Pattern.compile("^step\\[\\w+ bs=(\\d+)");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     public static final CaptureBatch UNKNOWN = new CaptureBatch(null, 0, 0, null);
@@ -69,8 +69,8 @@ public record CaptureBatch(Integer batch, int steps, int total, String evidence)
                         continue;
                     }
                     String name = rs.getString(3);
-                    Matcher v = VLLM.matcher(name);
-                    Matcher g = SGLANG.matcher(name);
+                    Matcher v = StepSource.VLLM_STEP.matcher(name);
+                    Matcher g = SGLANG_BATCH.matcher(name);
                     if (v.matches()) {
                         counts.add(Long.parseLong(v.group(1)) + Long.parseLong(v.group(3)), 1, "vLLM step annotation " + name);
                         done = step;

@@ -1,5 +1,7 @@
 package dev.steptrace.decide;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import com.fasterxml.jackson.annotation.JsonValue;
 import dev.steptrace.report.BottleneckReport;
 import java.util.List;
 import java.util.Map;
@@ -15,13 +17,69 @@ import java.util.Map;
  * @param option   the option to pursue, or null
  */
 public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef scenario, CaptureRef capture,
-                       QuestionOut question, String decision, String option, String summary, Facts facts,
+                       QuestionOut question, Choice decision, String option, String summary, Facts facts,
                        List<OptionResult> options, List<Revisit> revisitWhen, List<Check> checks, Bench bench,
                        List<BottleneckReport.Warning> warnings) {
     public static final String SCHEMA = "steptrace.decision/1";
-    public static final String ACCEPT = "accept";
-    public static final String PURSUE = "pursue";
-    public static final String NOT_APPLICABLE = "not_applicable";
+
+    /** The memo's decision; the id is decision.json's. */
+    public enum Choice {
+        ACCEPT("accept"),
+        PURSUE("pursue"),
+        NOT_APPLICABLE("not_applicable");
+
+        private final String id;
+
+        Choice(String id) {
+            this.id = id;
+        }
+
+        @JsonValue
+        public String id() {
+            return id;
+        }
+
+        @Override
+        public String toString() {
+            return id;
+        }
+    }
+
+    /** An option's verdict; the id is decision.json's, the label what the memo's table prints. */
+    public enum Verdict {
+        PURSUE("pursue", "pursue"),
+        OUTRANKED("outranked", "admissible, outranked"),
+        BELOW_THRESHOLD("below_threshold", "below threshold"),
+        SLOWER("slower", "slower"),
+        VIOLATES_CONSTRAINTS("violates_constraints", "violates constraints"),
+        NEEDS_HARDWARE("needs_hardware", "needs hardware"),
+        NOT_EVALUATED("not_evaluated", "not evaluated"),
+        NOT_APPLICABLE("not_applicable", "not applicable"),
+        /** Admissible and above the threshold, before the options are ranked: never in a memo. */
+        CANDIDATE("candidate", "candidate");
+
+        private final String id;
+        private final String label;
+
+        Verdict(String id, String label) {
+            this.id = id;
+            this.label = label;
+        }
+
+        @JsonValue
+        public String id() {
+            return id;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        @Override
+        public String toString() {
+            return id;
+        }
+    }
 
     public record ScenarioRef(String id, String title, String source) {}
 
@@ -33,31 +91,68 @@ public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef sc
                               List<Integer> operatingBatches) {}
 
     /**
-     * What the capture says about the tax.
+     * What the capture says about the tax, in named parts (decision.json has their fields side by side).
      *
-     * @param stepMs           kernel ms per step (what shares and speedups are of)
-     * @param stepPeriodMs     GPU span plus the host gap before the step: the time a sequence waits per token
-     * @param regime           latency, mixed, bandwidth or unknown (message sizes not in the trace, not a collective, or no
-     *                         link bandwidth)
-     * @param sources          per field above, where its number came from
+     * @param batchSource where {@code batch} came from
+     * @param sources     per field, where its number came from
      */
-    public record Facts(String category, String subcategory, String label, String phase, double steps, int ranks,
-                        double stepMs, Double stepPeriodMs, Double tokensPerSecPerSeq, double msPerStep, double sharePct,
-                        Double amdahlMaxSpeedup, double callsPerStep, Double meanCallUs, Double msgBytes, Double wireUs,
-                        Double linkGbps, String regime, Integer batch, String batchSource, Map<String, String> sources) {}
+    public record Facts(@JsonUnwrapped Tax tax, @JsonUnwrapped StepFacts step, @JsonUnwrapped TaxShare share,
+                        @JsonUnwrapped Wire wire, Integer batch, String batchSource, Map<String, String> sources) {}
+
+    /** The tax the question asks about, in which phase. */
+    public record Tax(String category, String subcategory, String label, String phase) {}
 
     /**
-     * One option, projected.
+     * The phase's steps.
      *
-     * @param verdict    pursue, outranked, below_threshold, slower, violates_constraints, needs_hardware, not_evaluated or
-     *                   not_applicable (the memo does not apply to the capture)
+     * @param stepMs       kernel ms per step (what shares and speedups are of)
+     * @param stepPeriodMs GPU span plus the host gap before the step: the time a sequence waits per token
+     */
+    public record StepFacts(double steps, int ranks, double stepMs, Double stepPeriodMs, Double tokensPerSecPerSeq) {}
+
+    /** The tax's part of a step, and the most removing it could gain. */
+    public record TaxShare(double msPerStep, double sharePct, Double amdahlMaxSpeedup, double callsPerStep,
+                           Double meanCallUs) {}
+
+    /**
+     * The tax as a collective on the wire.
+     *
+     * @param regime latency, mixed, bandwidth or unknown (message sizes not in the trace, not a collective, or no
+     *               link bandwidth)
+     */
+    public record Wire(Double msgBytes, Double wireUs, Double linkGbps, String regime) {}
+
+    /**
+     * One option: what it projects and how it was judged.
+     *
+     * @param byBatch the option at other batch sizes, from its measured table
+     */
+    public record OptionResult(String id, String title, String field, @JsonUnwrapped Projected projected,
+                               @JsonUnwrapped Judgement judgement, List<BatchPoint> byBatch) {
+        /** The same option judged again (when the options are ranked). */
+        public OptionResult judged(Verdict verdict, String reason) {
+            return new OptionResult(id, title, field, projected,
+                    new Judgement(judgement.violates(), judgement.needsHardware(), judgement.admissible(), verdict, reason),
+                    byBatch);
+        }
+    }
+
+    /**
+     * An option's projection.
+     *
      * @param bound      the projection is an upper bound (e.g. compression with message sizes unknown)
      * @param derivation how the projected step was computed, with the scenario fields and capture numbers used
      */
-    public record OptionResult(String id, String title, String field, Double projectedStepMs, Double projectedSpeedup,
-                               Double projectedTokensPerSec, double tokensPerStep, List<String> violates,
-                               String needsHardware, boolean admissible, String verdict, String reason,
-                               String derivation, boolean bound, String evidence, List<BatchPoint> byBatch) {}
+    public record Projected(Double projectedStepMs, Double projectedSpeedup, Double projectedTokensPerSec,
+                            double tokensPerStep, String derivation, boolean bound, String evidence) {}
+
+    /**
+     * An option against the question's constraints and threshold.
+     *
+     * @param verdict {@link Verdict}; {@code not_applicable} when the memo does not apply to the capture
+     */
+    public record Judgement(List<String> violates, String needsHardware, boolean admissible, Verdict verdict,
+                            String reason) {}
 
     /** An option evaluated at another batch size from its measured table (the rest of the step as captured). */
     public record BatchPoint(int batch, double perCallUs, String perCallText, double projectedStepMs,

@@ -36,12 +36,12 @@ final class DecisionCharts {
         List<ReportCharts.ReportChart> out = new ArrayList<>();
         CategoryChart options = options(d);
         if (options != null) {
-            out.add(new ReportCharts.ReportChart("decision-options", d.facts().phase(), null,
+            out.add(new ReportCharts.ReportChart("decision-options", d.facts().tax().phase(), null,
                     "Projected speedup per option against the threshold", options));
         }
         XYChart bench = bench(d);
         if (bench != null) {
-            out.add(new ReportCharts.ReportChart("decision-bench", d.facts().phase(), null,
+            out.add(new ReportCharts.ReportChart("decision-bench", d.facts().tax().phase(), null,
                     "Output throughput by concurrency (vLLM bench serve)", bench));
         }
         return out;
@@ -57,15 +57,16 @@ final class DecisionCharts {
         List<Double> threshold = new ArrayList<>();
         List<Double> amdahl = new ArrayList<>();
         for (Decision.OptionResult o : d.options()) {
-            double v = o.projectedSpeedup() == null ? 0 : o.projectedSpeedup();
-            xs.add(o.id() + (o.projectedSpeedup() == null ? " (n/a)" : ""));
-            admissible.add(o.admissible() ? v : 0.0);
-            excluded.add(o.admissible() ? 0.0 : v);
+            Double speedup = o.projected().projectedSpeedup();
+            double v = speedup == null ? 0 : speedup;
+            xs.add(o.id() + (speedup == null ? " (n/a)" : ""));
+            admissible.add(o.judgement().admissible() ? v : 0.0);
+            excluded.add(o.judgement().admissible() ? 0.0 : v);
             threshold.add(d.question().minSpeedup());
-            amdahl.add(d.facts().amdahlMaxSpeedup() == null ? 0.0 : d.facts().amdahlMaxSpeedup());
+            amdahl.add(d.facts().share().amdahlMaxSpeedup() == null ? 0.0 : d.facts().share().amdahlMaxSpeedup());
         }
         CategoryChart chart = new CategoryChartBuilder().width(900).height(380)
-                .title("Projected speedup of " + d.facts().phase() + " per option")
+                .title("Projected speedup of " + d.facts().tax().phase() + " per option")
                 .xAxisTitle("option").yAxisTitle("speedup (x)").build();
         var s = chart.getStyler();
         ReportCharts.style(s);
@@ -83,8 +84,8 @@ final class DecisionCharts {
         t.setLineColor(THRESHOLD);
         t.setMarker(SeriesMarkers.NONE);
         t.setLineWidth(2f);
-        if (d.facts().amdahlMaxSpeedup() != null) {
-            CategorySeries a = chart.addSeries(String.format(Locale.ROOT, "Amdahl bound %.2fx", d.facts().amdahlMaxSpeedup()), xs, amdahl);
+        if (d.facts().share().amdahlMaxSpeedup() != null) {
+            CategorySeries a = chart.addSeries(String.format(Locale.ROOT, "Amdahl bound %.2fx", d.facts().share().amdahlMaxSpeedup()), xs, amdahl);
             a.setChartCategorySeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
             a.setLineColor(BOUND);
             a.setMarker(SeriesMarkers.NONE);

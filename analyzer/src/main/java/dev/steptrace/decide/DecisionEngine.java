@@ -1,9 +1,9 @@
 package dev.steptrace.decide;
 
 import dev.steptrace.classify.Category;
-import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
-import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.PhaseSummary;
+import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.report.Fmt;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,7 +40,7 @@ public final class DecisionEngine {
     private final BottleneckReport report;
     private final Scenario s;
     private final Scenario.Question q;
-    private final Phase phase;
+    private final PhaseSummary phase;
     private final String capSrc;
     private final double step;
     private final Integer batch;
@@ -73,7 +73,7 @@ public final class DecisionEngine {
             batch = null;
             batchSource = "unknown: " + NO_BATCH_IN_CAPTURE + ", and the scenario sets no question.batch";
         }
-        this.tf = Numbers.x(q.minSpeedup());
+        this.tf = Fmt.speedup(q.minSpeedup());
     }
 
     public static Decision decide(BottleneckReport report, CaptureBatch batch, Scenario scenario, Decision.Bench bench,
@@ -137,13 +137,13 @@ public final class DecisionEngine {
         }
         double meanUs = part.meanUs();
         String latencyFact = s.hardware().collectiveLatencyUs() == null ? ""
-                : "; the scenario's per-collective latency is " + Numbers.plain(s.hardware().collectiveLatencyUs())
+                : "; the scenario's per-collective latency is " + Fmt.plain(s.hardware().collectiveLatencyUs())
                         + " µs (hardware.collective_latency_us)";
         if (col.msgBytes() == null) {
             return new Regime("unknown", null, null, null, String.format(Locale.ROOT,
                     "%s: %s µs per call, but message sizes are not in this trace (CUDA-graph replays and traces without "
                             + "record_param_comms carry none); an eager capture of the same step would settle it%s",
-                    capSrc, Numbers.us(meanUs), latencyFact));
+                    capSrc, Fmt.us(meanUs), latencyFact));
         }
         double bytes = col.msgBytes().median();
         if (link == null) {
@@ -158,8 +158,8 @@ public final class DecisionEngine {
         return new Regime(r, bytes, wire, ratio, String.format(Locale.ROOT,
                 "%s per call (median, %s) x %s (%s bus factor, %d ranks) / %s GB/s (hardware.link_gbps) = %s µs on the wire, "
                         + "against %s µs measured per call: %.1f%% of the call is moving bytes, so %s (%s)%s",
-                Fmt.bytes(bytes), capSrc, Numbers.plain(factor), type, n, Numbers.plain(link), Numbers.us(wire),
-                Numbers.us(meanUs), 100 * ratio, r.equals("mixed") ? "mixed" : r + "-bound", REGIME_RULE, latencyFact));
+                Fmt.bytes(bytes), capSrc, Fmt.plain(factor), type, n, Fmt.plain(link), Fmt.us(wire),
+                Fmt.us(meanUs), 100 * ratio, r.equals("mixed") ? "mixed" : r + "-bound", REGIME_RULE, latencyFact));
     }
 
     static final String REGIME_RULE = String.format(Locale.ROOT, "the rule: under %.0f%% of the call on the wire"
@@ -187,7 +187,7 @@ public final class DecisionEngine {
         Scenario.Effect e = o.effect();
         String f = o.field() + ".effect";
         Part target = part(e.category() != null ? e.category() : q.tax());
-        StringBuilder d = new StringBuilder(Numbers.ms(step) + " ms (kernel ms per step)");
+        StringBuilder d = new StringBuilder(Fmt.ms(step) + " ms (kernel ms per step)");
         double delta = 0;
         boolean bound = false;
         String missing = null;
@@ -195,24 +195,24 @@ public final class DecisionEngine {
         String perCallText = null;
         if (e.remove()) {
             delta -= target.ms();
-            d.append(" - ").append(Numbers.ms(target.ms())).append(" ms (").append(target.spec()).append(", removed: ").append(f).append(".remove)");
+            d.append(" - ").append(Fmt.ms(target.ms())).append(" ms (").append(target.spec()).append(", removed: ").append(f).append(".remove)");
         } else if (e.scale() != null) {
             delta -= target.ms() * (1 - e.scale());
-            d.append(" - ").append(Numbers.ms(target.ms())).append(" ms (").append(target.spec()).append(") x (1 - ")
-                    .append(Numbers.plain(e.scale())).append(") (").append(f).append(".scale)");
+            d.append(" - ").append(Fmt.ms(target.ms())).append(" ms (").append(target.spec()).append(") x (1 - ")
+                    .append(Fmt.plain(e.scale())).append(") (").append(f).append(".scale)");
         } else if (e.scaleBytes() != null) {
             Regime r = regime(target);
             if (r.wireUs() != null) {
                 double wireMs = Math.min(target.ms(), target.calls() * r.wireUs() / 1000);
                 delta -= wireMs * (1 - e.scaleBytes());
-                d.append(" - ").append(Fmt.count(target.calls())).append(" calls x ").append(Numbers.us(r.wireUs()))
-                        .append(" µs on the wire (message bytes / hardware.link_gbps) x (1 - ").append(Numbers.plain(e.scaleBytes()))
+                d.append(" - ").append(Fmt.count(target.calls())).append(" calls x ").append(Fmt.us(r.wireUs()))
+                        .append(" µs on the wire (message bytes / hardware.link_gbps) x (1 - ").append(Fmt.plain(e.scaleBytes()))
                         .append(") (").append(f).append(".scale_bytes; the rest of each call is latency and does not shrink)");
             } else {
                 bound = true;
                 delta -= target.ms() * (1 - e.scaleBytes());
-                d.append(" - ").append(Numbers.ms(target.ms())).append(" ms (").append(target.spec()).append(") x (1 - ")
-                        .append(Numbers.plain(e.scaleBytes())).append(") (").append(f)
+                d.append(" - ").append(Fmt.ms(target.ms())).append(" ms (").append(target.spec()).append(") x (1 - ")
+                        .append(Fmt.plain(e.scaleBytes())).append(") (").append(f)
                         .append(".scale_bytes; an upper bound: regime unknown, so all of the time is counted as moving bytes)");
             }
         } else if (e.replace() != null) {
@@ -222,13 +222,13 @@ public final class DecisionEngine {
             if (target.calls() <= 0) {
                 missing = "the capture has no " + target.spec() + " calls in " + q.phase() + " to replace";
             } else if (calls > target.calls() + 1e-6) {
-                missing = f + ".replace.calls_per_step: " + Numbers.plain(calls) + " calls, but the capture has "
+                missing = f + ".replace.calls_per_step: " + Fmt.plain(calls) + " calls, but the capture has "
                         + Fmt.count(target.calls()) + " " + target.spec() + " calls per step";
             }
             double byCalls = r.byCallsPerStep() != null ? r.byCallsPerStep() : calls;
             if (r.perCallUs() != null) {
                 perCall = r.perCallUs();
-                perCallText = Numbers.plain(perCall) + " µs (" + f + ".replace.by.per_call_us)";
+                perCallText = Fmt.plain(perCall) + " µs (" + f + ".replace.by.per_call_us)";
             } else {
                 Scenario.Table t = (Scenario.Table) s.measured().get(r.perCallTable());
                 if (atBatch == null) {
@@ -245,34 +245,34 @@ public final class DecisionEngine {
             }
             Double mean = target.meanUs();
             delta -= mean == null ? 0 : calls * mean / 1000;
-            d.append(" - ").append(Numbers.plain(calls)).append(" ").append(target.spec()).append(" calls (")
+            d.append(" - ").append(Fmt.plain(calls)).append(" ").append(target.spec()).append(" calls (")
                     .append(r.callsPerStep() != null ? f + ".replace.calls_per_step" : "all of them, capture").append(") x ")
-                    .append(mean == null ? "n/a" : Numbers.us(mean)).append(" µs (capture mean per call)");
+                    .append(mean == null ? "n/a" : Fmt.us(mean)).append(" µs (capture mean per call)");
             if (perCall != null) {
                 delta += byCalls * perCall / 1000;
-                d.append(" + ").append(Numbers.plain(byCalls)).append(" ").append(what).append(" (")
+                d.append(" + ").append(Fmt.plain(byCalls)).append(" ").append(what).append(" (")
                         .append(r.byCallsPerStep() != null ? f + ".replace.by.calls_per_step" : "one per replaced call")
                         .append(") x ").append(perCallText);
             } else {
-                d.append(" + ").append(Numbers.plain(byCalls)).append(" ").append(what).append(" x (not measured)");
+                d.append(" + ").append(Fmt.plain(byCalls)).append(" ").append(what).append(" x (not measured)");
             }
         }
         if (e.addMs() != null) {
             delta += e.addMs();
-            d.append(e.addMs() >= 0 ? " + " : " - ").append(Numbers.ms(Math.abs(e.addMs()))).append(" ms (").append(f).append(".add_ms)");
+            d.append(e.addMs() >= 0 ? " + " : " - ").append(Fmt.ms(Math.abs(e.addMs()))).append(" ms (").append(f).append(".add_ms)");
         }
         double projected = step + delta;
         if (e.stepScale() != null) {
-            d.insert(0, "(").append(") x ").append(Numbers.plain(e.stepScale())).append(" (").append(f).append(".step_scale)");
+            d.insert(0, "(").append(") x ").append(Fmt.plain(e.stepScale())).append(" (").append(f).append(".step_scale)");
             projected *= e.stepScale();
         }
         if (missing == null && projected <= 0) {
-            missing = "the effect projects a step of " + Numbers.ms(projected) + " ms, which is not possible";
+            missing = "the effect projects a step of " + Fmt.ms(projected) + " ms, which is not possible";
         }
         boolean projectable = missing == null;
-        d.append(" = ").append(projectable ? Numbers.ms(projected) + " ms" : "n/a");
+        d.append(" = ").append(projectable ? Fmt.ms(projected) + " ms" : "n/a");
         if (e.tokensPerStep() != null) {
-            d.append("; ").append(Numbers.plain(e.tokensPerStep())).append(" tokens per sequence per step (").append(f).append(".tokens_per_step)");
+            d.append("; ").append(Fmt.plain(e.tokensPerStep())).append(" tokens per sequence per step (").append(f).append(".tokens_per_step)");
         } else if (e.tokensPerStepUnknown()) {
             d.append("; tokens per sequence per step not measured (").append(f).append(".tokens_per_step: null)");
         }
@@ -335,28 +335,28 @@ public final class DecisionEngine {
                     if (bp.captured()) {
                         continue; // said once, as "slower than now"
                     }
-                    reasons.add("slower at operating batch " + bp.batch() + ": " + Numbers.x(bp.projectedSpeedup())
+                    reasons.add("slower at operating batch " + bp.batch() + ": " + Fmt.speedup(bp.projectedSpeedup())
                             + " (question.operating_batches; measured." + t.name() + ": " + bp.perCallText() + " µs per call)");
                 }
             }
         }
-        String verdict;
+        Decision.Verdict verdict;
         if (!evaluable) {
-            verdict = "not_evaluated";
+            verdict = Decision.Verdict.NOT_EVALUATED;
             reasons.add(0, p.missing() != null ? p.missing()
                     : "tokens per step is not measured (" + o.field() + ".effect.tokens_per_step: null)");
         } else if (speedup < 1) {
-            verdict = "slower";
-            reasons.add(0, "projected " + Numbers.x(speedup) + (batch == null ? "" : " at batch " + batch) + ": slower than now");
+            verdict = Decision.Verdict.SLOWER;
+            reasons.add(0, "projected " + Fmt.speedup(speedup) + (batch == null ? "" : " at batch " + batch) + ": slower than now");
         } else if (e.needsHardware() != null) {
-            verdict = "needs_hardware";
+            verdict = Decision.Verdict.NEEDS_HARDWARE;
         } else if (!violates.isEmpty()) {
-            verdict = "violates_constraints";
+            verdict = Decision.Verdict.VIOLATES_CONSTRAINTS;
         } else if (speedup < q.minSpeedup()) {
-            verdict = "below_threshold";
-            reasons.add("projected " + Numbers.x(speedup) + ", below the " + tf + " threshold (question.min_speedup)");
+            verdict = Decision.Verdict.BELOW_THRESHOLD;
+            reasons.add("projected " + Fmt.speedup(speedup) + ", below the " + tf + " threshold (question.min_speedup)");
         } else {
-            verdict = "candidate";
+            verdict = Decision.Verdict.CANDIDATE;
         }
         if (e.needsHardware() != null) {
             reasons.add("needs hardware: " + e.needsHardware() + " (" + o.field() + ".effect.needs_hardware)");
@@ -366,16 +366,17 @@ public final class DecisionEngine {
         }
         boolean admissible = evaluable && violates.isEmpty() && e.needsHardware() == null;
         revisits(o, p, speedup, evaluable, byBatch, revisits);
-        return new Decision.OptionResult(o.id(), o.title(), o.field(), p.stepMs(), speedup,
-                speedup != null ? tokensPerSec(p.stepMs(), tokens) : null, tokens, List.copyOf(violates), e.needsHardware(),
-                admissible, verdict, null, p.derivation(), p.bound(), o.evidence(), byBatch);
+        return new Decision.OptionResult(o.id(), o.title(), o.field(),
+                new Decision.Projected(p.stepMs(), speedup, speedup != null ? tokensPerSec(p.stepMs(), tokens) : null, tokens,
+                        p.derivation(), p.bound(), o.evidence()),
+                new Decision.Judgement(List.copyOf(violates), e.needsHardware(), admissible, verdict, null), byBatch);
     }
 
     private void revisits(Scenario.Option o, Projection p, Double speedup, boolean evaluable,
                           List<Decision.BatchPoint> byBatch, List<Decision.Revisit> out) {
         Scenario.Effect e = o.effect();
         String f = o.field();
-        String at = speedup == null ? "" : " (projected " + Numbers.x(speedup) + (p.bound() ? ", an upper bound" : "") + ")";
+        String at = speedup == null ? "" : " (projected " + Fmt.speedup(speedup) + (p.bound() ? ", an upper bound" : "") + ")";
         if (e.needsHardware() != null) {
             out.add(new Decision.Revisit(o.id(), o.title() + ": on hardware with " + e.needsHardware() + at,
                     f + ".effect.needs_hardware"));
@@ -389,7 +390,7 @@ public final class DecisionEngine {
         if (!byBatch.isEmpty()) {
             String table = "measured." + e.replace().perCallTable();
             List<String> wins = byBatch.stream().filter(bp -> bp.projectedSpeedup() >= q.minSpeedup())
-                    .map(bp -> bp.batch() + " (" + Numbers.x(bp.projectedSpeedup()) + ")").toList();
+                    .map(bp -> bp.batch() + " (" + Fmt.speedup(bp.projectedSpeedup()) + ")").toList();
             Set<Integer> failing = new LinkedHashSet<>();
             byBatch.stream().filter(bp -> bp.operating() && bp.projectedSpeedup() < 1).forEach(bp -> failing.add(bp.batch()));
             byBatch.stream().filter(bp -> bp.captured() && bp.projectedSpeedup() < q.minSpeedup()).forEach(bp -> failing.add(bp.batch()));
@@ -398,7 +399,7 @@ public final class DecisionEngine {
             Scenario.Table t = (Scenario.Table) s.measured().get(e.replace().perCallTable());
             if (be != null) {
                 for (int b : failing) {
-                    needs.add("the measured " + t.name() + " at batch " + b + " drops to " + Numbers.us(be) + " µs per call or less (measured "
+                    needs.add("the measured " + t.name() + " at batch " + b + " drops to " + Fmt.us(be) + " µs per call or less (measured "
                             + t.text(b) + ")");
                 }
             }
@@ -427,7 +428,7 @@ public final class DecisionEngine {
             double needed = q.minSpeedup() * p.stepMs() / step;
             out.add(new Decision.Revisit(o.id(), o.title() + ": when tokens per step is measured; it passes the " + tf
                     + " threshold at " + String.format(Locale.ROOT, "%.2f", needed) + " tokens per sequence per step or more"
-                    + " (projected step " + Numbers.ms(p.stepMs()) + " ms)", f + ".effect.tokens_per_step, question.min_speedup"));
+                    + " (projected step " + Fmt.ms(p.stepMs()) + " ms)", f + ".effect.tokens_per_step, question.min_speedup"));
         } else if (p.missing() != null && byBatch.isEmpty()) {
             out.add(new Decision.Revisit(o.id(), o.title() + ": when it can be evaluated: " + p.missing(), f + ".effect"));
         }
@@ -460,9 +461,12 @@ public final class DecisionEngine {
         src.put("mean_call_us", "ms_per_step / calls_per_step");
         src.put("regime", regime.evidence());
         src.put("batch", batchSource);
-        Decision.Facts facts = new Decision.Facts(q.taxCategory(), q.taxSubcategory(), tax.label(), q.phase(), phase.steps(),
-                cap.ranks().size(), step, period, period == null ? null : 1000 / period, tax.ms(), share, amdahl, tax.calls(),
-                tax.meanUs(), regime.msgBytes(), regime.wireUs(), s.hardware().linkGbps(), regime.regime(), batch, batchSource, src);
+        Decision.Facts facts = new Decision.Facts(
+                new Decision.Tax(q.taxCategory(), q.taxSubcategory(), tax.label(), q.phase()),
+                new Decision.StepFacts(phase.steps(), cap.ranks().size(), step, period, period == null ? null : 1000 / period),
+                new Decision.TaxShare(tax.ms(), share, amdahl, tax.calls(), tax.meanUs()),
+                new Decision.Wire(regime.msgBytes(), regime.wireUs(), s.hardware().linkGbps(), regime.regime()),
+                batch, batchSource, src);
 
         // Options.
         List<Decision.OptionResult> results = new ArrayList<>();
@@ -477,33 +481,32 @@ public final class DecisionEngine {
         int best = -1;
         for (int i = 0; i < results.size() && fit.applies(); i++) {
             Decision.OptionResult r = results.get(i);
-            if (r.admissible() && r.projectedSpeedup() >= q.minSpeedup()
-                    && (best < 0 || r.projectedSpeedup() > results.get(best).projectedSpeedup())) {
+            if (r.judgement().admissible() && r.projected().projectedSpeedup() >= q.minSpeedup()
+                    && (best < 0 || r.projected().projectedSpeedup() > results.get(best).projected().projectedSpeedup())) {
                 best = i;
             }
         }
         List<Decision.OptionResult> finals = new ArrayList<>();
         for (int i = 0; i < results.size(); i++) {
             Decision.OptionResult r = results.get(i);
-            String verdict = r.verdict();
+            Decision.Verdict verdict = r.judgement().verdict();
             List<String> why = reasons.get(i);
             if (!fit.applies()) {
-                verdict = Decision.NOT_APPLICABLE;
+                verdict = Decision.Verdict.NOT_APPLICABLE;
                 why.add(0, "not weighed: the scenario's hardware is not the capture's (" + String.join("; ", fit.mismatches()) + ")");
             } else if (i == best) {
-                verdict = "pursue";
-                why.add(0, "projected " + Numbers.x(r.projectedSpeedup()) + ", the best admissible option, above the " + tf
+                verdict = Decision.Verdict.PURSUE;
+                why.add(0, "projected " + Fmt.speedup(r.projected().projectedSpeedup()) + ", the best admissible option, above the " + tf
                         + " threshold (question.min_speedup)");
-            } else if (verdict.equals("candidate")) {
-                verdict = "outranked";
-                why.add(0, "projected " + Numbers.x(r.projectedSpeedup()) + ", above the threshold but below "
+            } else if (verdict == Decision.Verdict.CANDIDATE) {
+                verdict = Decision.Verdict.OUTRANKED;
+                why.add(0, "projected " + Fmt.speedup(r.projected().projectedSpeedup()) + ", above the threshold but below "
                         + results.get(best).id());
             }
-            finals.add(new Decision.OptionResult(r.id(), r.title(), r.field(), r.projectedStepMs(), r.projectedSpeedup(),
-                    r.projectedTokensPerSec(), r.tokensPerStep(), r.violates(), r.needsHardware(), r.admissible(), verdict,
-                    String.join("; ", why), r.derivation(), r.bound(), r.evidence(), r.byBatch()));
+            finals.add(r.judged(verdict, String.join("; ", why)));
         }
-        String decision = !fit.applies() ? Decision.NOT_APPLICABLE : best >= 0 ? Decision.PURSUE : Decision.ACCEPT;
+        Decision.Choice decision = !fit.applies() ? Decision.Choice.NOT_APPLICABLE
+                : best >= 0 ? Decision.Choice.PURSUE : Decision.Choice.ACCEPT;
         String chosen = best >= 0 ? finals.get(best).id() : null;
         if (chosen != null) {
             revisits.removeIf(r -> r.option().equals(chosen));
@@ -539,23 +542,23 @@ public final class DecisionEngine {
         return tokens * 1000 / projectedPeriod;
     }
 
-    private String summary(String decision, Decision.OptionResult chosen, Part tax, double share, Double amdahl,
+    private String summary(Decision.Choice decision, Decision.OptionResult chosen, Part tax, double share, Double amdahl,
                            List<Decision.OptionResult> options) {
         String taxText = String.format(Locale.ROOT, "%s is %s of %s kernel time (%s of %s ms per step; at zero the step would be at most %s faster)",
-                tax.label(), Numbers.pct(share), q.phase(), Numbers.ms(tax.ms()), Numbers.ms(step),
-                amdahl == null ? "n/a" : Numbers.x(amdahl));
+                tax.label(), Fmt.pct(share), q.phase(), Fmt.ms(tax.ms()), Fmt.ms(step),
+                amdahl == null ? "n/a" : Fmt.speedup(amdahl));
         if (chosen != null) {
             return String.format(Locale.ROOT, "Pursue %s: projected %s (%s instead of %s ms per step), above the %s threshold and "
-                            + "within every constraint. %s.", chosen.title(), Numbers.x(chosen.projectedSpeedup()),
-                    Numbers.ms(chosen.projectedStepMs()), Numbers.ms(step), tf, capitalize(taxText));
+                            + "within every constraint. %s.", chosen.title(), Fmt.speedup(chosen.projected().projectedSpeedup()),
+                    Fmt.ms(chosen.projected().projectedStepMs()), Fmt.ms(step), tf, capitalize(taxText));
         }
         List<String> why = new ArrayList<>();
         for (Decision.OptionResult o : options) {
-            why.add(o.title() + ": " + switch (o.verdict()) {
-                case "slower" -> "slower (" + Numbers.x(o.projectedSpeedup()) + ")";
-                case "needs_hardware" -> "needs new hardware";
-                case "violates_constraints" -> violations(o);
-                case "below_threshold" -> "below the threshold (" + Numbers.x(o.projectedSpeedup()) + ")";
+            why.add(o.title() + ": " + switch (o.judgement().verdict()) {
+                case SLOWER -> "slower (" + Fmt.speedup(o.projected().projectedSpeedup()) + ")";
+                case NEEDS_HARDWARE -> "needs new hardware";
+                case VIOLATES_CONSTRAINTS -> violations(o);
+                case BELOW_THRESHOLD -> "below the threshold (" + Fmt.speedup(o.projected().projectedSpeedup()) + ")";
                 default -> "not evaluated";
             });
         }
@@ -566,13 +569,13 @@ public final class DecisionEngine {
     /** "violates precision", "slower at operating batch 16", or both. */
     private static String violations(Decision.OptionResult o) {
         List<String> parts = new ArrayList<>();
-        List<String> declared = o.violates().stream().filter(v -> !v.equals("operating_batches")).toList();
+        List<String> declared = o.judgement().violates().stream().filter(v -> !v.equals("operating_batches")).toList();
         if (!declared.isEmpty()) {
             parts.add("violates " + String.join(", ", declared));
         }
-        if (o.violates().contains("operating_batches")) {
+        if (o.judgement().violates().contains("operating_batches")) {
             parts.add("slower at operating batch " + o.byBatch().stream().filter(b -> b.operating() && b.projectedSpeedup() < 1)
-                    .map(b -> b.batch() + " (" + Numbers.x(b.projectedSpeedup()) + ")").reduce((a, b) -> a + ", " + b).orElse("?"));
+                    .map(b -> b.batch() + " (" + Fmt.speedup(b.projectedSpeedup()) + ")").reduce((a, b) -> a + ", " + b).orElse("?"));
         }
         return String.join(" and ", parts);
     }
@@ -608,7 +611,7 @@ public final class DecisionEngine {
         return q;
     }
 
-    Phase phase() {
+    PhaseSummary phase() {
         return phase;
     }
 
@@ -690,13 +693,13 @@ public final class DecisionEngine {
             return null;
         }
         return String.format(Locale.ROOT, "The measurement contradicts the question's premise: %s is %s of %s kernel time,"
-                + " not about %s%% (question.premise_share_pct).", tax.label(), Numbers.pct(share), q.phase(),
-                Numbers.plain(premise));
+                + " not about %s%% (question.premise_share_pct).", tax.label(), Fmt.pct(share), q.phase(),
+                Fmt.plain(premise));
     }
 
     private String notApplicable(Fit fit, Part tax, double share) {
         return "Not applicable: the scenario's hardware is not the capture's (" + String.join("; ", fit.mismatches())
-                + "). The capture's " + tax.spec() + " share (" + Numbers.pct(share) + " of " + q.phase()
+                + "). The capture's " + tax.spec() + " share (" + Fmt.pct(share) + " of " + q.phase()
                 + " kernel time) describes its own hardware, so no option is weighed; capture the scenario's hardware, or"
                 + " set hardware.capture_stands_in: true if this capture stands in for it.";
     }

@@ -47,58 +47,47 @@ public record DecisionView(String title, String toolName, String toolVersion, St
 
     public record WarningRow(String code, String message) {}
 
-    static String verdictLabel(String verdict) {
-        return switch (verdict) {
-            case "pursue" -> "pursue";
-            case "outranked" -> "admissible, outranked";
-            case "below_threshold" -> "below threshold";
-            case "slower" -> "slower";
-            case "violates_constraints" -> "violates constraints";
-            case "needs_hardware" -> "needs hardware";
-            case "not_evaluated" -> "not evaluated";
-            default -> verdict;
-        };
-    }
-
     public static DecisionView of(Decision d, Scenario s, ChartRef optionsChart, ChartRef benchChart, String chartsNote) {
         Decision.Facts f = d.facts();
         Map<String, String> src = f.sources();
         String taxName = d.question().tax();
         List<Row> question = new ArrayList<>();
         question.add(new Row("Tax", d.question().taxLabel() + " (" + taxName + ")", false));
-        question.add(new Row("Phase", f.phase(), false));
-        question.add(new Row("Threshold", Numbers.x(d.question().minSpeedup()) + " (question.min_speedup)", false));
+        question.add(new Row("Phase", f.tax().phase(), false));
+        question.add(new Row("Threshold", Fmt.speedup(d.question().minSpeedup()) + " (question.min_speedup)", false));
         question.add(new Row("Operating batch sizes", d.question().operatingBatches().isEmpty() ? "not stated"
                 : d.question().operatingBatches().stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElse("")
                 + " (question.operating_batches)", false));
 
         List<FactRow> facts = new ArrayList<>();
-        facts.add(new FactRow("step_ms", "Kernel time per step", Fmt.ms(f.stepMs()) + " ms", src.get("step_ms")));
-        facts.add(new FactRow("step_period_ms", "Step period (span + host gap)", f.stepPeriodMs() == null ? Fmt.NA
-                : Fmt.ms(f.stepPeriodMs()) + " ms", src.get("step_period_ms")));
-        facts.add(new FactRow("tokens_per_sec_per_seq", "Tokens/s per sequence", f.tokensPerSecPerSeq() == null ? Fmt.NA
-                : String.format(Locale.ROOT, "%.1f", f.tokensPerSecPerSeq()), src.get("tokens_per_sec_per_seq")));
-        facts.add(new FactRow("ms_per_step", f.label() + " per step", Fmt.ms(f.msPerStep()) + " ms", src.get("ms_per_step")));
-        facts.add(new FactRow("share_pct", "Share of kernel time", Fmt.pct(f.sharePct()), src.get("share_pct")));
+        facts.add(new FactRow("step_ms", "Kernel time per step", Fmt.ms(f.step().stepMs()) + " ms", src.get("step_ms")));
+        facts.add(new FactRow("step_period_ms", "Step period (span + host gap)", f.step().stepPeriodMs() == null ? Fmt.NA
+                : Fmt.ms(f.step().stepPeriodMs()) + " ms", src.get("step_period_ms")));
+        facts.add(new FactRow("tokens_per_sec_per_seq", "Tokens/s per sequence", f.step().tokensPerSecPerSeq() == null ? Fmt.NA
+                : String.format(Locale.ROOT, "%.1f", f.step().tokensPerSecPerSeq()), src.get("tokens_per_sec_per_seq")));
+        facts.add(new FactRow("ms_per_step", f.tax().label() + " per step", Fmt.ms(f.share().msPerStep()) + " ms", src.get("ms_per_step")));
+        facts.add(new FactRow("share_pct", "Share of kernel time", Fmt.pct(f.share().sharePct()), src.get("share_pct")));
         facts.add(new FactRow("amdahl_max_speedup", "Amdahl bound (tax at zero)",
-                f.amdahlMaxSpeedup() == null ? Fmt.NA : Numbers.x(f.amdahlMaxSpeedup()), src.get("amdahl_max_speedup")));
-        facts.add(new FactRow("calls_per_step", "Calls per step", Fmt.count(f.callsPerStep()), src.get("calls_per_step")));
-        facts.add(new FactRow("mean_call_us", "Time per call", f.meanCallUs() == null ? Fmt.NA : Fmt.us(f.meanCallUs()) + " µs",
+                f.share().amdahlMaxSpeedup() == null ? Fmt.NA : Fmt.speedup(f.share().amdahlMaxSpeedup()), src.get("amdahl_max_speedup")));
+        facts.add(new FactRow("calls_per_step", "Calls per step", Fmt.count(f.share().callsPerStep()), src.get("calls_per_step")));
+        facts.add(new FactRow("mean_call_us", "Time per call", f.share().meanCallUs() == null ? Fmt.NA : Fmt.us(f.share().meanCallUs()) + " µs",
                 src.get("mean_call_us")));
-        facts.add(new FactRow("regime", "Latency or bandwidth", f.regime(), src.get("regime")));
+        facts.add(new FactRow("regime", "Latency or bandwidth", f.wire().regime(), src.get("regime")));
         facts.add(new FactRow("batch", "Batch size", f.batch() == null ? Fmt.NA : f.batch().toString(), src.get("batch")));
 
         List<OptionRow> options = new ArrayList<>();
         List<BatchTable> batchTables = new ArrayList<>();
         for (Decision.OptionResult o : d.options()) {
+            Decision.Projected p = o.projected();
+            Decision.Judgement j = o.judgement();
             options.add(new OptionRow(o.id(), o.title(), o.field(),
-                    o.projectedStepMs() == null ? Fmt.NA : Fmt.ms(o.projectedStepMs()),
-                    o.projectedSpeedup() == null ? Fmt.NA : (o.bound() ? "≤ " : "") + Numbers.x(o.projectedSpeedup()),
-                    o.projectedTokensPerSec() == null || o.projectedSpeedup() == null ? Fmt.NA
-                            : String.format(Locale.ROOT, "%.1f", o.projectedTokensPerSec()),
-                    o.admissible() ? "yes" : "no", o.admissible(), o.verdict(), verdictLabel(o.verdict()),
-                    o.violates().isEmpty() ? "none" : String.join(", ", o.violates()), Fmt.text(o.reason()), o.derivation(),
-                    Fmt.text(o.evidence()), o.id().equals(d.option())));
+                    p.projectedStepMs() == null ? Fmt.NA : Fmt.ms(p.projectedStepMs()),
+                    p.projectedSpeedup() == null ? Fmt.NA : (p.bound() ? "≤ " : "") + Fmt.speedup(p.projectedSpeedup()),
+                    p.projectedTokensPerSec() == null || p.projectedSpeedup() == null ? Fmt.NA
+                            : String.format(Locale.ROOT, "%.1f", p.projectedTokensPerSec()),
+                    j.admissible() ? "yes" : "no", j.admissible(), j.verdict().id(), j.verdict().label(),
+                    j.violates().isEmpty() ? "none" : String.join(", ", j.violates()), Fmt.text(j.reason()), p.derivation(),
+                    Fmt.text(p.evidence()), o.id().equals(d.option())));
             if (!o.byBatch().isEmpty()) {
                 List<BatchRow> rows = new ArrayList<>();
                 for (Decision.BatchPoint b : o.byBatch()) {
@@ -110,7 +99,7 @@ public record DecisionView(String title, String toolName, String toolVersion, St
                         notes.add("operating batch");
                     }
                     rows.add(new BatchRow(Integer.toString(b.batch()), b.perCallText() + " µs", Fmt.ms(b.projectedStepMs()),
-                            Numbers.x(b.projectedSpeedup()), String.join(", ", notes), b.operating(), b.source()));
+                            Fmt.speedup(b.projectedSpeedup()), String.join(", ", notes), b.operating(), b.source()));
                 }
                 batchTables.add(new BatchTable(o.id(), o.title(), rows));
             }
@@ -125,9 +114,9 @@ public record DecisionView(String title, String toolName, String toolVersion, St
         hardware.add(new Row("GPU (hardware.gpu)", Fmt.text(h.gpu()), false));
         hardware.add(new Row("GPUs (hardware.gpus)", h.gpus() == null ? Fmt.NA : h.gpus().toString(), false));
         hardware.add(new Row("Interconnect (hardware.interconnect)", Fmt.text(h.interconnect()), false));
-        hardware.add(new Row("Link bandwidth (hardware.link_gbps)", h.linkGbps() == null ? Fmt.NA : Numbers.plain(h.linkGbps()) + " GB/s", false));
+        hardware.add(new Row("Link bandwidth (hardware.link_gbps)", h.linkGbps() == null ? Fmt.NA : Fmt.plain(h.linkGbps()) + " GB/s", false));
         hardware.add(new Row("Per-collective latency (hardware.collective_latency_us)",
-                h.collectiveLatencyUs() == null ? Fmt.NA : Numbers.plain(h.collectiveLatencyUs()) + " µs", false));
+                h.collectiveLatencyUs() == null ? Fmt.NA : Fmt.plain(h.collectiveLatencyUs()) + " µs", false));
         List<Row> constraints = s.constraints().entrySet().stream()
                 .map(e -> new Row("constraints." + e.getKey(), e.getValue(), true)).toList();
         List<MeasuredRow> measured = new ArrayList<>();
@@ -138,8 +127,8 @@ public record DecisionView(String title, String toolName, String toolVersion, St
                 measured.add(new MeasuredRow(t.name(), Fmt.text(t.description()), String.join("; ", vals), Fmt.text(t.source())));
             } else if (m instanceof Scenario.Burst b) {
                 measured.add(new MeasuredRow(b.name(), Fmt.text(b.description()), b.calls() + " calls"
-                        + (b.messageBytes() == null ? "" : " of " + Fmt.bytes(b.messageBytes())) + " in " + Numbers.plain(b.totalMs())
-                        + " ms (" + Numbers.us(b.perCallUs()) + " µs per call)", Fmt.text(b.source())));
+                        + (b.messageBytes() == null ? "" : " of " + Fmt.bytes(b.messageBytes())) + " in " + Fmt.plain(b.totalMs())
+                        + " ms (" + Fmt.us(b.perCallUs()) + " µs per call)", Fmt.text(b.source())));
             }
         }
 
@@ -163,20 +152,22 @@ public record DecisionView(String title, String toolName, String toolVersion, St
                 : String.join(", ", d.capture().devices()), false));
         provenance.add(new Row("Ranks", Fmt.ranks(d.capture().ranks()) + (d.capture().worldSize() == null ? ""
                 : " (world size " + d.capture().worldSize() + ")"), false));
-        provenance.add(new Row("Steps", Fmt.count(d.capture().steps()) + " " + f.phase() + " steps per rank, from "
+        provenance.add(new Row("Steps", Fmt.count(d.capture().steps()) + " " + f.tax().phase() + " steps per rank, from "
                 + d.capture().stepSource(), false));
         provenance.add(new Row("Scenario", d.scenario().source() + (d.scenario().id() == null ? "" : " (id " + d.scenario().id() + ")"), true));
         provenance.add(new Row("Tool", d.tool().name() + " " + d.tool().version() + ", decision schema " + d.schema(), false));
 
-        String decisionLabel = Decision.PURSUE.equals(d.decision())
-                ? "Pursue: " + d.options().stream().filter(o -> o.id().equals(d.option())).map(Decision.OptionResult::title).findFirst().orElse(d.option())
-                : Decision.NOT_APPLICABLE.equals(d.decision()) ? "Not applicable: the scenario's hardware is not the capture's"
-                : "Accept the " + taxName + " tax";
+        String decisionLabel = switch (d.decision()) {
+            case PURSUE -> "Pursue: " + d.options().stream().filter(o -> o.id().equals(d.option()))
+                    .map(Decision.OptionResult::title).findFirst().orElse(d.option());
+            case NOT_APPLICABLE -> "Not applicable: the scenario's hardware is not the capture's";
+            case ACCEPT -> "Accept the " + taxName + " tax";
+        };
         String scenarioName = d.scenario().title() != null ? d.scenario().title() : Fmt.text(d.scenario().id());
         return new DecisionView("steptrace decision: " + d.capture().name(), d.tool().name(), d.tool().version(), d.schema(),
-                d.capture().name(), scenarioName, d.decision(), decisionLabel, d.option() == null ? "" : d.option(), d.summary(),
-                Fmt.text(d.question().text()), question, facts, Fmt.ms(f.stepMs()),
-                f.tokensPerSecPerSeq() == null ? Fmt.NA : String.format(Locale.ROOT, "%.1f", f.tokensPerSecPerSeq()),
+                d.capture().name(), scenarioName, d.decision().id(), decisionLabel, d.option() == null ? "" : d.option(), d.summary(),
+                Fmt.text(d.question().text()), question, facts, Fmt.ms(f.step().stepMs()),
+                f.step().tokensPerSecPerSeq() == null ? Fmt.NA : String.format(Locale.ROOT, "%.1f", f.step().tokensPerSecPerSeq()),
                 src.get("step_ms"), options, batchTables, checks, revisits, hardware, constraints,
                 measured, bench, warnings, provenance, optionsChart, benchChart, chartsNote == null ? "" : chartsNote);
     }

@@ -1,8 +1,8 @@
 package dev.steptrace.decide;
 
 import dev.steptrace.common.OutputFiles;
-import dev.steptrace.report.Markdown;
 import dev.steptrace.report.ChartDrawing;
+import dev.steptrace.report.Markdown;
 import dev.steptrace.report.ReportJson;
 import dev.steptrace.report.TemplateLoader;
 import java.io.IOException;

@@ -1,6 +1,7 @@
 package dev.steptrace.decide;
 
 import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.report.Fmt;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
 import dev.steptrace.rules.Threshold;
@@ -30,11 +31,11 @@ final class PremiseCheck {
         out.add(new Decision.Check(RULE.id(), RULE.summary(), contradiction == null ? "ok" : "warn", ctx.share(),
                 q.premiseSharePct(), contradiction != null ? contradiction : String.format(Locale.ROOT,
                 "The measurement agrees with the premise: %s is %s of %s kernel time, the question says about %s%%.",
-                tax.spec(), Numbers.pct(ctx.share()), q.phase(), Numbers.plain(q.premiseSharePct())),
+                tax.spec(), Fmt.pct(ctx.share()), q.phase(), Fmt.plain(q.premiseSharePct())),
                 String.format(Locale.ROOT, "question.premise_share_pct %s%%; %s: %s ms of %s ms per step (%s); contradicted"
                                 + " when the measured share is under 1/%s or over %s times the premise",
-                        Numbers.plain(q.premiseSharePct()), tax.spec(), Numbers.ms(tax.ms()), Numbers.ms(m.stepMs()),
-                        m.captureSource(), Numbers.plain(DecisionEngine.PREMISE_FACTOR),
-                        Numbers.plain(DecisionEngine.PREMISE_FACTOR))));
+                        Fmt.plain(q.premiseSharePct()), tax.spec(), Fmt.ms(tax.ms()), Fmt.ms(m.stepMs()),
+                        m.captureSource(), Fmt.plain(DecisionEngine.PREMISE_FACTOR),
+                        Fmt.plain(DecisionEngine.PREMISE_FACTOR))));
     }
 }

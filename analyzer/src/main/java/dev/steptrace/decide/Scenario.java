@@ -1,5 +1,6 @@
 package dev.steptrace.decide;
 
+import dev.steptrace.report.Fmt;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -75,7 +76,7 @@ public record Scenario(String id, String title, String source, Question question
             if (v == null) {
                 return null;
             }
-            return v[0] == v[1] ? Numbers.plain(v[1]) : Numbers.plain(v[0]) + "-" + Numbers.plain(v[1]);
+            return v[0] == v[1] ? Fmt.plain(v[1]) : Fmt.plain(v[0]) + "-" + Fmt.plain(v[1]);
         }
     }
 

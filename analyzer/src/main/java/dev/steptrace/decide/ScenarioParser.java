@@ -9,9 +9,10 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.classify.Category;
 import dev.steptrace.common.Messages;
+import dev.steptrace.common.Phase;
+import dev.steptrace.report.Fmt;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -115,14 +116,14 @@ public final class ScenarioParser {
         String phase = string(q, p, "phase", false);
         if (phase == null) {
             phase = "decode";
-        } else if (!ReportBuilder.PHASES.contains(phase)) {
-            throw fail(p + ".phase", "expected one of " + String.join(", ", ReportBuilder.PHASES) + ", got \"" + phase + "\"");
+        } else if (!Phase.IDS.contains(phase)) {
+            throw fail(p + ".phase", "expected one of " + String.join(", ", Phase.IDS) + ", got \"" + phase + "\"");
         }
         String tax = string(q, p, "tax", true);
         category(tax, p + ".tax");
         Double min = number(q, p, "min_speedup", true);
         if (min < 1) {
-            throw fail(p + ".min_speedup", "expected a speedup of at least 1 (1.10 means 10% faster), got " + Numbers.plain(min));
+            throw fail(p + ".min_speedup", "expected a speedup of at least 1 (1.10 means 10% faster), got " + Fmt.plain(min));
         }
         Integer batch = positiveInt(q, p, "batch", false);
         List<Integer> operating = new ArrayList<>();
@@ -136,7 +137,7 @@ public final class ScenarioParser {
         Double premise = number(q, p, "premise_share_pct", false);
         if (premise != null && (premise <= 0 || premise > 100)) {
             throw fail(p + ".premise_share_pct", "expected a share of the phase's kernel time above 0 and at most 100 (percent),"
-                    + " got " + Numbers.plain(premise));
+                    + " got " + Fmt.plain(premise));
         }
         return new Scenario.Question(string(q, p, "text", false), phase, tax, min, batch, List.copyOf(operating), premise);
     }
@@ -147,11 +148,11 @@ public final class ScenarioParser {
         keys(h, p, "gpu", "gpus", "interconnect", "link_gbps", "collective_latency_us", "capture_stands_in");
         Double link = number(h, p, "link_gbps", false);
         if (link != null && link <= 0) {
-            throw fail(p + ".link_gbps", "expected a bandwidth above 0 GB/s, got " + Numbers.plain(link));
+            throw fail(p + ".link_gbps", "expected a bandwidth above 0 GB/s, got " + Fmt.plain(link));
         }
         Double latency = number(h, p, "collective_latency_us", false);
         if (latency != null && latency < 0) {
-            throw fail(p + ".collective_latency_us", "expected a latency of at least 0 µs, got " + Numbers.plain(latency));
+            throw fail(p + ".collective_latency_us", "expected a latency of at least 0 µs, got " + Fmt.plain(latency));
         }
         String interconnect = string(h, p, "interconnect", false);
         if (interconnect != null) {
@@ -214,11 +215,11 @@ public final class ScenarioParser {
                 Integer calls = positiveInt(t, p, "calls", true);
                 Double bytes = number(t, p, "message_bytes", false);
                 if (bytes != null && bytes <= 0) {
-                    throw fail(p + ".message_bytes", "expected a size above 0 bytes, got " + Numbers.plain(bytes));
+                    throw fail(p + ".message_bytes", "expected a size above 0 bytes, got " + Fmt.plain(bytes));
                 }
                 Double total = number(t, p, "total_ms", true);
                 if (total <= 0) {
-                    throw fail(p + ".total_ms", "expected a time above 0 ms, got " + Numbers.plain(total));
+                    throw fail(p + ".total_ms", "expected a time above 0 ms, got " + Fmt.plain(total));
                 }
                 out.put(name, new Scenario.Burst(name, string(t, p, "description", false), string(t, p, "collective", false),
                         calls, bytes, total, string(t, p, "source", false)));
@@ -254,7 +255,7 @@ public final class ScenarioParser {
                 lo = v.get(0).asDouble();
                 hi = v.get(1).asDouble();
                 if (lo > hi) {
-                    throw fail(vp, "a range is [low, high]; got low " + Numbers.plain(lo) + " above high " + Numbers.plain(hi));
+                    throw fail(vp, "a range is [low, high]; got low " + Fmt.plain(lo) + " above high " + Fmt.plain(hi));
                 }
             } else if (v.isNumber()) {
                 lo = hi = v.asDouble();
@@ -342,24 +343,24 @@ public final class ScenarioParser {
         }
         Double scale = number(e, p, "scale", false);
         if (scale != null && scale < 0) {
-            throw fail(p + ".scale", "expected a factor of at least 0 (0.5 halves the time), got " + Numbers.plain(scale));
+            throw fail(p + ".scale", "expected a factor of at least 0 (0.5 halves the time), got " + Fmt.plain(scale));
         }
         Double scaleBytes = number(e, p, "scale_bytes", false);
         if (scaleBytes != null && scaleBytes < 0) {
-            throw fail(p + ".scale_bytes", "expected a factor of at least 0 (0.5: half the bytes), got " + Numbers.plain(scaleBytes));
+            throw fail(p + ".scale_bytes", "expected a factor of at least 0 (0.5: half the bytes), got " + Fmt.plain(scaleBytes));
         }
         Scenario.Replace replace = e.has("replace") && !e.get("replace").isNull()
                 ? replace(e.get("replace"), p + ".replace", measured) : null;
         Double addMs = number(e, p, "add_ms", false);
         Double stepScale = number(e, p, "step_scale", false);
         if (stepScale != null && stepScale <= 0) {
-            throw fail(p + ".step_scale", "expected a factor above 0, got " + Numbers.plain(stepScale));
+            throw fail(p + ".step_scale", "expected a factor above 0, got " + Fmt.plain(stepScale));
         }
         boolean tokensUnknown = e.has("tokens_per_step") && e.get("tokens_per_step").isNull();
         Double tokens = number(e, p, "tokens_per_step", false);
         if (tokens != null && tokens <= 0) {
             throw fail(p + ".tokens_per_step", "expected tokens per sequence per step above 0 (1 without speculation), got "
-                    + Numbers.plain(tokens));
+                    + Fmt.plain(tokens));
         }
         return new Scenario.Effect(category, remove, scale, scaleBytes, replace, addMs, stepScale, tokens, tokensUnknown,
                 string(e, p, "needs_hardware", false));
@@ -370,14 +371,14 @@ public final class ScenarioParser {
         keys(r, p, "calls_per_step", "by");
         Double calls = number(r, p, "calls_per_step", false);
         if (calls != null && calls <= 0) {
-            throw fail(p + ".calls_per_step", "expected calls per step above 0, got " + Numbers.plain(calls));
+            throw fail(p + ".calls_per_step", "expected calls per step above 0, got " + Fmt.plain(calls));
         }
         String bp = p + ".by";
         ObjectNode by = object(required(r, p, "by"), bp);
         keys(by, bp, "what", "calls_per_step", "per_call_us");
         Double byCalls = number(by, bp, "calls_per_step", false);
         if (byCalls != null && byCalls < 0) {
-            throw fail(bp + ".calls_per_step", "expected calls per step of at least 0, got " + Numbers.plain(byCalls));
+            throw fail(bp + ".calls_per_step", "expected calls per step of at least 0, got " + Fmt.plain(byCalls));
         }
         JsonNode pc = required(by, bp, "per_call_us");
         Double perCall = null;
@@ -385,7 +386,7 @@ public final class ScenarioParser {
         if (pc.isNumber()) {
             perCall = pc.asDouble();
             if (perCall < 0) {
-                throw fail(bp + ".per_call_us", "expected a time of at least 0 µs, got " + Numbers.plain(perCall));
+                throw fail(bp + ".per_call_us", "expected a time of at least 0 µs, got " + Fmt.plain(perCall));
             }
         } else if (pc.isObject()) {
             keys((ObjectNode) pc, bp + ".per_call_us", "table");

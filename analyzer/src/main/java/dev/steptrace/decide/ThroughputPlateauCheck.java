@@ -1,6 +1,7 @@
 package dev.steptrace.decide;
 
 import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.report.Fmt;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
 import dev.steptrace.rules.Threshold;
@@ -26,9 +27,9 @@ final class ThroughputPlateauCheck {
         out.add(new Decision.Check(RULE.id(), RULE.summary(), "info",
                 bench.plateauConcurrency() == null ? null : bench.plateauConcurrency().doubleValue(), BenchResults.PLATEAU_GAIN_PCT,
                 bench.plateauConcurrency() == null ? "Output throughput still grows by more than "
-                        + Numbers.plain(BenchResults.PLATEAU_GAIN_PCT) + "% per doubling of concurrency in these runs."
+                        + Fmt.plain(BenchResults.PLATEAU_GAIN_PCT) + "% per doubling of concurrency in these runs."
                         : "Output throughput plateaus at concurrency " + bench.plateauConcurrency() + " (less than "
-                        + Numbers.plain(BenchResults.PLATEAU_GAIN_PCT) + "% more per doubling beyond it).",
+                        + Fmt.plain(BenchResults.PLATEAU_GAIN_PCT) + "% more per doubling beyond it).",
                 bench.plateauEvidence() == null ? "--bench " + String.join(", ", bench.files()) : bench.plateauEvidence()));
     }
 }

@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * @param phases per phase id ({@code decode}, {@code prefill}, {@code mixed}, {@code unknown}), in that order
  */
-public record BottleneckReport(String schema, Tool tool, Capture capture, Map<String, Phase> phases,
+public record BottleneckReport(String schema, Tool tool, Capture capture, Map<String, PhaseSummary> phases,
                                List<Collective> collectives, List<RankSummary> ranks, List<Warning> warnings) {
     public static final String SCHEMA = "steptrace.report/1";
 
@@ -34,12 +34,12 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
      *
      * @param steps steps per rank (mean over ranks)
      */
-    public record Phase(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep,
+    public record PhaseSummary(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep,
                         Stat busyMsPerStep, Stat hostGapMsPerStep, Stat computeMsPerStep, List<CategoryShare> categories,
                         List<TopKernel> topKernels, List<Straggler> stragglers, Overlap overlap, HostBound hostBound,
                         PhaseRoofline roofline) {
         /** A phase without roofline figures. */
-        public Phase(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep, Stat busyMsPerStep,
+        public PhaseSummary(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep, Stat busyMsPerStep,
                      Stat hostGapMsPerStep, Stat computeMsPerStep, List<CategoryShare> categories,
                      List<TopKernel> topKernels, List<Straggler> stragglers, Overlap overlap, HostBound hostBound) {
             this(steps, stepSource, kernelMsPerStep, spanMsPerStep, busyMsPerStep, hostGapMsPerStep, computeMsPerStep,

@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import dev.steptrace.report.BottleneckReport.PartialFile;
 import dev.steptrace.report.BottleneckReport.Tool;
 import dev.steptrace.report.BottleneckReport.Warning;
@@ -18,9 +19,34 @@ public record CaptureDiff(String schema, Tool tool, Side a, Side b, Method metho
                           List<Warning> warnings) {
     public static final String SCHEMA = "steptrace.diff/1";
 
-    public static final String FASTER = "faster";
-    public static final String SLOWER = "slower";
-    public static final String NO_SIGNIFICANT_CHANGE = "no_significant_change";
+    /** A phase's verdict (docs/diff.md, "Verdict"): the id is diff.json's, the label what the diff prints. */
+    public enum Verdict {
+        FASTER("faster", "faster"),
+        SLOWER("slower", "slower"),
+        NO_SIGNIFICANT_CHANGE("no_significant_change", "no significant change");
+
+        private final String id;
+        private final String label;
+
+        Verdict(String id, String label) {
+            this.id = id;
+            this.label = label;
+        }
+
+        @JsonValue
+        public String id() {
+            return id;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        @Override
+        public String toString() {
+            return id;
+        }
+    }
 
     /**
      * One capture as the diff saw it.
@@ -46,10 +72,9 @@ public record CaptureDiff(String schema, Tool tool, Side a, Side b, Method metho
                          double noiseFloorMinMs, String kernelNames) {}
 
     /**
-     * One phase. {@code verdict}: {@value #FASTER}, {@value #SLOWER} or {@value #NO_SIGNIFICANT_CHANGE},
-     * from the kernel time and span per step (docs/diff.md, "Verdict").
+     * One phase. {@code verdict}: from the kernel time and span per step (docs/diff.md, "Verdict").
      */
-    public record PhaseDiff(String verdict, double stepsA, double stepsB, Delta kernelMsPerStep, Delta spanMsPerStep,
+    public record PhaseDiff(Verdict verdict, double stepsA, double stepsB, Delta kernelMsPerStep, Delta spanMsPerStep,
                             List<CategoryDelta> categories, List<KernelDelta> kernels,
                             List<CollectiveDelta> collectives) {}
 

@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.Phase;
 import dev.steptrace.report.CaptureDiff.CategoryDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import java.awt.BasicStroke;
@@ -38,7 +39,7 @@ public final class DiffCharts {
     public static List<DiffChart> build(CaptureDiff diff) {
         List<DiffChart> out = new ArrayList<>();
         for (Map.Entry<String, PhaseDiff> e : diff.phases().entrySet()) {
-            String label = ReportView.phaseLabel(e.getKey());
+            String label = Phase.labelOf(e.getKey());
             List<CategoryDelta> cats = e.getValue().categories() == null ? List.of() : e.getValue().categories();
             if (cats.isEmpty()) {
                 continue;

@@ -1,5 +1,7 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.Phase;
+import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.report.CaptureDiff.CategoryDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveDelta;
@@ -9,6 +11,7 @@ import dev.steptrace.report.CaptureDiff.KernelDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import dev.steptrace.report.CaptureDiff.Side;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
+import dev.steptrace.report.CaptureDiff.Verdict;
 import dev.steptrace.report.ReportView.ChartRef;
 import dev.steptrace.report.ReportView.KernelName;
 import java.util.ArrayList;
@@ -138,10 +141,10 @@ public record DiffView(String title, String toolName, String toolVersion, String
                     a == null ? Fmt.NA : ms(a.transferMsPerStep()), b == null ? Fmt.NA : ms(b.transferMsPerStep()),
                     signedMs(c.deltaWaitMsPerStep()), signedMs(c.deltaTransferMsPerStep())));
         }
-        String verdict = Fmt.text(p.verdict());
-        String verdictClass = CaptureDiff.FASTER.equals(verdict) || CaptureDiff.SLOWER.equals(verdict) ? verdict : "same";
-        return new PhaseView(id, ReportView.phaseLabel(id), "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), verdict,
-                verdictLabel(verdict), verdictClass, Fmt.count(p.stepsA()), Fmt.count(p.stepsB()), headline, categories,
+        String verdict = p.verdict().id();
+        String verdictClass = p.verdict() == Verdict.NO_SIGNIFICANT_CHANGE ? "same" : verdict;
+        return new PhaseView(id, Phase.labelOf(id), "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), verdict,
+                p.verdict().label(), verdictClass, Fmt.count(p.stepsA()), Fmt.count(p.stepsB()), headline, categories,
                 kernels, collectives, Integer.toString(significant),
                 charts.get("diff-" + id + "-bars"), charts.get("diff-" + id + "-deltas"));
     }
@@ -163,7 +166,7 @@ public record DiffView(String title, String toolName, String toolVersion, String
         fact(f, "World size", a.worldSize() == null ? Fmt.NA : a.worldSize().toString(),
                 b.worldSize() == null ? Fmt.NA : b.worldSize().toString(), true, false);
         fact(f, "Devices", devices(a.devices()), devices(b.devices()), true, false);
-        fact(f, "Steps from", ReportView.stepSourceLabel(a.stepSource()), ReportView.stepSourceLabel(b.stepSource()),
+        fact(f, "Steps from", StepSource.labelOf(a.stepSource()), StepSource.labelOf(b.stepSource()),
                 true, false);
         Map<String, String[]> steps = new LinkedHashMap<>();
         for (String p : ReportView.orderedPhases(union(a.steps(), b.steps()))) {
@@ -171,7 +174,7 @@ public record DiffView(String title, String toolName, String toolVersion, String
             Double y = b.steps() == null ? null : b.steps().get(p);
             steps.put(p, new String[] {x == null ? "none" : Fmt.count(x), y == null ? "none" : Fmt.count(y)});
         }
-        steps.forEach((p, v) -> fact(f, ReportView.phaseLabel(p) + " steps per rank", v[0], v[1], false, false));
+        steps.forEach((p, v) -> fact(f, Phase.labelOf(p) + " steps per rank", v[0], v[1], false, false));
         int pa = a.partialFiles() == null ? 0 : a.partialFiles().size();
         int pb = b.partialFiles() == null ? 0 : b.partialFiles().size();
         fact(f, "Partial files", Integer.toString(pa), Integer.toString(pb), pa + pb > 0, false);
@@ -200,15 +203,6 @@ public record DiffView(String title, String toolName, String toolVersion, String
             return Fmt.NA;
         }
         return String.join(", ", new java.util.TreeSet<>(devices));
-    }
-
-    static String verdictLabel(String verdict) {
-        return switch (verdict) {
-            case CaptureDiff.FASTER -> "faster";
-            case CaptureDiff.SLOWER -> "slower";
-            case CaptureDiff.NO_SIGNIFICANT_CHANGE -> "no significant change";
-            default -> verdict;
-        };
     }
 
     private static String mark(boolean significant, Double delta) {

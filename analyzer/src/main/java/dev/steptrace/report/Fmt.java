@@ -1,12 +1,14 @@
 package dev.steptrace.report;
 
 import dev.steptrace.common.Messages;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * How the HTML and Markdown reports print numbers, one rule per kind of quantity so a column reads
- * the same everywhere. A missing value (null, NaN) prints as {@value #NA}, never as 0 or "null".
+ * How the reports, diffs and decision memos print numbers, in tables and in sentences: one rule per kind
+ * of quantity so a number reads the same everywhere. A missing value (null, NaN) prints as {@value #NA}, never as 0 or "null".
  */
 public final class Fmt {
     private Fmt() {}
@@ -91,6 +93,23 @@ public final class Fmt {
         }
         double a = Math.abs(v);
         return String.format(Locale.ROOT, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
+    }
+
+    /** A speedup or another factor: two decimals and an x ({@code 1.25x}). */
+    public static String speedup(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        return String.format(Locale.ROOT, "%.2fx", v);
+    }
+
+    /** A number as a person writes it: {@code 25}, {@code 1.5}, {@code 0.35} (at most 4 decimals, no exponent). */
+    public static String plain(Double v) {
+        if (missing(v)) {
+            return NA;
+        }
+        BigDecimal d = BigDecimal.valueOf(v).setScale(4, RoundingMode.HALF_UP).stripTrailingZeros();
+        return d.scale() < 0 ? d.setScale(0).toPlainString() : d.toPlainString();
     }
 
     /** How many times a bound a measured time is: one decimal and a times sign ({@code 20.5×}). */

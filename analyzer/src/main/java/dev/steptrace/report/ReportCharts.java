@@ -1,8 +1,10 @@
 package dev.steptrace.report;
 
 import dev.steptrace.common.OutputFiles;
+import dev.steptrace.common.Phase;
+import dev.steptrace.common.Stats;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
-import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport.RankPhase;
 import dev.steptrace.report.BottleneckReport.RankSummary;
 import java.awt.BasicStroke;
@@ -110,8 +112,8 @@ public final class ReportCharts {
         List<ReportChart> charts = new ArrayList<>();
         BottleneckReport r = content.report();
         for (String phase : ReportView.orderedPhases(r.phases().keySet())) {
-            Phase p = r.phases().get(phase);
-            String label = ReportView.phaseLabel(phase);
+            PhaseSummary p = r.phases().get(phase);
+            String label = Phase.labelOf(phase);
             if (p.categories() != null && !p.categories().isEmpty()) {
                 charts.add(new ReportChart(phase + "-shares", phase, Kind.SHARES,
                         label + ": share of kernel time by category", shares(label, p)));
@@ -137,7 +139,7 @@ public final class ReportCharts {
 
     // ---- the charts ----
 
-    static PieChart shares(String phaseLabel, Phase p) {
+    static PieChart shares(String phaseLabel, PhaseSummary p) {
         double total = nullSafe(p.categories()).stream().mapToDouble(CategoryShare::msPerStep).sum();
         PieChart chart = new PieChartBuilder().width(760).height(360)
                 .title(phaseLabel + ": " + Fmt.ms(total) + " ms per step").build(); // short: XChart centers it over the donut
@@ -242,7 +244,7 @@ public final class ReportCharts {
         s.setXAxisDecimalPattern("0");
         s.setYAxisDecimalPattern("0.##");
         List<Double> x = byIndex.keySet().stream().map(Integer::doubleValue).toList();
-        List<Double> median = byIndex.values().stream().map(v -> ReportView.quantile(v, 0.5)).toList();
+        List<Double> median = byIndex.values().stream().map(v -> Stats.quantile(v, 0.5)).toList();
         if (ranks.size() > 1) {
             // The spread across ranks as one band (the max forward, the min back), readable at any rank count.
             List<Double> bx = new ArrayList<>(x);

@@ -1,8 +1,11 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.Phase;
+import dev.steptrace.common.Stats;
+import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.Collective;
-import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport.RankPhase;
 import dev.steptrace.report.BottleneckReport.RankSummary;
 import dev.steptrace.report.BottleneckReport.RankValue;
@@ -16,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The templates' data model ({@code view} in a template): the report's content in reading order,
@@ -42,17 +46,27 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
     /** A category's one-line summary names this many of its subcategories. */
     public static final int SUB_SUMMARY = 3;
 
-    private static final List<String> PHASE_ORDER = List.of("decode", "prefill", "mixed", "unknown");
+    /** One phase's sections, each a named part. */
+    public record PhaseView(String id, String label, String anchor, StepsView steps, Headline headline,
+                            RankTable rankTable, StepTable stepTable, List<KernelRow> topKernels, IdleView idle,
+                            StragglerView stragglers, OverlapView overlap, HostBoundView host, PhaseCharts charts,
+                            RooflineView roofline) {}
 
-    /** One phase's sections. Charts are null when not drawn. */
-    public record PhaseView(String id, String label, String anchor, String steps, String stepsLabel, String stepSource,
-                            String stepSourceId, List<CategoryRow> categories, CategoryRow total,
-                            String kernelMean, String kernelMedian, String kernelP90,
-                            List<StatRow> stats, List<Column> rankColumns, List<RankRow> ranks,
-                            String minRank, String maxRank, List<StepRow> stepRows, int stepCount,
-                            boolean stepRowsTruncated, List<KernelRow> topKernels, IdleView idle,
-                            StragglerView stragglers, OverlapView overlap, HostBoundView host,
-                            ChartRef sharesChart, ChartRef ranksChart, ChartRef stepsChart, RooflineView roofline) {}
+    /** How many steps per rank, and where they came from ({@code sourceId} is report.json's {@code step_source}). */
+    public record StepsView(String count, String label, String source, String sourceId) {}
+
+    /** The headline: categories by ms per step with their total, and the per-step statistics. */
+    public record Headline(List<CategoryRow> categories, CategoryRow total, String kernelMean, String kernelMedian,
+                           String kernelP90, List<StatRow> stats) {}
+
+    /** Per rank: one column per category, the rows, and the ranks marked fastest and slowest ({@code n/a}: none). */
+    public record RankTable(List<Column> columns, List<RankRow> rows, String minRank, String maxRank) {}
+
+    /** Per step across ranks: at most {@link #STEP_ROWS_LIMIT} rows of {@code count} steps. */
+    public record StepTable(List<StepRow> rows, int count, boolean truncated) {}
+
+    /** The phase's charts; each null when not drawn. */
+    public record PhaseCharts(ChartRef shares, ChartRef ranks, ChartRef steps) {}
 
     /**
      * A headline row. {@code color} is the category's fixed chart color; {@code subcategories} what is
@@ -73,7 +87,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
     /**
      * One rank in one phase. {@code mark} is "min", "max", "min max" or "" (the ranks with the lowest and
      * highest mean compute ms per step: kernel time without collective waits; kernel time when the
-     * model has no compute time); {@code cells} are ms per step per {@link PhaseView#rankColumns}.
+     * model has no compute time); {@code cells} are ms per step per {@link RankTable#columns}.
      */
     public record RankRow(String rank, String steps, String kernelMean, String kernelMedian, String kernelP90,
                           String computeMean, String waitMean, String spanMean, String mark, List<String> cells) {}
@@ -122,13 +136,13 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         BottleneckReport r = content.report();
         List<StepPoint> steps = content.steps() == null ? List.of() : content.steps();
         Names names = new Names();
-        Map<String, Phase> phaseMap = r.phases() == null ? Map.of() : r.phases();
+        Map<String, PhaseSummary> phaseMap = r.phases() == null ? Map.of() : r.phases();
 
         List<PhaseView> phases = new ArrayList<>();
         String main = "";
         double mainTime = -1;
         for (String id : orderedPhases(phaseMap.keySet())) {
-            Phase p = phaseMap.get(id);
+            PhaseSummary p = phaseMap.get(id);
             if (p == null) {
                 continue;
             }
@@ -143,14 +157,14 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
 
         List<CollectiveRow> collectives = new ArrayList<>();
         List<Collective> cs = new ArrayList<>(r.collectives() == null ? List.of() : r.collectives());
-        cs.sort(Comparator.comparingInt((Collective c) -> phaseRank(c.phase())));
+        cs.sort(Comparator.comparingInt((Collective c) -> Phase.order(c.phase())));
         for (Collective c : cs) {
             Double waitShare = null;
             if (c.waitMsPerStep() != null && c.transferMsPerStep() != null
                     && c.waitMsPerStep() + c.transferMsPerStep() > 0) {
                 waitShare = 100 * c.waitMsPerStep() / (c.waitMsPerStep() + c.transferMsPerStep());
             }
-            collectives.add(new CollectiveRow(Fmt.text(c.phase()), phaseLabel(c.phase()), Fmt.text(c.type()),
+            collectives.add(new CollectiveRow(Fmt.text(c.phase()), Phase.labelOf(c.phase()), Fmt.text(c.type()),
                     Fmt.count(c.callsPerStep()), Fmt.us(c.meanUs()),
                     Fmt.bytes(c.msgBytes() == null ? null : c.msgBytes().median()), Fmt.gbps(c.busbwGbps()),
                     Fmt.ms(c.waitMsPerStep()), Fmt.ms(c.transferMsPerStep()), Fmt.pct(waitShare)));
@@ -198,7 +212,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
             summary = String.join(" · ", bits);
         }
         for (PhaseView p : phases) {
-            facts.add(new Fact("Steps (" + p.id() + ")", p.steps() + " per rank, from " + p.stepSource(), false));
+            facts.add(new Fact("Steps (" + p.id() + ")", p.steps().count() + " per rank, from " + p.steps().source(), false));
         }
         for (PhaseView p : phases) {
             if (p.host() != null) {
@@ -235,33 +249,37 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         return replayed.isEmpty() ? "no CUDA graphs (eager launches)" : "replays CUDA graphs (" + String.join(", ", replayed) + ")";
     }
 
-    private static PhaseView phase(String id, Phase p, List<RankSummary> rankSummaries, List<StepPoint> allSteps,
+    private static PhaseView phase(String id, PhaseSummary p, List<RankSummary> rankSummaries, List<StepPoint> allSteps,
                                    Names names, Map<String, ChartRef> charts, String capturePath) {
-        String label = phaseLabel(id);
-
         // Headline: by ms per step (largest first), ties in category order (docs/taxonomy.md).
         List<CategoryShare> cats = new ArrayList<>(p.categories() == null ? List.of() : p.categories());
         cats.sort(Comparator.comparingDouble(CategoryShare::msPerStep).reversed()
                 .thenComparingInt(c -> ReportCategories.order(c.id())));
+        List<StepPoint> steps = allSteps.stream().filter(s -> id.equals(s.phase())).toList();
+        String stepCount = Fmt.count(p.steps());
+        StepsView stepsView = new StepsView(stepCount, stepCount + ("1".equals(stepCount) ? " step" : " steps"),
+                StepSource.labelOf(p.stepSource()), Fmt.text(p.stepSource()));
+        return new PhaseView(id, Phase.labelOf(id), "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), stepsView,
+                headline(p, cats, steps), rankTable(id, p, cats, rankSummaries), stepTable(id, p, steps, capturePath),
+                topKernels(p, cats, names), idle(p, steps), StragglerView.of(p.stragglers()), OverlapView.of(p.overlap()),
+                HostBoundView.of(p.hostBound()),
+                new PhaseCharts(charts.get(id + "-shares"), charts.get(id + "-ranks"), charts.get(id + "-steps")),
+                RooflineView.of(p, names::of, charts.get(id + "-roofline")));
+    }
+
+    /** The categories (sorted) with their total, and the per-step statistics. */
+    private static Headline headline(PhaseSummary p, List<CategoryShare> cats, List<StepPoint> steps) {
         List<CategoryRow> rows = new ArrayList<>();
-        double totalMs = 0;
-        double totalCalls = 0;
-        double totalShare = 0;
         for (CategoryShare c : cats) {
             List<SubcategoryRow> subs = subcategories(c);
             rows.add(new CategoryRow(c.id(), ReportCategories.label(c.id(), c.label()), ReportCategories.color(c.id()),
                     Fmt.ms(c.msPerStep()), Fmt.pct(c.sharePct()), Fmt.count(c.callsPerStep()), subs,
                     subSummary(subs)));
-            totalMs += c.msPerStep();
-            totalCalls += c.callsPerStep();
-            totalShare += c.sharePct();
         }
-        CategoryRow total = new CategoryRow("total", "Total", "", Fmt.ms(rows.isEmpty() ? null : totalMs),
-                Fmt.pct(rows.isEmpty() ? null : totalShare), Fmt.count(rows.isEmpty() ? null : totalCalls), List.of(), "");
+        CategoryRow total = new CategoryRow("total", "Total", "", Fmt.ms(rows.isEmpty() ? null : sum(cats, CategoryShare::msPerStep)),
+                Fmt.pct(rows.isEmpty() ? null : sum(cats, CategoryShare::sharePct)),
+                Fmt.count(rows.isEmpty() ? null : sum(cats, CategoryShare::callsPerStep)), List.of(), "");
         Stat kernel = p.kernelMsPerStep();
-
-        // Per-step statistics.
-        List<StepPoint> steps = allSteps.stream().filter(s -> id.equals(s.phase())).toList();
         List<StatRow> stats = new ArrayList<>();
         stats.add(statRow("Kernel time", kernel));
         stats.add(statRow("Compute (kernel time without collective waits)", p.computeMsPerStep()));
@@ -269,8 +287,21 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         stats.add(statRow("Busy (union of kernel intervals)", p.busyMsPerStep()));
         stats.add(idleRow(p, steps));
         stats.add(statRow("Host gap before the step", p.hostGapMsPerStep()));
+        return new Headline(rows, total, Fmt.ms(kernel == null ? null : kernel.mean()),
+                Fmt.ms(kernel == null ? null : kernel.median()), Fmt.ms(kernel == null ? null : kernel.p90()), stats);
+    }
 
-        // Per rank.
+    /** A figure of the categories, summed in their order. */
+    private static double sum(List<CategoryShare> cats, ToDoubleFunction<CategoryShare> figure) {
+        double total = 0;
+        for (CategoryShare c : cats) {
+            total += figure.applyAsDouble(c);
+        }
+        return total;
+    }
+
+    /** Per rank: kernel time statistics and ms per step of each category, the fastest and slowest rank marked. */
+    private static RankTable rankTable(String id, PhaseSummary p, List<CategoryShare> cats, List<RankSummary> rankSummaries) {
         Map<String, String> colIds = new TreeMap<>(Comparator.comparingInt(ReportCategories::order)
                 .thenComparing(Comparator.naturalOrder()));
         for (CategoryShare c : cats) {
@@ -286,38 +317,9 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         }
         List<Column> columns = new ArrayList<>();
         colIds.forEach((cid, clabel) -> columns.add(new Column(cid, clabel, ReportCategories.chartLabel(clabel), ReportCategories.color(cid))));
-        // Badges by compute time: a rank's spinning in collectives while it waits for a late peer is kernel
-        // time, so by kernel time the rank everyone waits for would look the fastest.
-        Stat badge = p.computeMsPerStep() != null && p.computeMsPerStep().min() != null ? p.computeMsPerStep() : kernel;
-        Integer minRank = badge != null && badge.min() != null ? badge.min().rank() : null;
-        Integer maxRank = badge != null && badge.max() != null ? badge.max().rank() : null;
-        if (minRank == null || maxRank == null) {
-            // The model did not say: the extremes of the ranks' own means, when there are any.
-            RankSummary lo = null;
-            RankSummary hi = null;
-            for (RankSummary rs : ranks) {
-                Double m = rankKernelMean(rs, id);
-                if (m == null) {
-                    continue;
-                }
-                if (lo == null || m < rankKernelMean(lo, id)) {
-                    lo = rs;
-                }
-                if (hi == null || m > rankKernelMean(hi, id)) {
-                    hi = rs;
-                }
-            }
-            if (minRank == null && lo != null) {
-                minRank = lo.rank();
-            }
-            if (maxRank == null && hi != null) {
-                maxRank = hi.rank();
-            }
-        }
-        if (minRank != null && minRank.equals(maxRank)) {
-            minRank = null; // one rank, or all alike: nothing to single out
-            maxRank = null;
-        }
+        Integer[] extremes = extremeRanks(id, p, ranks);
+        Integer minRank = extremes[0];
+        Integer maxRank = extremes[1];
         List<RankRow> rankRows = new ArrayList<>();
         for (RankSummary rs : ranks) {
             RankPhase rp = rs.phases() == null ? null : rs.phases().get(id);
@@ -345,8 +347,51 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                     Fmt.ms(k == null ? null : k.p90()), Fmt.ms(cp == null ? null : cp.mean()),
                     Fmt.ms(wt == null ? null : wt.mean()), Fmt.ms(sp == null ? null : sp.mean()), mark, cells));
         }
+        return new RankTable(columns, rankRows, minRank == null ? Fmt.NA : minRank.toString(),
+                maxRank == null ? Fmt.NA : maxRank.toString());
+    }
 
-        // Per step, across ranks.
+    /**
+     * The fastest and slowest rank ({min, max}, null where none), by compute time: a rank's spinning in
+     * collectives while it waits for a late peer is kernel time, so by kernel time the rank everyone waits
+     * for would look the fastest.
+     */
+    private static Integer[] extremeRanks(String id, PhaseSummary p, List<RankSummary> ranks) {
+        Stat kernel = p.kernelMsPerStep();
+        Stat badge = p.computeMsPerStep() != null && p.computeMsPerStep().min() != null ? p.computeMsPerStep() : kernel;
+        Integer minRank = badge != null && badge.min() != null ? badge.min().rank() : null;
+        Integer maxRank = badge != null && badge.max() != null ? badge.max().rank() : null;
+        if (minRank == null || maxRank == null) {
+            // The model did not say: the extremes of the ranks' own means, when there are any.
+            RankSummary lo = null;
+            RankSummary hi = null;
+            for (RankSummary rs : ranks) {
+                Double m = rankKernelMean(rs, id);
+                if (m == null) {
+                    continue;
+                }
+                if (lo == null || m < rankKernelMean(lo, id)) {
+                    lo = rs;
+                }
+                if (hi == null || m > rankKernelMean(hi, id)) {
+                    hi = rs;
+                }
+            }
+            if (minRank == null && lo != null) {
+                minRank = lo.rank();
+            }
+            if (maxRank == null && hi != null) {
+                maxRank = hi.rank();
+            }
+        }
+        if (minRank != null && minRank.equals(maxRank)) {
+            return new Integer[] {null, null}; // one rank, or all alike: nothing to single out
+        }
+        return new Integer[] {minRank, maxRank};
+    }
+
+    /** Per step, across ranks: the first {@link #STEP_ROWS_LIMIT} steps. */
+    private static StepTable stepTable(String id, PhaseSummary p, List<StepPoint> steps, String capturePath) {
         TreeMap<Integer, List<StepPoint>> byIndex = new TreeMap<>();
         for (StepPoint s : steps) {
             byIndex.computeIfAbsent(s.index(), k -> new ArrayList<>()).add(s);
@@ -365,17 +410,21 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
             StepPoint hi = l.stream().max(Comparator.comparingDouble(StepPoint::kernelMs)).orElseThrow();
             List<Double> gaps = l.stream().map(StepPoint::hostGapMs).filter(g -> g != null).toList();
             stepRows.add(new StepRow(Integer.toString(e.getKey()), Fmt.text(l.get(0).name()), Integer.toString(l.size()),
-                    Fmt.ms(mean(l.stream().map(StepPoint::kernelMs).toList())), Fmt.ms(lo.kernelMs()),
+                    Fmt.ms(Stats.mean(l.stream().map(StepPoint::kernelMs).toList())), Fmt.ms(lo.kernelMs()),
                     Integer.toString(lo.rank()), Fmt.ms(hi.kernelMs()), Integer.toString(hi.rank()),
-                    spanKnown ? Fmt.ms(mean(l.stream().map(StepPoint::spanMs).toList())) : Fmt.NA,
-                    busyKnown ? Fmt.ms(mean(l.stream().map(StepPoint::busyMs).toList())) : Fmt.NA,
-                    spanKnown && busyKnown ? Fmt.ms(mean(l.stream().map(s -> s.spanMs() - s.busyMs()).toList())) : Fmt.NA,
-                    Fmt.ms(gaps.isEmpty() ? null : mean(gaps)),
+                    spanKnown ? Fmt.ms(Stats.mean(l.stream().map(StepPoint::spanMs).toList())) : Fmt.NA,
+                    busyKnown ? Fmt.ms(Stats.mean(l.stream().map(StepPoint::busyMs).toList())) : Fmt.NA,
+                    spanKnown && busyKnown ? Fmt.ms(Stats.mean(l.stream().map(s -> s.spanMs() - s.busyMs()).toList())) : Fmt.NA,
+                    Fmt.ms(gaps.isEmpty() ? null : Stats.mean(gaps)),
                     capturePath == null ? Fmt.NA : Fmt.text(timelineCommand(capturePath, id, e.getKey()))));
         }
+        return new StepTable(stepRows, byIndex.size(), byIndex.size() > stepRows.size());
+    }
 
-        // Top kernels.
-        Double phaseKernel = kernel != null && kernel.mean() != null ? kernel.mean() : (cats.isEmpty() ? null : totalMs);
+    /** The top kernels, their shares of the phase's kernel time (the categories' total when the model has no mean). */
+    private static List<KernelRow> topKernels(PhaseSummary p, List<CategoryShare> cats, Names names) {
+        Stat kernel = p.kernelMsPerStep();
+        Double phaseKernel = kernel != null && kernel.mean() != null ? kernel.mean() : (cats.isEmpty() ? null : sum(cats, CategoryShare::msPerStep));
         List<KernelRow> top = new ArrayList<>();
         for (TopKernel k : p.topKernels() == null ? List.<TopKernel>of() : p.topKernels()) {
             top.add(new KernelRow(names.of(k.name()), Fmt.text(k.category()), ReportCategories.label(k.category(), null),
@@ -384,8 +433,11 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                     Fmt.pct(phaseKernel == null || phaseKernel <= 0 ? null : 100 * k.msPerStep() / phaseKernel),
                     Fmt.count(k.callsPerStep()), Fmt.us(k.meanUs())));
         }
+        return top;
+    }
 
-        // Idle and host gaps.
+    /** Idle time and the largest host gaps. */
+    private static IdleView idle(PhaseSummary p, List<StepPoint> steps) {
         Double spanMean = mean(p.spanMsPerStep());
         Double busyMean = mean(p.busyMsPerStep());
         Double idleMean = spanMean != null && busyMean != null ? spanMean - busyMean : null;
@@ -397,21 +449,9 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                 .limit(LARGEST_GAPS)
                 .map(s -> new GapRow(Integer.toString(s.rank()), Integer.toString(s.index()), Fmt.text(s.name()), Fmt.ms(s.hostGapMs())))
                 .toList();
-        IdleView idle = new IdleView(Fmt.ms(spanMean), Fmt.ms(busyMean), Fmt.ms(idleMean), Fmt.pct(busyPct),
+        return new IdleView(Fmt.ms(spanMean), Fmt.ms(busyMean), Fmt.ms(idleMean), Fmt.pct(busyPct),
                 Fmt.ms(gap == null ? null : gap.mean()), Fmt.ms(gap == null ? null : gap.median()),
                 Fmt.ms(gap == null ? null : gap.p90()), gapRows);
-
-        String stepCount = Fmt.count(p.steps());
-        return new PhaseView(id, label, "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), stepCount,
-                stepCount + ("1".equals(stepCount) ? " step" : " steps"),
-                stepSourceLabel(p.stepSource()), Fmt.text(p.stepSource()), rows, total,
-                Fmt.ms(kernel == null ? null : kernel.mean()), Fmt.ms(kernel == null ? null : kernel.median()),
-                Fmt.ms(kernel == null ? null : kernel.p90()), stats, columns, rankRows,
-                minRank == null ? Fmt.NA : minRank.toString(), maxRank == null ? Fmt.NA : maxRank.toString(),
-                stepRows, byIndex.size(), byIndex.size() > stepRows.size(), top, idle,
-                StragglerView.of(p.stragglers()), OverlapView.of(p.overlap()), HostBoundView.of(p.hostBound()),
-                charts.get(id + "-shares"), charts.get(id + "-ranks"), charts.get(id + "-steps"),
-                RooflineView.of(p, names::of, charts.get(id + "-roofline")));
     }
 
     /** The largest subcategories with their shares, in one line ("norm 2.1%, rotary 0.4%, …"). */
@@ -447,7 +487,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
      * Idle (span minus busy) per step: the mean from the model's span and busy means; median and p90
      * from the per-step points (per rank, then the mean over ranks, as docs/reports.md aggregates), when given.
      */
-    private static StatRow idleRow(Phase p, List<StepPoint> steps) {
+    private static StatRow idleRow(PhaseSummary p, List<StepPoint> steps) {
         String label = "Idle within the step (span − busy)";
         Double span = mean(p.spanMsPerStep());
         Double busy = mean(p.busyMsPerStep());
@@ -469,9 +509,9 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         double hiV = 0;
         for (Map.Entry<Integer, List<Double>> e : byRank.entrySet()) {
             List<Double> v = e.getValue().stream().sorted().toList();
-            double m = mean(v);
-            medianSum += quantile(v, 0.5);
-            p90Sum += quantile(v, 0.9);
+            double m = Stats.mean(v);
+            medianSum += Stats.quantile(v, 0.5);
+            p90Sum += Stats.quantile(v, 0.9);
             if (lo == null || m < loV) {
                 lo = e.getKey();
                 loV = m;
@@ -500,26 +540,6 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
     private static Double mean(Stat s) {
         return s == null ? null : s.mean();
     }
-
-    private static double mean(List<Double> v) {
-        double sum = 0;
-        for (double d : v) {
-            sum += d;
-        }
-        return v.isEmpty() ? Double.NaN : sum / v.size();
-    }
-
-    /** Linear interpolation between closest ranks (DuckDB's quantile_cont) over sorted values. */
-    static double quantile(List<Double> sorted, double q) {
-        if (sorted.isEmpty()) {
-            return Double.NaN;
-        }
-        double pos = q * (sorted.size() - 1);
-        int i = (int) Math.floor(pos);
-        int j = Math.min(i + 1, sorted.size() - 1);
-        return sorted.get(i) + (pos - i) * (sorted.get(j) - sorted.get(i));
-    }
-
     private static double sumMs(List<CategoryShare> cats) {
         return cats == null ? 0 : cats.stream().mapToDouble(CategoryShare::msPerStep).sum();
     }
@@ -537,25 +557,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
 
     /** Phase ids in report order: decode, prefill, mixed, unknown, then others by name. */
     public static List<String> orderedPhases(Collection<String> ids) {
-        return ids.stream().sorted(Comparator.comparingInt(ReportView::phaseRank).thenComparing(Comparator.naturalOrder())).toList();
-    }
-
-    private static int phaseRank(String id) {
-        int i = PHASE_ORDER.indexOf(id);
-        return i < 0 ? PHASE_ORDER.size() : i;
-    }
-
-    public static String phaseLabel(String id) {
-        if (id == null) {
-            return Fmt.NA;
-        }
-        return switch (id) {
-            case "decode" -> "Decode";
-            case "prefill" -> "Prefill";
-            case "mixed" -> "Mixed (prefill + decode)";
-            case "unknown" -> "Unknown phase";
-            default -> id;
-        };
+        return ids.stream().sorted(Comparator.comparingInt(Phase::order).thenComparing(Comparator.naturalOrder())).toList();
     }
 
     /** {@code steptrace timeline PATH --phase decode --steps 37}, the path quoted for a POSIX shell when it needs it. */
@@ -565,21 +567,6 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         return "steptrace timeline " + path + " --phase " + phase + " --steps " + step;
     }
 
-    public static String stepSourceLabel(String id) {
-        if (id == null) {
-            return Fmt.NA;
-        }
-        return switch (id) {
-            case "vllm_annotation" -> "vLLM step annotations";
-            case "sglang_annotation" -> "SGLang step annotations";
-            case "profiler_step" -> "ProfilerStep#N";
-            case "user_regex" -> "annotations matching --step-regex";
-            case "nvtx" -> "NVTX ranges";
-            case "graph_launch" -> "CUDA graph launches";
-            case "gap" -> "GPU idle gaps";
-            default -> id;
-        };
-    }
 
     /** Numbers the shortened names, once per distinct name. */
     private static final class Names {

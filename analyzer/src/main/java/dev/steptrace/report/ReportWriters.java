@@ -12,7 +12,7 @@ public final class ReportWriters {
     /** The content restricted to one phase (phases, collectives, per-rank phases, step points). */
     public static ReportContent onlyPhase(ReportContent content, String phase) {
         BottleneckReport r = content.report();
-        Map<String, BottleneckReport.Phase> phases = new LinkedHashMap<>();
+        Map<String, BottleneckReport.PhaseSummary> phases = new LinkedHashMap<>();
         if (r.phases().containsKey(phase)) {
             phases.put(phase, r.phases().get(phase));
         }

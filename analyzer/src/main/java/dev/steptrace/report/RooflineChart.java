@@ -3,7 +3,7 @@ package dev.steptrace.report;
 import dev.steptrace.report.BottleneckReport.BelowBound;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.DevicePeakRates;
-import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ final class RooflineChart {
     private RooflineChart() {}
 
     /** The chart, or null without peaks or without a point to place. */
-    static XYChart of(String phaseLabel, Phase p) {
+    static XYChart of(String phaseLabel, PhaseSummary p) {
         DevicePeakRates d = p.roofline() == null ? null : p.roofline().peaks();
         if (d == null || d.hbmGbps() == null) {
             return null;

@@ -4,8 +4,8 @@ import dev.steptrace.report.BottleneckReport.BelowBound;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.DevicePeakRates;
 import dev.steptrace.report.BottleneckReport.ModelFloor;
-import dev.steptrace.report.BottleneckReport.Phase;
 import dev.steptrace.report.BottleneckReport.PhaseRoofline;
+import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport.Roofline;
 import dev.steptrace.report.ReportView.ChartRef;
 import dev.steptrace.report.ReportView.KernelName;
@@ -38,7 +38,7 @@ public record RooflineView(String device, boolean peaksKnown, String peaks, Stri
     public record Floor(String category, String bytes, String flops, String floorMs, String bound, String derivation) {}
 
     /** The section for {@code p}, or null when its report has no roofline. */
-    static RooflineView of(Phase p, Function<String, KernelName> names, ChartRef chart) {
+    static RooflineView of(PhaseSummary p, Function<String, KernelName> names, ChartRef chart) {
         PhaseRoofline r = p.roofline();
         if (r == null) {
             return null;

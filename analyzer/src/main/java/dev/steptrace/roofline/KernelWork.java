@@ -1,6 +1,7 @@
 package dev.steptrace.roofline;
 
 import dev.steptrace.rules.Rule;
+import dev.steptrace.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -39,7 +40,7 @@ public final class KernelWork {
 
     /** Builds the tables. */
     public static void build(Connection c) throws SQLException {
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_launch_ops AS
                 SELECT c.file_id, c.external_id, c.name_id, c.shape_id
                 FROM cpu_ops c
@@ -48,12 +49,12 @@ public final class KernelWork {
                 WHERE c.kind = 'cpu_op'
                 QUALIFY count(*) OVER (PARTITION BY c.file_id, c.external_id) = 1
                 """);
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_shape_work (file_id INTEGER, op_name_id INTEGER, shape_id INTEGER,
                     family VARCHAR, precision VARCHAR, flops DOUBLE, bytes DOUBLE)
                 """);
         shapeWork(c);
-        exec(c, """
+        Sql.exec(c, """
                 CREATE OR REPLACE TEMP TABLE t_kernel_work AS
                 WITH op_kernels AS (
                     SELECT o.file_id, o.step, o.name_id, o.kind, k.category, o.ts_ns, o.dur_ns, o.external_id, w.family,
@@ -119,12 +120,6 @@ public final class KernelWork {
             if (batched > 0) {
                 ins.executeBatch();
             }
-        }
-    }
-
-    private static void exec(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
         }
     }
 }

@@ -1,8 +1,8 @@
 package dev.steptrace.timeline;
 
-import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
+import dev.steptrace.common.Phase;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -43,10 +43,10 @@ record StepChoice(String phase, List<Integer> steps, int slowest, long slowestSp
         }
         String chosen = phase;
         if (chosen == null) {
-            chosen = ReportBuilder.PHASES.stream().filter(byPhase::containsKey).findFirst().orElseThrow();
+            chosen = Phase.IDS.stream().filter(byPhase::containsKey).findFirst().orElseThrow();
         } else if (!byPhase.containsKey(chosen)) {
             throw new IllegalArgumentException("the capture has no " + chosen + " steps (it has: "
-                    + String.join(", ", ReportBuilder.PHASES.stream().filter(byPhase::containsKey).toList()) + ")");
+                    + String.join(", ", Phase.IDS.stream().filter(byPhase::containsKey).toList()) + ")");
         }
         TreeSet<Integer> present = byPhase.get(chosen);
         long span = 0;

@@ -2,9 +2,9 @@ package dev.steptrace.timeline;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.steptrace.analysis.CaptureScope;
-import dev.steptrace.analysis.StepSource;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
+import dev.steptrace.common.StepSource;
 import dev.steptrace.report.ReportCategories;
 import java.io.IOException;
 import java.io.OutputStream;

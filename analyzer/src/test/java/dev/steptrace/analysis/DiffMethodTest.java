@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.steptrace.report.CaptureDiff;
 import dev.steptrace.report.CaptureDiff.Delta;
+import dev.steptrace.report.CaptureDiff;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -64,10 +64,10 @@ class DiffMethodTest {
         Delta faster = DiffBuilder.delta(40, 38, new double[] {-2.1, -1.9}, 40);
         Delta slower = DiffBuilder.delta(40, 42, new double[] {1.9, 2.1}, 40);
         Delta same = DiffBuilder.delta(40, 40.1, new double[] {-0.5, 0.7}, 40);
-        assertEquals(CaptureDiff.FASTER, DiffBuilder.verdict(faster, faster));
-        assertEquals(CaptureDiff.FASTER, DiffBuilder.verdict(faster, same), "kernel time down, span unchanged");
-        assertEquals(CaptureDiff.SLOWER, DiffBuilder.verdict(same, slower));
-        assertEquals(CaptureDiff.SLOWER, DiffBuilder.verdict(faster, slower), "the span decides when they disagree");
-        assertEquals(CaptureDiff.NO_SIGNIFICANT_CHANGE, DiffBuilder.verdict(same, same));
+        assertEquals(CaptureDiff.Verdict.FASTER, DiffBuilder.verdict(faster, faster));
+        assertEquals(CaptureDiff.Verdict.FASTER, DiffBuilder.verdict(faster, same), "kernel time down, span unchanged");
+        assertEquals(CaptureDiff.Verdict.SLOWER, DiffBuilder.verdict(same, slower));
+        assertEquals(CaptureDiff.Verdict.SLOWER, DiffBuilder.verdict(faster, slower), "the span decides when they disagree");
+        assertEquals(CaptureDiff.Verdict.NO_SIGNIFICANT_CHANGE, DiffBuilder.verdict(same, same));
     }
 }

@@ -224,7 +224,7 @@ class SteptraceApiTest {
         Diff self = Steptrace.diff(ll, ll);
         assertEquals(List.of("decode"), self.phases());
         assertEquals(List.of(), self.significantCategories("decode"));
-        assertEquals(CaptureDiff.NO_SIGNIFICANT_CHANGE, self.verdict("decode"));
+        assertEquals(CaptureDiff.Verdict.NO_SIGNIFICANT_CHANGE, self.verdict("decode"));
         Table cats = self.categories("decode");
         assertTrue(cats.rowCount() > 0);
         assertTrue(cats.doubleColumn("delta_ms").asList().stream().allMatch(d -> d == 0.0));
@@ -236,7 +236,7 @@ class SteptraceApiTest {
     @Test
     void simpleVersusLlIsTheCommandLinesDiff() throws Exception {
         Diff d = Steptrace.diff(simple, ll);
-        assertEquals(CaptureDiff.FASTER, d.verdict("decode"));
+        assertEquals(CaptureDiff.Verdict.FASTER, d.verdict("decode"));
         assertTrue(d.significantCategories("decode").contains("allreduce"), d.significantCategories("decode").toString());
         Path out = tmp.resolve("cli-diff");
         Cli.assertExit(0, Cli.run("diff", simpleDir.toString(), llDir.toString(), "--db", tmp.resolve("cli-diff.duckdb").toString(),

@@ -34,38 +34,38 @@ class DecisionEngineTest {
     @Test
     void specTableAtBatch16Accepts() {
         Decision d = decide(DecisionFixtures.spec(null), DecisionFixtures.batch(16), BUNDLED);
-        assertEquals("accept", d.decision());
+        assertEquals(Decision.Choice.ACCEPT, d.decision());
         assertNull(d.option());
-        assertEquals(2.06, d.facts().amdahlMaxSpeedup(), 0.02);
-        assertEquals(51.5, d.facts().sharePct(), 0.1);
-        assertEquals(127, d.facts().callsPerStep());
-        assertEquals(11.17, d.facts().msPerStep(), 1e-9);
-        assertEquals("unknown", d.facts().regime(), "graph replays carry no message sizes");
+        assertEquals(2.06, d.facts().share().amdahlMaxSpeedup(), 0.02);
+        assertEquals(51.5, d.facts().share().sharePct(), 0.1);
+        assertEquals(127, d.facts().share().callsPerStep());
+        assertEquals(11.17, d.facts().share().msPerStep(), 1e-9);
+        assertEquals("unknown", d.facts().wire().regime(), "graph replays carry no message sizes");
         assertEquals(16, d.facts().batch());
 
         Decision.OptionResult ep = option(d, "expert_parallel");
-        assertTrue(ep.projectedSpeedup() < 1, "EP at batch 16 is slower: " + ep.projectedSpeedup());
-        assertTrue(ep.projectedStepMs() > 21.70);
-        assertEquals("slower", ep.verdict());
-        assertFalse(ep.admissible());
+        assertTrue(ep.projected().projectedSpeedup() < 1, "EP at batch 16 is slower: " + ep.projected().projectedSpeedup());
+        assertTrue(ep.projected().projectedStepMs() > 21.70);
+        assertEquals(Decision.Verdict.SLOWER, ep.judgement().verdict());
+        assertFalse(ep.judgement().admissible());
         // 21.70 - 61 x 87.95 µs + 122 x 1007 µs
-        assertEquals(21.70 - 61 * 11.17 / 127 + 122 * 1.007, ep.projectedStepMs(), 1e-6);
-        assertTrue(ep.derivation().contains("measured.all_to_all_us at batch 16"), ep.derivation());
-        assertTrue(ep.derivation().contains("options[0].effect.replace.calls_per_step"), ep.derivation());
+        assertEquals(21.70 - 61 * 11.17 / 127 + 122 * 1.007, ep.projected().projectedStepMs(), 1e-6);
+        assertTrue(ep.projected().derivation().contains("measured.all_to_all_us at batch 16"), ep.projected().derivation());
+        assertTrue(ep.projected().derivation().contains("options[0].effect.replace.calls_per_step"), ep.projected().derivation());
 
         Decision.OptionResult fp8 = option(d, "fp8_collectives");
-        assertFalse(fp8.admissible());
-        assertEquals(List.of("precision"), fp8.violates());
-        assertTrue(fp8.bound(), "regime unknown: the saving is an upper bound");
+        assertFalse(fp8.judgement().admissible());
+        assertEquals(List.of("precision"), fp8.judgement().violates());
+        assertTrue(fp8.projected().bound(), "regime unknown: the saving is an upper bound");
 
         Decision.OptionResult nvlink = option(d, "nvlink");
-        assertFalse(nvlink.admissible());
-        assertEquals("needs_hardware", nvlink.verdict());
+        assertFalse(nvlink.judgement().admissible());
+        assertEquals(Decision.Verdict.NEEDS_HARDWARE, nvlink.judgement().verdict());
         assertTrue(d.revisitWhen().stream().anyMatch(r -> r.when().contains("NVLink")), d.revisitWhen().toString());
 
         Decision.OptionResult spec = option(d, "speculative_decoding");
-        assertEquals("not_evaluated", spec.verdict());
-        assertNull(spec.projectedSpeedup(), "no speedup without tokens per step");
+        assertEquals(Decision.Verdict.NOT_EVALUATED, spec.judgement().verdict());
+        assertNull(spec.projected().projectedSpeedup(), "no speedup without tokens per step");
         assertTrue(d.revisitWhen().stream().anyMatch(r -> r.option().equals("speculative_decoding")
                 && r.when().contains("tokens per sequence per step")));
     }
@@ -73,11 +73,11 @@ class DecisionEngineTest {
     @Test
     void specTableAtBatch1StillAcceptsBecauseEpCollapsesAtOperatingBatch16() {
         Decision d = decide(DecisionFixtures.spec(null), DecisionFixtures.batch(1), BUNDLED);
-        assertEquals("accept", d.decision());
+        assertEquals(Decision.Choice.ACCEPT, d.decision());
         Decision.OptionResult ep = option(d, "expert_parallel");
-        assertTrue(ep.projectedSpeedup() > 1, "at batch 1 (19-25 µs per op) EP is faster: " + ep.projectedSpeedup());
-        assertFalse(ep.admissible());
-        assertTrue(ep.violates().contains("operating_batches"));
+        assertTrue(ep.projected().projectedSpeedup() > 1, "at batch 1 (19-25 µs per op) EP is faster: " + ep.projected().projectedSpeedup());
+        assertFalse(ep.judgement().admissible());
+        assertTrue(ep.judgement().violates().contains("operating_batches"));
         Decision.BatchPoint at16 = ep.byBatch().stream().filter(b -> b.batch() == 16).findFirst().orElseThrow();
         assertTrue(at16.projectedSpeedup() < 1, "slower at batch 16");
         assertEquals(25, ep.byBatch().get(0).perCallUs(), "a range is projected at its high end");
@@ -88,13 +88,13 @@ class DecisionEngineTest {
     @Test
     void h200NvlinkCaptureIsNotWhatThePcieScenarioIsAbout() {
         Decision d = decide(DecisionFixtures.h200(), CaptureBatch.UNKNOWN, BUNDLED);
-        assertEquals("not_applicable", d.decision());
+        assertEquals(Decision.Choice.NOT_APPLICABLE, d.decision());
         assertNull(d.option());
         assertTrue(d.summary().startsWith("Not applicable: the scenario's hardware is not the capture's"), d.summary());
         assertTrue(d.summary().contains("hardware.interconnect is pcie but the capture's GPUs are linked by nvlink"), d.summary());
-        assertTrue(d.options().stream().allMatch(o -> o.verdict().equals("not_applicable")));
-        assertEquals(2.5, d.facts().sharePct(), 0.3);
-        assertEquals(1.03, d.facts().amdahlMaxSpeedup(), 0.01);
+        assertTrue(d.options().stream().allMatch(o -> o.judgement().verdict() == Decision.Verdict.NOT_APPLICABLE));
+        assertEquals(2.5, d.facts().share().sharePct(), 0.3);
+        assertEquals(1.03, d.facts().share().amdahlMaxSpeedup(), 0.01);
         assertEquals(1, d.facts().batch(), "from the scenario's question.batch");
         assertTrue(d.facts().batchSource().contains("question.batch"));
         assertTrue(d.warnings().stream().anyMatch(w -> w.code().equals("hardware_mismatch")
@@ -119,12 +119,12 @@ class DecisionEngineTest {
                 constraints: {budget: none}
                 """);
         Decision d = decide(DecisionFixtures.spec(null), DecisionFixtures.batch(1), s);
-        assertEquals("pursue", d.decision());
+        assertEquals(Decision.Choice.PURSUE, d.decision());
         assertEquals("smaller_messages", d.option());
-        assertEquals(1.5, option(d, "smaller_messages").projectedSpeedup(), 0.02);
-        assertEquals("pursue", option(d, "smaller_messages").verdict());
-        assertEquals("below_threshold", option(d, "slow").verdict());
-        assertEquals("violates_constraints", option(d, "forbidden").verdict());
+        assertEquals(1.5, option(d, "smaller_messages").projected().projectedSpeedup(), 0.02);
+        assertEquals(Decision.Verdict.PURSUE, option(d, "smaller_messages").judgement().verdict());
+        assertEquals(Decision.Verdict.BELOW_THRESHOLD, option(d, "slow").judgement().verdict());
+        assertEquals(Decision.Verdict.VIOLATES_CONSTRAINTS, option(d, "forbidden").judgement().verdict());
         assertTrue(d.summary().startsWith("Pursue Smaller all-reduce messages"), d.summary());
         assertTrue(d.revisitWhen().stream().noneMatch(r -> r.option().equals("smaller_messages")));
     }
@@ -139,20 +139,20 @@ class DecisionEngineTest {
                 """);
         Decision d = decide(DecisionFixtures.spec(null), DecisionFixtures.batch(1), s);
         double projected = (21.70 + 1.5) * 1.1;
-        assertEquals(projected, option(d, "spec").projectedStepMs(), 1e-9);
-        assertEquals(2 * 21.70 / projected, option(d, "spec").projectedSpeedup(), 1e-9);
-        assertEquals("pursue", d.decision());
+        assertEquals(projected, option(d, "spec").projected().projectedStepMs(), 1e-9);
+        assertEquals(2 * 21.70 / projected, option(d, "spec").projected().projectedSpeedup(), 1e-9);
+        assertEquals(Decision.Choice.PURSUE, d.decision());
     }
 
     @Test
     void messageSizesSettleTheRegimeAndCompressionOfALatencyBoundCollectiveSavesNothing() {
         // 7168 hidden x 1 token x bf16 = 14,336 B per all-reduce, 88 µs per call, 64 GB/s link.
         Decision d = decide(DecisionFixtures.spec(14336.0), DecisionFixtures.batch(1), BUNDLED);
-        assertEquals("latency", d.facts().regime());
-        assertEquals(14336 * 2.0 * 7 / 8 / 64000, d.facts().wireUs(), 1e-9);
+        assertEquals("latency", d.facts().wire().regime());
+        assertEquals(14336 * 2.0 * 7 / 8 / 64000, d.facts().wire().wireUs(), 1e-9);
         Decision.OptionResult fp8 = option(d, "fp8_collectives");
-        assertFalse(fp8.bound());
-        assertTrue(fp8.projectedSpeedup() < 1.01, "halving 0.4 µs of an 88 µs call: " + fp8.projectedSpeedup());
+        assertFalse(fp8.projected().bound());
+        assertTrue(fp8.projected().projectedSpeedup() < 1.01, "halving 0.4 µs of an 88 µs call: " + fp8.projected().projectedSpeedup());
         assertTrue(d.revisitWhen().stream().noneMatch(r -> r.option().equals("fp8_collectives")),
                 "relaxing precision would not help a latency-bound collective");
     }
@@ -163,8 +163,8 @@ class DecisionEngineTest {
         BottleneckReport r = DecisionFixtures.report("prefill", DecisionFixtures.RTX, 8, 5, 470, 0.4, 29360128.0, List.of(
                 DecisionFixtures.cat("allreduce", 114.3, 127), DecisionFixtures.cat("gemm", 88, 428)));
         Decision d = decide(r, DecisionFixtures.batch(1), BUNDLED);
-        assertEquals("bandwidth", d.facts().regime());
-        assertEquals(29360128 * 2.0 * 7 / 8 / 64000, d.facts().wireUs(), 1e-9);
+        assertEquals("bandwidth", d.facts().wire().regime());
+        assertEquals(29360128 * 2.0 * 7 / 8 / 64000, d.facts().wire().wireUs(), 1e-9);
     }
 
     @Test
@@ -196,18 +196,18 @@ class DecisionEngineTest {
                     effect: {replace: {calls_per_step: 500, by: {per_call_us: 1}}}
                 """);
         Decision.OptionResult o = option(decide(DecisionFixtures.spec(null), DecisionFixtures.batch(1), s), "too_many");
-        assertEquals("not_evaluated", o.verdict());
-        assertNull(o.projectedSpeedup());
-        assertTrue(o.reason().contains("500 calls, but the capture has 127 allreduce calls per step"), o.reason());
+        assertEquals(Decision.Verdict.NOT_EVALUATED, o.judgement().verdict());
+        assertNull(o.projected().projectedSpeedup());
+        assertTrue(o.judgement().reason().contains("500 calls, but the capture has 127 allreduce calls per step"), o.judgement().reason());
     }
 
     @Test
     void aTableWithoutTheCapturesBatchLeavesTheOptionUnevaluated() {
         Decision d = decide(DecisionFixtures.spec(null), DecisionFixtures.batch(8), BUNDLED);
         Decision.OptionResult ep = option(d, "expert_parallel");
-        assertEquals("not_evaluated", ep.verdict());
-        assertTrue(ep.reason().contains("measured.all_to_all_us has no value at batch 8"), ep.reason());
-        assertFalse(ep.admissible());
+        assertEquals(Decision.Verdict.NOT_EVALUATED, ep.judgement().verdict());
+        assertTrue(ep.judgement().reason().contains("measured.all_to_all_us has no value at batch 8"), ep.judgement().reason());
+        assertFalse(ep.judgement().admissible());
     }
 
     @Test
@@ -222,7 +222,7 @@ class DecisionEngineTest {
                 """);
         Decision d = decide(DecisionFixtures.spec(null), CaptureBatch.UNKNOWN, s);
         assertNull(d.facts().batch());
-        assertEquals("not_evaluated", option(d, "ep").verdict());
+        assertEquals(Decision.Verdict.NOT_EVALUATED, option(d, "ep").judgement().verdict());
         assertTrue(d.warnings().stream().anyMatch(w -> w.code().equals("batch_unknown")));
     }
 
@@ -233,10 +233,10 @@ class DecisionEngineTest {
                 options: []
                 """);
         Decision d = decide(DecisionFixtures.spec(null), DecisionFixtures.batch(1), s);
-        assertEquals(10.99, d.facts().msPerStep(), 1e-9);
-        assertEquals("custom", d.facts().subcategory());
-        assertEquals(122, d.facts().callsPerStep());
-        assertEquals("accept", d.decision());
+        assertEquals(10.99, d.facts().share().msPerStep(), 1e-9);
+        assertEquals("custom", d.facts().tax().subcategory());
+        assertEquals(122, d.facts().share().callsPerStep());
+        assertEquals(Decision.Choice.ACCEPT, d.decision());
     }
 
     @Test

@@ -1,9 +1,9 @@
 package dev.steptrace.decide;
 
-import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.Stat;
 import dev.steptrace.report.BottleneckReport.SubcategoryShare;
+import dev.steptrace.report.BottleneckReport;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,8 +63,8 @@ final class DecisionFixtures {
         for (int r = 0; r < ranks; r++) {
             rankList.add(r);
         }
-        Map<String, BottleneckReport.Phase> phases = new LinkedHashMap<>();
-        phases.put("decode", new BottleneckReport.Phase(steps, "vllm_annotation", stat(total), stat(spanMs),
+        Map<String, BottleneckReport.PhaseSummary> phases = new LinkedHashMap<>();
+        phases.put("decode", new BottleneckReport.PhaseSummary(steps, "vllm_annotation", stat(total), stat(spanMs),
                 stat(total * 0.97), stat(hostGapMs), null, withShares, List.of(), null, null, null));
         List<BottleneckReport.Collective> collectives = new ArrayList<>();
         for (CategoryShare c : withShares) {

@@ -51,8 +51,8 @@ final class DiffFixtures {
                 new CollectiveSide(127, 88.0, 14336.0, 1.2, 0.44, 10.73),
                 new CollectiveSide(127, 70.1, 14336.0, 1.5, 0.30, 8.60), -17.9, -20.3, 0.3, -0.14, -2.13));
         Map<String, PhaseDiff> phases = new LinkedHashMap<>();
-        phases.put("decode", new PhaseDiff(CaptureDiff.FASTER, 20, 20, kernel, span, decodeCats, kernels, collectives));
-        phases.put("prefill", new PhaseDiff(CaptureDiff.NO_SIGNIFICANT_CHANGE, 1, 1,
+        phases.put("decode", new PhaseDiff(CaptureDiff.Verdict.FASTER, 20, 20, kernel, span, decodeCats, kernels, collectives));
+        phases.put("prefill", new PhaseDiff(CaptureDiff.Verdict.NO_SIGNIFICANT_CHANGE, 1, 1,
                 delta(465.0, 460.0, null, false), delta(470.0, 466.0, null, false),
                 List.of(cat("allreduce", 254.0, 250.0, null, false, 127, 127, List.of())), List.of(), List.of()));
         Side a = new Side("/data/kimi/nccl-simple", "nccl-simple", "kineto", 8, List.of(0, 1, 2, 3, 4, 5, 6, 7), 8,

@@ -10,7 +10,7 @@ import dev.steptrace.report.BottleneckReport.MessageBytes;
 import dev.steptrace.report.BottleneckReport.Overlap;
 import dev.steptrace.report.BottleneckReport.PartialFile;
 import dev.steptrace.report.BottleneckReport.PerStep;
-import dev.steptrace.report.BottleneckReport.Phase;
+import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport.RankPhase;
 import dev.steptrace.report.BottleneckReport.RankSummary;
 import dev.steptrace.report.BottleneckReport.RankValue;
@@ -73,8 +73,8 @@ final class ReportFixtures {
                 List.of("NVIDIA RTX PRO 6000 Blackwell Server Edition"),
                 List.of(new PartialFile("rank7.pt.trace.json.gz", "truncated gzip at byte 1234567: kept 2104331 events before the cut")));
 
-        Map<String, Phase> phases = new LinkedHashMap<>();
-        phases.put("decode", new Phase(DECODE_STEPS, "vllm_annotation",
+        Map<String, PhaseSummary> phases = new LinkedHashMap<>();
+        phases.put("decode", new PhaseSummary(DECODE_STEPS, "vllm_annotation",
                 new Stat(21.70, 21.68, 22.05, new RankValue(3, 21.41), new RankValue(5, 22.02)),
                 new Stat(24.31, 24.25, 24.90, new RankValue(3, 24.02), new RankValue(5, 24.66)),
                 new Stat(21.22, 21.20, 21.61, new RankValue(3, 20.93), new RankValue(5, 21.55)),
@@ -83,7 +83,7 @@ final class ReportFixtures {
                 new Overlap(11.17, 2.10, 9.07, 18.8),
                 new HostBound(0.90, 0.05, 0.85, 0.2, false, List.of(new LaunchDelay("memcpy", 1, 25.1, 21.7, 40.2)),
                         1, new PerStep(412.0, 398.5, 520.3))));
-        phases.put("prefill", new Phase(PREFILL_STEPS, "vllm_annotation",
+        phases.put("prefill", new PhaseSummary(PREFILL_STEPS, "vllm_annotation",
                 new Stat(74.9, 74.9, 75.3, null, null),
                 new Stat(80.2, null, null, null, null),
                 new Stat(null, null, null, null, null),

@@ -24,7 +24,7 @@ class TemplateLoaderTest {
     @Test
     void overrideDirectoryTakesPrecedenceForTheFilesItHas(@TempDir Path templates, @TempDir Path out) throws IOException {
         Files.writeString(templates.resolve("report.md.ftl"),
-                "CUSTOM ${view.captureName} <#list view.phases as p>${p.id}=${p.kernelMean} </#list>${md.code(\"a|b\")}\n");
+                "CUSTOM ${view.captureName} <#list view.phases as p>${p.id}=${p.headline.kernelMean} </#list>${md.code(\"a|b\")}\n");
         Files.writeString(templates.resolve("report.css"), "body { --custom-marker: 1; }\n");
         TemplateLoader loader = new TemplateLoader(templates);
         assertTrue(loader.isOverridden("report.md.ftl"));

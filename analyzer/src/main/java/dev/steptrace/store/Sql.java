@@ -1,0 +1,48 @@
+package dev.steptrace.store;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The few statement helpers the analysis code shares: one statement, no parameters, no result kept. */
+public final class Sql {
+    private Sql() {}
+
+    /** Runs one statement. */
+    public static void exec(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    /** The first column of a one-row query (a count). */
+    public static long count(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** The first column of every row. */
+    public static List<String> strings(Connection c, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    /** Strings as a SQL list for {@code IN}: {@code ('a', 'b')}, quotes doubled. */
+    public static String inList(List<String> values) {
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < values.size(); i++) {
+            sb.append(i > 0 ? ", '" : "'").append(values.get(i).replace("'", "''")).append('\'');
+        }
+        return sb.append(')').toString();
+    }
+}
