@@ -15,6 +15,7 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One capture's analysis, made in temp tables of a connection of its own (fast to build, gone when it
@@ -25,7 +26,7 @@ import java.util.List;
  * <table>
  *   <caption>Temp tables, and the store tables they are copied into</caption>
  *   <tr><td>{@code t_devices}</td><td>per file and device id its GPU work ran on: the device's name, and how
- *       it was found ({@link CaptureDevices})</td><td>{@code rank_devices}</td></tr>
+ *       it was found (stage {@code 02-devices})</td><td>{@code rank_devices}</td></tr>
  *   <tr><td>{@code t_steps}</td><td>steps per file: name, phase, CPU range</td><td>{@code steps}</td></tr>
  *   <tr><td>{@code t_classes}</td><td>category, subcategory and rule id of each (file, name, kind, variant):
  *       variant 0 is the name's class, others the classes {@link ContextClasses} gave some of its
@@ -84,26 +85,9 @@ public final class CaptureAnalysis implements AutoCloseable {
         Connection c = store.newConnection();
         try {
             CaptureScope scope = CaptureScope.load(c, captureId);
-            try (PreparedStatement ps = c.prepareStatement(
-                    "CREATE OR REPLACE TEMP TABLE t_files AS SELECT file_id, rank FROM capture_files WHERE capture_id = ?")) {
-                ps.setInt(1, captureId);
-                ps.execute();
-            }
-            try (PreparedStatement ps = c.prepareStatement("""
-                    CREATE OR REPLACE TEMP TABLE t_classes AS
-                    SELECT o.file_id, o.name_id, o.kind,
-                           coalesce(k.category, 'other') AS category,
-                           coalesce(k.subcategory, 'unknown') AS subcategory,
-                           coalesce(k.rule_id, 'other.unclassified') AS rule_id, 0::UTINYINT AS variant
-                    FROM (SELECT DISTINCT file_id, name_id, kind FROM gpu_ops JOIN t_files USING (file_id)
-                          WHERE kind <> 'sync') o
-                    JOIN names n USING (file_id, name_id)
-                    LEFT JOIN name_classes k ON k.name = n.name AND k.kind = o.kind::VARCHAR AND k.taxonomy_digest = ?
-                    """)) {
-                ps.setString(1, key.taxonomy().digest());
-                ps.execute();
-            }
-            CaptureDevices.build(c);
+            SqlStage.load("00-capture-files").run(c, Map.of("capture_id", captureId));
+            SqlStage.load("01-classes").run(c, Map.of("taxonomy_digest", key.taxonomy().digest()));
+            SqlStage.run(c, "02-devices");
             StepSource source = StepDetector.detect(c, key.stepRegex());
             StepAttribution.attribute(c, source);
             ContextClasses.refine(c, key.taxonomy());
@@ -166,89 +150,8 @@ public final class CaptureAnalysis implements AutoCloseable {
                 ps.setDouble(9, seconds);
                 ps.executeUpdate();
             }
-            update(c, """
-                    INSERT INTO steps
-                    SELECT $1::INTEGER, $2::VARCHAR, s.file_id, m.rank, s.step, s.phase, m.phase_index, s.name, $3::VARCHAR, s.step_number,
-                           s.cpu_start, s.cpu_end
-                    FROM t_steps s JOIN t_step_metrics m USING (file_id, step)
-                    """, captureId, key, stepSource.id());
-            update(c, """
-                    INSERT INTO step_metrics
-                    SELECT $1::INTEGER, $2::VARCHAR, m.file_id, m.rank, m.step, m.phase, m.phase_index, m.gpu_start, m.gpu_end,
-                           m.kernel_ns, m.calls, m.span_ns, m.busy_ns, m.idle_ns, m.host_gap_ns, w.wait_ns, w.compute_ns,
-                           o.comm_ns, o.hidden_ns, h.launch_wait_ns
-                    FROM t_step_metrics m JOIN t_step_waits w USING (file_id, step) JOIN t_step_overlap o USING (file_id, step)
-                    JOIN t_step_host h USING (file_id, step)
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO step_categories
-                    SELECT $1::INTEGER, $2::VARCHAR, file_id, rank, step, phase, phase_index, category, subcategory, ns, ns / 1e6, calls
-                    FROM t_step_categories
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO step_kernels
-                    SELECT $1::INTEGER, $2::VARCHAR, o.file_id, m.rank, o.step, m.phase, m.phase_index, n.name,
-                           o.kind::VARCHAR, o.variant, o.ns, o.calls
-                    FROM t_step_names o JOIN t_step_metrics m USING (file_id, step) JOIN names n USING (file_id, name_id)
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO kernel_classes
-                    SELECT DISTINCT $1::INTEGER, $2::VARCHAR, n.name, k.kind::VARCHAR, k.variant, k.category, k.subcategory,
-                           k.rule_id
-                    FROM t_classes k JOIN names n USING (file_id, name_id)
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO context_ops
-                    SELECT $1::INTEGER, $2::VARCHAR, o.file_id, m.rank, o.step, o.stream, o.ts_ns, n.name, o.kind::VARCHAR,
-                           o.variant
-                    FROM t_ops_core o JOIN t_step_metrics m USING (file_id, step) JOIN names n USING (file_id, name_id)
-                    WHERE o.variant > 0
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO collective_instances
-                    SELECT $1::INTEGER, $2::VARCHAR, instance, file_id, rank, step, phase, phase_index, type, k, ts_ns,
-                           dur_ns, dtype, group_size, msg_bytes, transfer_ns, wait_ns, after_category
-                    FROM t_collectives
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO rank_devices
-                    SELECT $1::INTEGER, $2::VARCHAR, file_id, rank, device, name, how FROM t_devices
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO collective_arrivals
-                    SELECT $1::INTEGER, $2::VARCHAR, instance, phase, phase_index, type, k, ranks, last_rank, last_file_id,
-                           last_step, last_ts_ns, transfer_ns, lateness_ns, wait_ns, after_category
-                    FROM t_collective_arrivals
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO launch_delays
-                    SELECT $1::INTEGER, $2::VARCHAR, file_id, rank, phase, category, ops, mean_ns, median_ns, p90_ns
-                    FROM t_launch_delays
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO graph_replays
-                    SELECT $1::INTEGER, $2::VARCHAR, file_id, rank, step, phase, correlation, start_ns, end_ns, gap_ns
-                    FROM t_graph_replays
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO kernel_work
-                    SELECT $1::INTEGER, $2::VARCHAR, w.file_id, m.rank, w.step, m.phase, n.name, w.kind::VARCHAR, w.category,
-                           p.name, w.external_id, w.ts_ns, w.dur_ns, w.family, w.precision, w.flops, w.bytes
-                    FROM t_kernel_work w JOIN t_step_metrics m USING (file_id, step) JOIN names n USING (file_id, name_id)
-                    LEFT JOIN t_launch_ops l USING (file_id, external_id)
-                    LEFT JOIN names p ON p.file_id = l.file_id AND p.name_id = l.name_id
-                    """, captureId, key);
-            update(c, """
-                    INSERT INTO op_shape_calls
-                    SELECT $1::INTEGER, $2::VARCHAR, l.file_id, m.rank, m.phase, n.name, l.shape_id, count(*)
-                    FROM t_launch_ops l
-                    JOIN (SELECT DISTINCT file_id, external_id, step FROM t_ops_core WHERE step IS NOT NULL) o
-                         USING (file_id, external_id)
-                    JOIN t_step_metrics m USING (file_id, step)
-                    JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-                    WHERE l.shape_id IS NOT NULL
-                    GROUP BY ALL
-                    """, captureId, key);
+            SqlStage.load("90-keep-analysis").run(c, Map.of("capture_id", captureId, "analysis_key", key.id(),
+                    "step_source", stepSource.id()));
             // Derived from the kept rows, as the report reads them: one computation of the host-bound figures.
             List<Warning> all = new ArrayList<>(warnings);
             all.addAll(LaunchBoundRule.check(key.thresholds(), HostBoundMetrics.summarize(
@@ -270,19 +173,6 @@ public final class CaptureAnalysis implements AutoCloseable {
             throw e;
         } finally {
             c.setAutoCommit(true);
-        }
-    }
-
-    /** Runs a statement whose parameters $1, $2 (and $3) are the capture id, the analysis key and {@code more}. */
-    private static void update(Connection c, String sql, int captureId, AnalysisKey key, Object... more)
-            throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setInt(1, captureId);
-            ps.setString(2, key.id());
-            for (int i = 0; i < more.length; i++) {
-                ps.setObject(3 + i, more[i]);
-            }
-            ps.executeUpdate();
         }
     }
 

@@ -9,41 +9,12 @@ import java.util.List;
 import java.util.function.BiConsumer;
 
 /**
- * Which GPU model each file's GPU work ran on, into temp table {@code t_devices(file_id, rank, device, name,
- * how, listed)} (kept as the store's {@code rank_devices}): one row per (file, device id) its GPU operations carry. The name comes from the file's
- * {@code devices} rows (Kineto {@code deviceProperties}, nsys {@code TARGET_INFO_GPU}):
- * <ul>
- *   <li>{@code how = 'listed'}: a row with the same device id;</li>
- *   <li>{@code how = 'only_model'}: no row has that id, but every row names the same model, so the work ran
- *       on that model (a guess, reported as a warning: {@link DeviceGuessedRule}). ROCm traces number the devices the kernels ran on
- *       (e.g. 9) differently from torch's {@code deviceProperties} (0 for the first visible GPU);</li>
- *   <li>{@code how = NULL}, name NULL: no row has that id and the rows name several models (or none).</li>
- * </ul>
- * {@code listed} holds the ids the file's rows list, for messages.
+ * The devices the capture's work ran on, as the device rules read them: {@code t_devices} (stage
+ * {@code 02-devices}: per file and device id, the GPU model and how it was found) and the store's
+ * {@code rank_devices}.
  */
 final class CaptureDevices {
     private CaptureDevices() {}
-
-    static void build(Connection c) throws SQLException {
-        Sql.exec(c, """
-                CREATE OR REPLACE TEMP TABLE t_devices AS
-                WITH used AS (
-                    SELECT DISTINCT g.file_id, g.device FROM gpu_ops g JOIN t_files USING (file_id)
-                    WHERE g.device IS NOT NULL AND g.kind <> 'sync'
-                ), listed AS (
-                    SELECT file_id, count(DISTINCT name) AS models, min(name) AS name,
-                           string_agg(DISTINCT device_id::VARCHAR, ', ' ORDER BY device_id::VARCHAR) AS ids
-                    FROM devices JOIN t_files USING (file_id) WHERE name IS NOT NULL GROUP BY file_id
-                )
-                SELECT u.file_id, f.rank, u.device,
-                       coalesce(d.name, CASE WHEN l.models = 1 THEN l.name END) AS name,
-                       CASE WHEN d.name IS NOT NULL THEN 'listed' WHEN l.models = 1 THEN 'only_model' END AS how,
-                       l.ids AS listed
-                FROM used u JOIN t_files f USING (file_id)
-                LEFT JOIN devices d ON d.file_id = u.file_id AND d.device_id = u.device
-                LEFT JOIN listed l ON l.file_id = u.file_id
-                """);
-    }
 
     /** The distinct device names of the capture, sorted, from the analysis as the store keeps it ({@code rank_devices}). */
     static List<String> names(StoredAnalysis a) throws SQLException {

@@ -80,6 +80,9 @@ public final class SqlStage {
         if (value instanceof Integer || value instanceof Long) {
             return value.toString();
         }
+        if (value instanceof Double d && Double.isFinite(d)) {
+            return d + "::DOUBLE";
+        }
         if (value instanceof String text) {
             return "'" + text.replace("'", "''") + "'";
         }
@@ -90,7 +93,7 @@ public final class SqlStage {
             }
             return sb.append(']').toString();
         }
-        throw new IllegalArgumentException("a stage parameter is a string, an integer or a list, not " + value);
+        throw new IllegalArgumentException("a stage parameter is a string, an integer, a number or a list, not " + value);
     }
 
     /**

@@ -41,7 +41,8 @@ public enum StepSource {
 
     /**
      * The CPU events step annotations are among, as a condition on {@code cpu_ops o} joined with its
-     * {@code names n}: user annotations, and torch's {@code ProfilerStep#N} ops.
+     * {@code names n}: user annotations, and torch's {@code ProfilerStep#N} ops. Stage
+     * {@code 10-step-annotations} selects them by the same condition (StageDataTest checks it).
      */
     public static final String ANNOTATIONS =
             "(o.kind = 'user_annotation' OR (o.kind = 'cpu_op' AND n.name LIKE 'ProfilerStep#%'))";

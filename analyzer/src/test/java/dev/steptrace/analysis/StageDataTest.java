@@ -2,7 +2,9 @@ package dev.steptrace.analysis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.steptrace.common.StepSource;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -32,9 +35,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * col:TYPE col:TYPE ...           then one row a line, values split at white space ('quoted' for
  * v v ...                         spaces, NULL for null); a blank line ends it
  *
- * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a string, or
- *                                 a list of strings written a,b); "stage cross-rank" creates the views of
- *                                 cross-rank.sql
+ * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a number
+ *                                 written with a decimal point, a string, or a list of strings a,b);
+ *                                 "stage cross-rank" creates the views of cross-rank.sql
  *
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
  * ----                            the end of the file (the query orders them)
@@ -74,7 +77,8 @@ class StageDataTest {
                     for (String p : words.subList(1, words.size())) {
                         String value = p.substring(p.indexOf('=') + 1);
                         parameters.put(p.substring(0, p.indexOf('=')), value.contains(",") ? List.of(value.split(","))
-                                : value.matches("-?\\d+") ? (Object) Integer.valueOf(value) : value);
+                                : value.matches("-?\\d+") ? (Object) Integer.valueOf(value)
+                                : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value) : value);
                     }
                     if (words.get(0).equals("cross-rank")) {
                         ViewScript.CROSS_RANK.create(c);
@@ -99,6 +103,18 @@ class StageDataTest {
                 }
             }
             assertFalse(queries == 0, file + " checks nothing");
+        }
+    }
+
+    /**
+     * Stage 10 selects the step annotations by the condition the other readers of annotations use
+     * ({@link StepSource#ANNOTATIONS}: the timeline, the decision memo's batch size), written once in each.
+     */
+    @Test
+    void stepAnnotationsAreSelectedAsStepSourceSays() throws IOException {
+        try (var in = SqlStage.class.getResourceAsStream("10-step-annotations.sql")) {
+            String stage = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(stage.contains("WHERE " + StepSource.ANNOTATIONS + ";"), StepSource.ANNOTATIONS);
         }
     }
 

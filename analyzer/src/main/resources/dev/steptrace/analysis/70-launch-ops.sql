@@ -1,0 +1,29 @@
+-- Stage 70, launching ops (rank-local; docs/roofline.md): the CPU ops that launched GPU work, and the
+-- distinct (op, shapes) calls whose work a model in Java (WorkModels) computes into t_shape_work.
+-- Parameters (DuckDB variables): work_ops, the op names WorkModels has a model for (a list)
+-- Reads:  cpu_ops, names, op_shapes (store); t_ops_core
+-- Writes: t_launch_ops(file_id, external_id, name_id, shape_id): one row per op (an external id two ops
+--             share is left out: it cannot say which launched what);
+--         t_shape_calls(file_id, name_id, name, shape_id, input_dims, input_types, concrete_inputs): the
+--             distinct calls of work_ops with recorded shapes;
+--         t_shape_work(file_id, op_name_id, shape_id, family, precision, flops, bytes), empty: KernelWork
+--             fills it
+-- Portability: getvariable, list_contains, SEMI JOIN, QUALIFY and USING joins are DuckDB's.
+
+CREATE OR REPLACE TEMP TABLE t_launch_ops AS
+SELECT c.file_id, c.external_id, c.name_id, c.shape_id
+FROM cpu_ops c
+SEMI JOIN (SELECT DISTINCT file_id, external_id FROM t_ops_core WHERE external_id IS NOT NULL) o
+     USING (file_id, external_id)
+WHERE c.kind = 'cpu_op'
+QUALIFY count(*) OVER (PARTITION BY c.file_id, c.external_id) = 1;
+
+CREATE OR REPLACE TEMP TABLE t_shape_calls AS
+SELECT DISTINCT l.file_id, l.name_id, n.name, l.shape_id, p.input_dims, p.input_types, p.concrete_inputs
+FROM t_launch_ops l
+JOIN names n USING (file_id, name_id)
+JOIN op_shapes p USING (file_id, shape_id)
+WHERE list_contains(getvariable('work_ops'), n.name);
+
+CREATE OR REPLACE TEMP TABLE t_shape_work (file_id INTEGER, op_name_id INTEGER, shape_id INTEGER,
+    family VARCHAR, precision VARCHAR, flops DOUBLE, bytes DOUBLE);
