@@ -119,8 +119,8 @@ public final class CaptureAnalysis implements AutoCloseable {
     }
 
     /**
-     * Copies the temp tables into the store's analysis tables, replacing the rows of the same capture
-     * and analysis key, in one transaction. A store that cannot be written gets them as temp tables of
+     * Copies the temp tables into the store's analysis tables (stage {@code 90-keep-analysis}), replacing
+     * the rows of the same capture and analysis key, in one transaction. A store that cannot be written gets them as temp tables of
      * the same names on this analysis's connection instead, which then reads as the store would (they
      * hide the store's own tables there): {@link #connection()} is what reads them.
      *
