@@ -88,6 +88,11 @@ public final class SynthCommand implements Callable<Integer> {
                     + " decode step waits for the CPU (launch-bound; default: ${DEFAULT-VALUE}).")
     double hostOverhead;
 
+    @Option(names = "--layers", paramLabel = "L", defaultValue = "" + WorkloadConfig.MAX_LAYERS,
+            description = "The model's first L layers per step, 1 to ${DEFAULT-VALUE} (default: all): a small rank file,"
+                    + " the same category times per step.")
+    int layers;
+
     @Option(names = {"-q", "--quiet"}, description = "No progress and no summary on stderr.")
     boolean quiet;
 
@@ -208,7 +213,7 @@ public final class SynthCommand implements Callable<Integer> {
         }
         try {
             WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors, slowRanks, clockOffsets(cl),
-                    commStream, hostOverhead);
+                    commStream, hostOverhead, layers);
             return new SynthConfig(workload, steps, prefillSteps, target, !noGzip, out, fmt);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());

@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,6 +102,23 @@ class SynthCommandTest {
     }
 
     @Test
+    void layersShrinkTheStepNotItsCategoryTimes() throws IOException {
+        Path out = tmp.resolve("layers");
+        assertEquals(0, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "1", "--steps", "1", "--prefill-steps", "0",
+                "--layers", "2", "--out", out.toString(), "-q"));
+        Map<String, JsonNode> categories = new TreeMap<>();
+        JSON.readTree(out.resolve("EXPECTED.json").toFile()).at("/phases/decode/categories")
+                .forEach(c -> categories.put(c.get("id").asText(), c));
+        // docs/synth.md: per layer 2 all-reduces, 2 attention kernels, 2 MoE GEMMs, 3 routing kernels; 5 NCCL
+        // all-reduces outside the layers. The step's category times stay the reference's (11.17 ms all-reduce).
+        assertEquals(2 * 2 + 5, categories.get("allreduce").get("calls_per_step").asInt());
+        assertEquals(2 * 2, categories.get("attention").get("calls_per_step").asInt());
+        assertEquals(2 * 2, categories.get("moe_gemm").get("calls_per_step").asInt());
+        assertEquals(2 * 3, categories.get("routing").get("calls_per_step").asInt());
+        assertEquals(11.17, categories.get("allreduce").get("ms_per_step").asDouble(), 0.25);
+    }
+
+    @Test
     void badUsageExitsWithTwo() throws IOException {
         String out = tmp.resolve("x").toString();
         assertEquals(2, Main.run("synth", "--preset", "dense-tp1", "--ranks", "2", "--steps", "1", "--out", out));
@@ -118,6 +137,10 @@ class SynthCommandTest {
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
                 "--slow-rank", "one=2"));
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "0", "--steps", "1", "--out", out));
+        for (String layers : List.of("0", "62", "two")) {
+            assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "1", "--steps", "1", "--out", out,
+                    "--layers", layers), "--layers " + layers);
+        }
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "0", "--out", out));
         assertEquals(2, Main.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "1", "--out", out,
                 "--target-size", "lots"));

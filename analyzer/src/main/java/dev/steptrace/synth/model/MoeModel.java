@@ -102,17 +102,20 @@ final class MoeModel {
 
     private final int ranks;
     private final int batch;
+    /** Layers run per step, at most {@link #LAYERS}: the calibration spreads each category's target over them. */
+    private final int layers;
 
-    MoeModel(int ranks, int batch) {
+    MoeModel(int ranks, int batch, int layers) {
         this.ranks = ranks;
         this.batch = batch;
+        this.layers = layers;
     }
 
     /** Decode steps of {@code batch} single-token requests, replayed from a CUDA graph or launched eagerly. */
     StepTemplate decode(boolean cudaGraph) {
         Builder b = new Builder(DECODE_TARGET_MS);
         embedding(b, batch, false);
-        for (int layer = 0; layer < LAYERS; layer++) {
+        for (int layer = 0; layer < layers; layer++) {
             decodeLayer(b, layer);
         }
         logits(b, false);
@@ -126,7 +129,7 @@ final class MoeModel {
         int t = PREFILL_TOKENS;
         Builder b = new Builder(PREFILL_TARGET_MS);
         embedding(b, t, true);
-        for (int layer = 0; layer < LAYERS; layer++) {
+        for (int layer = 0; layer < layers; layer++) {
             prefillLayer(b, layer);
         }
         logits(b, true);

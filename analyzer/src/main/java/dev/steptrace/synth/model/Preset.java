@@ -25,9 +25,9 @@ public enum Preset {
         return id;
     }
 
-    /** The step templates of this preset, prefill first. */
-    public List<StepTemplate> templates(int ranks, int batch) {
-        MoeModel model = new MoeModel(ranks, batch);
+    /** The step templates of this preset, prefill first, with the model's first {@code layers} layers. */
+    public List<StepTemplate> templates(int ranks, int batch, int layers) {
+        MoeModel model = new MoeModel(ranks, batch, layers);
         return List.of(model.prefill(), model.decode(cudaGraph));
     }
 

@@ -39,7 +39,7 @@ public final class Workload {
 
     public Workload(WorkloadConfig config) {
         this.config = config;
-        List<StepTemplate> templates = config.preset().templates(config.ranks(), config.batch());
+        List<StepTemplate> templates = config.preset().templates(config.ranks(), config.batch(), config.layers());
         this.prefill = templates.get(0);
         this.decode = templates.get(1);
         this.noise = new Noise(config.seed());

@@ -17,12 +17,16 @@ import java.util.TreeMap;
  * @param clockOffsets nanoseconds added to a rank's clock (ranks of another host); ranks not listed add 0
  * @param commStream   collectives run on a stream of their own, under the compute that follows them
  * @param hostOverhead factor of the host's time per eager launch (op dispatch, launch call); 1 = as measured
+ * @param layers       the model's first layers to run, 1 to {@link #MAX_LAYERS}: fewer make a small rank file (the
+ *                     step's category times stay the preset's; each kernel takes a larger share)
  */
 public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales,
                              Map<Integer, Double> slowRanks, Map<Integer, Long> clockOffsets, boolean commStream,
-                             double hostOverhead) {
+                             double hostOverhead, int layers) {
     public static final int MAX_RANKS = 1024;
     public static final int MAX_BATCH = 4096;
+    /** The reference model's layers (docs/synth.md). */
+    public static final int MAX_LAYERS = MoeModel.LAYERS;
     public static final double MAX_SCALE = 1000;
     /** Clock offsets up to a minute either way: far beyond real clock skew, far within the epoch. */
     public static final long MAX_HOST_CLOCK_OFFSET_NS = 60_000_000_000L;
@@ -31,6 +35,7 @@ public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map
         Objects.requireNonNull(preset, "preset");
         require(ranks >= 1 && ranks <= MAX_RANKS, "--ranks must be between 1 and " + MAX_RANKS);
         require(batch >= 1 && batch <= MAX_BATCH, "--batch must be between 1 and " + MAX_BATCH);
+        require(layers >= 1 && layers <= MAX_LAYERS, "--layers must be between 1 and " + MAX_LAYERS);
         EnumMap<Category, Double> copy = new EnumMap<>(Category.class);
         copy.putAll(scales);
         for (Map.Entry<Category, Double> e : copy.entrySet()) {
@@ -60,11 +65,11 @@ public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map
     }
 
     /**
-     * A workload without slow ranks, side streams or host slowdown, whose ranks share one clock (up to
-     * the few microseconds each is off by).
+     * A workload of the whole model without slow ranks, side streams or host slowdown, whose ranks share one
+     * clock (up to the few microseconds each is off by).
      */
     public WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales) {
-        this(preset, ranks, batch, seed, scales, Map.of(), Map.of(), false, 1);
+        this(preset, ranks, batch, seed, scales, Map.of(), Map.of(), false, 1, MAX_LAYERS);
     }
 
     /** The factor for a rank's compute kernel durations (1 unless slowed). */
