@@ -13,6 +13,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 
 /**
  * The cross-rank stage: the views of {@code cross-rank.sql} (the CLI's own, {@link ViewScript#CROSS_RANK})
@@ -38,8 +39,10 @@ final class CrossRankStage {
         for (ViewScript.View v : ViewScript.CROSS_RANK.views()) {
             Dataset<Row> rows = spark.table(v.name());
             boolean perRank = List.of(rows.columns()).contains(ParquetExport.RANK);
-            (perRank ? rows.write().partitionBy(ParquetExport.CAPTURE, ParquetExport.RANK)
-                    : rows.write().partitionBy(ParquetExport.CAPTURE))
+            // Each partition directory's rows in one task: one file per directory, not one per shuffle partition.
+            (perRank ? rows.repartition(functions.col(ParquetExport.CAPTURE), functions.col(ParquetExport.RANK)).write()
+                    .partitionBy(ParquetExport.CAPTURE, ParquetExport.RANK)
+                    : rows.repartition(functions.col(ParquetExport.CAPTURE)).write().partitionBy(ParquetExport.CAPTURE))
                     .mode(SaveMode.Overwrite).parquet(new Path(out, v.name()).toString());
         }
     }

@@ -8,97 +8,198 @@ import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.store.ParquetExport;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.TaskContext;
-import org.apache.spark.api.java.function.Function;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.util.LongAccumulator;
 import org.apache.spark.util.SerializableConfiguration;
 
 /**
- * The rank-local part of the analysis, one trace per task: the trace is copied into the task's scratch
- * space, read by steptrace's own importers into an embedded store there, analysed as {@code steptrace
- * ingest} analyses it, and the store's rows of that file are exported as the dataset's partition files
- * ({@link ParquetExport}, the same code as {@code steptrace export}), then copied to the output. docs/spark.md
- * says why an embedded store rather than rows built straight into Spark.
+ * The rank-local part of the analysis, one partition of traces per task: the traces are copied into the
+ * task's scratch space, read by steptrace's own importers into one embedded store there, analysed as
+ * {@code steptrace ingest} analyses them, and the store's rows are exported as the dataset's partition files
+ * ({@link ParquetExport}, the same code as {@code steptrace export}), then copied to the output. One store per
+ * task rather than per trace: its start, the analysis's statements and the export's COPYs are paid once for
+ * all the task's traces. docs/spark.md says why an embedded store rather than rows built straight into Spark.
  */
-final class RankLocalTask implements Function<TraceRef, TaskOutcome> {
+final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOutcome> {
     private static final long serialVersionUID = 1L;
     /**
      * Tables of a capture as a whole that a task writes too, its rows among the capture's: the classes of
-     * the names its file holds (the capture's are their union).
+     * the names its files hold (the capture's are their union).
      */
     static final Set<String> CAPTURE_TABLES = Set.of("kernel_classes");
 
     private final String out;
     private final SerializableConfiguration conf;
+    /** Traces each task was given: Spark records every task's share (docs/spark.md, "Tasks"). */
+    private final LongAccumulator traces;
 
-    RankLocalTask(String out, SerializableConfiguration conf) {
+    RankLocalTask(String out, SerializableConfiguration conf, LongAccumulator traces) {
         this.out = out;
         this.conf = conf;
+        this.traces = traces;
     }
 
     @Override
-    public TaskOutcome call(TraceRef ref) throws Exception {
-        long start = System.nanoTime();
+    public Iterator<TaskOutcome> call(Iterator<TraceRef> refs) throws Exception {
+        int partition = TaskContext.get() == null ? 0 : TaskContext.getPartitionId();
+        int cpus = Math.max(1, TaskContext.get() == null ? 1 : TaskContext.get().cpus());
         java.nio.file.Path scratch = Files.createDirectories(scratchRoot().resolve("steptrace-" + UUID.randomUUID()));
         try {
-            Path src = new Path(ref.uri());
-            FileSystem srcFs = src.getFileSystem(conf.value());
-            long bytes = srcFs.getFileStatus(src).getLen();
-            // The capture's directory name is kept: the capture is named after it, as on one machine.
-            java.nio.file.Path local = Files.createDirectories(scratch.resolve("trace").resolve(ref.capture()))
-                    .resolve(src.getName());
-            srcFs.copyToLocalFile(false, src, new Path(local.toUri()), true);
+            // Each trace under a directory named after its capture: ingest names the capture after it, as on
+            // one machine, and groups a capture's traces of this task into one capture of the store.
+            Map<String, TraceRef> byLocalName = new HashMap<>();
+            Map<String, Long> bytes = new HashMap<>();
+            List<java.nio.file.Path> locals = new ArrayList<>();
+            while (refs.hasNext()) {
+                TraceRef ref = refs.next();
+                traces.add(1);
+                Path src = new Path(ref.uri());
+                FileSystem srcFs = src.getFileSystem(conf.value());
+                bytes.put(ref.uri(), srcFs.getFileStatus(src).getLen());
+                java.nio.file.Path local = Files.createDirectories(scratch.resolve("trace").resolve(ref.capture()))
+                        .resolve(src.getName());
+                srcFs.copyToLocalFile(false, src, new Path(local.toUri()), true);
+                byLocalName.put(localName(local), ref);
+                locals.add(local);
+            }
+            if (locals.isEmpty()) {
+                return List.<TaskOutcome>of().iterator();
+            }
             try (Steptrace st = Steptrace.openOrCreate(scratch.resolve("store.duckdb"))) {
                 try (Statement s = st.connection().createStatement()) {
-                    // One task, its share of the executor's cores: DuckDB would otherwise take them all.
-                    s.execute("SET threads = " + Math.max(1, TaskContext.get() == null ? 1 : TaskContext.get().cpus()));
+                    // The task's share of the executor's cores: DuckDB would otherwise take them all.
+                    s.execute("SET threads = " + cpus);
                 }
-                IngestReport report = st.ingest(List.of(local), IngestOptions.defaults(), IngestListener.NONE);
-                FileOutcome file = report.files().isEmpty() ? null : report.files().get(0);
-                if (file == null || !file.status().usable()) {
-                    return new TaskOutcome(ref.uri(), ref.capture(), null, file == null ? "skipped" : file.status().id(),
-                            file == null ? "not a trace" : file.reason(), Map.of(), bytes, seconds(start));
-                }
+                IngestOptions defaults = IngestOptions.defaults();
+                IngestReport report = st.ingest(locals, new IngestOptions(cpus, defaults.keepPythonFunctions(),
+                        defaults.inflateAhead()), IngestListener.NONE);
                 st.prepareReports(report);
-                // The dataset names the trace where it lives, not the scratch copy that was read (the task's
-                // store holds that one file).
-                try (PreparedStatement ps = st.connection().prepareStatement("UPDATE files SET path = ?")) {
-                    ps.setString(1, ref.uri());
-                    ps.executeUpdate();
-                }
+                Connection c = st.connection();
+                nameFilesAndCaptures(c, report, byLocalName);
+                Map<String, Map<String, Long>> rows = new HashMap<>();
                 java.nio.file.Path dataset = scratch.resolve("dataset");
-                Map<String, Long> rows = new TreeMap<>();
-                for (ParquetExport.Written w : ParquetExport.write(st.connection(), null, dataset,
+                for (ParquetExport.Written w : ParquetExport.write(c, null, dataset,
                         EnumSet.of(ParquetExport.Layout.CAPTURE_RANK, ParquetExport.Layout.CAPTURE))) {
                     if (w.layout() == ParquetExport.Layout.CAPTURE && !CAPTURE_TABLES.contains(w.table())) {
                         // The rest is of the task's ranks alone: the cross-rank stage writes the capture's.
                         OutputFiles.deleteTree(dataset.resolve(w.table()));
-                    } else if (w.rows() > 0) {
-                        rows.put(w.table(), w.rows());
+                    } else if (w.rows() > 0 && w.layout() == ParquetExport.Layout.CAPTURE_RANK) {
+                        countRows(c, w.table(), rows);
                     }
                 }
-                upload(dataset, ref.key());
-                return new TaskOutcome(ref.uri(), ref.capture(), file.rank(), file.status().id(), file.reason(), rows,
-                        bytes, seconds(start));
+                upload(dataset, keys(c));
+                List<TaskOutcome> outcomes = new ArrayList<>();
+                for (FileOutcome f : report.files()) {
+                    TraceRef ref = byLocalName.remove(localName(f.path()));
+                    boolean usable = f.status().usable();
+                    outcomes.add(new TaskOutcome(ref.uri(), ref.capture(), usable ? f.rank() : null, f.status().id(),
+                            f.reason(), usable ? rows.getOrDefault(ref.uri(), Map.of()) : Map.of(), bytes.get(ref.uri()),
+                            f.seconds(), partition));
+                }
+                for (TraceRef ref : byLocalName.values()) {
+                    outcomes.add(new TaskOutcome(ref.uri(), ref.capture(), null, FileOutcome.Status.SKIPPED.id(),
+                            "not a trace", Map.of(), bytes.get(ref.uri()), 0, partition));
+                }
+                return outcomes.iterator();
             }
         } finally {
             OutputFiles.deleteTree(scratch);
         }
     }
 
-    /** Copies the partition files to the output, each named after the trace (a retry replaces them). */
-    private void upload(java.nio.file.Path dataset, String key) throws IOException {
+    /**
+     * The dataset names each trace where it lives, not the scratch copy that was read, and each capture after
+     * its directory (docs/spark.md: a capture is a directory; its traces may be spread over several tasks).
+     */
+    private static void nameFilesAndCaptures(Connection c, IngestReport report, Map<String, TraceRef> byLocalName)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE files SET path = ? WHERE path = ?")) {
+            for (FileOutcome f : report.files()) {
+                if (f.status().usable()) {
+                    ps.setString(1, byLocalName.get(localName(f.path())).uri());
+                    ps.setString(2, f.path().toString());
+                    ps.addBatch();
+                }
+            }
+            ps.executeBatch();
+        }
+        Map<Integer, String> names = new TreeMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT capture_id, path FROM captures")) {
+            while (rs.next()) {
+                names.put(rs.getInt(1), java.nio.file.Path.of(rs.getString(2)).getFileName().toString());
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE captures SET name = ? WHERE capture_id = ?")) {
+            for (Map.Entry<Integer, String> e : names.entrySet()) {
+                ps.setString(1, e.getValue());
+                ps.setInt(2, e.getKey());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /** A table's rows per trace, added to {@code rows} (trace, then table). */
+    private static void countRows(Connection c, String table, Map<String, Map<String, Long>> rows) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT f.path, count(*) FROM \"" + table
+                + "\" t JOIN files f USING (file_id) GROUP BY f.path")) {
+            while (rs.next()) {
+                rows.computeIfAbsent(rs.getString(1), k -> new TreeMap<>()).put(table, rs.getLong(2));
+            }
+        }
+    }
+
+    /**
+     * The name of each output file, by partition directory ({@code capture=<name>/rank=<rank>}, and
+     * {@code capture=<name>} for the capture's tables): derived from the paths of the traces whose rows it
+     * holds, so that a retried task, or a run over the same traces in other partitions, replaces it.
+     */
+    private static Map<String, String> keys(Connection c) throws SQLException {
+        Map<String, Set<String>> traces = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT c.name, f.rank, f.path FROM files f JOIN captures c USING (capture_id)")) {
+            while (rs.next()) {
+                String capture = rs.getString(1);
+                // DuckDB writes a NULL partition value as NULL.
+                String rank = rs.getObject(2) == null ? "NULL" : rs.getObject(2).toString();
+                traces.computeIfAbsent(partitionKey(capture, rank), k -> new TreeSet<>())
+                        .add(rs.getString(3));
+                traces.computeIfAbsent(partitionKey(capture, null), k -> new TreeSet<>()).add(rs.getString(3));
+            }
+        }
+        Map<String, String> out = new HashMap<>();
+        traces.forEach((k, paths) -> out.put(k, UUID.nameUUIDFromBytes(String.join("\n", paths)
+                .getBytes(StandardCharsets.UTF_8)).toString()));
+        return out;
+    }
+
+    private static String partitionKey(String capture, String rank) {
+        return rank == null ? capture : capture + "\n" + rank;
+    }
+
+    /** Copies the partition files to the output, each named after the traces it holds (see {@link #keys}). */
+    private void upload(java.nio.file.Path dataset, Map<String, String> keys) throws IOException {
         Path root = new Path(out);
         FileSystem fs = root.getFileSystem(conf.value());
         List<java.nio.file.Path> files;
@@ -108,11 +209,28 @@ final class RankLocalTask implements Function<TraceRef, TaskOutcome> {
         for (java.nio.file.Path f : files) {
             java.nio.file.Path rel = dataset.relativize(f.getParent());
             Path dir = root;
+            String capture = null;
+            String rank = null;
             for (java.nio.file.Path part : rel) {
-                dir = new Path(dir, part.toString());
+                String p = part.toString();
+                if (p.startsWith(ParquetExport.CAPTURE + "=")) {
+                    capture = ParquetExport.percentDecode(p.substring(ParquetExport.CAPTURE.length() + 1));
+                } else if (p.startsWith(ParquetExport.RANK + "=")) {
+                    rank = ParquetExport.percentDecode(p.substring(ParquetExport.RANK.length() + 1));
+                }
+                dir = new Path(dir, p);
+            }
+            String key = keys.get(partitionKey(capture, rank));
+            if (key == null) {
+                throw new IOException("the export wrote " + rel + ", of no trace of this task");
             }
             fs.copyFromLocalFile(false, true, new Path(f.toUri()), new Path(dir, key + ".parquet"));
         }
+    }
+
+    /** A trace's scratch copy as {@code <capture directory>/<file name>}, however ingest spelled its path. */
+    private static String localName(java.nio.file.Path p) {
+        return p.getParent().getFileName() + "/" + p.getFileName();
     }
 
     /**
@@ -127,9 +245,5 @@ final class RankLocalTask implements Function<TraceRef, TaskOutcome> {
             }
         }
         return java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
-    }
-
-    private static double seconds(long start) {
-        return (System.nanoTime() - start) / 1e9;
     }
 }

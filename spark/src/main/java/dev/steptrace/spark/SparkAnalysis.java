@@ -2,16 +2,27 @@ package dev.steptrace.spark;
 
 import dev.steptrace.common.Messages;
 import dev.steptrace.common.OutputFiles;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.DoubleSummaryStatistics;
 import java.util.List;
+import java.util.Locale;
+import java.util.LongSummaryStatistics;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.Callable;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.util.LongAccumulator;
 import org.apache.spark.util.SerializableConfiguration;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,13 +30,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * steptrace on Spark (docs/spark.md): {@code spark-submit steptrace-spark.jar TRACES... --out DIR}. One task
- * per trace file runs the rank-local analysis ({@link RankLocalTask}); the cross-rank stage runs in Spark SQL
+ * steptrace on Spark (docs/spark.md): {@code spark-submit steptrace-spark.jar TRACES... --out DIR}. Tasks of
+ * one or more trace files each run the rank-local analysis ({@link RankLocalTask}); the cross-rank stage runs in Spark SQL
  * ({@link CrossRankStage}); both write one Hive-partitioned Parquet dataset, the layout of {@code steptrace
  * export} (docs/export.md). Exit 0 done, 1 no usable trace or a failure, 2 usage error.
  */
 @Command(name = "steptrace-spark", mixinStandardHelpOptions = true,
-        description = {"Analyse trace files on Spark: one task per file (steptrace's importers and rank-local",
+        description = {"Analyse trace files on Spark: tasks of one or more files (steptrace's importers and rank-local",
                 "analysis), the cross-rank stage in Spark SQL, all written as one Parquet dataset (docs/spark.md)."})
 public final class SparkAnalysis implements Callable<Integer> {
     @Parameters(paramLabel = "TRACES", arity = "1..*",
@@ -40,11 +51,23 @@ public final class SparkAnalysis implements Callable<Integer> {
     String master;
 
     @Option(names = "--partitions", paramLabel = "N",
-            description = "Tasks to spread the files over (default: one per file).")
+            description = "Tasks to spread the files over, each analysing its files in one store (default: one per file,"
+                    + " at most " + TASKS_PER_CORE + " per core of spark.default.parallelism).")
     Integer partitions;
 
-    /** What a run did, for the caller (and the tests). */
-    public record Result(List<TaskOutcome> files, Set<String> captures) {}
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Tasks per core by default: enough to even out traces of unequal size, few enough to share each store's cost. */
+    static final int TASKS_PER_CORE = 3;
+    /** Spark's record of the rank-local tasks, beside the dataset's tables. */
+    static final String TASKS_JSON = "tasks.json";
+
+    /**
+     * What a run did, for the caller (and the tests): every file, the captures, the rank-local tasks, and the
+     * wall time of each stage (rank-local, cross-rank, reports).
+     */
+    public record Result(List<TaskOutcome> files, Set<String> captures, List<TaskRun> tasks, double[] stageSeconds) {}
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -67,6 +90,9 @@ public final class SparkAnalysis implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (partitions != null && partitions < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--partitions must be at least 1");
+        }
         SparkSession.Builder builder = SparkSession.builder().appName("steptrace");
         if (master != null) {
             builder.master(master);
@@ -90,36 +116,87 @@ public final class SparkAnalysis implements Callable<Integer> {
         }
         long loaded = result.files().stream().filter(TaskOutcome::loaded).count();
         long bytes = result.files().stream().mapToLong(TaskOutcome::bytes).sum();
-        err.println(String.format("steptrace-spark: %d of %d files analysed (%.1f MB as stored), %d captures, in %.1f s"
-                + " on %d cores; dataset in %s", loaded, result.files().size(), bytes / 1e6, result.captures().size(),
-                seconds, cores, out));
+        err.println(tasksLine(result.tasks()));
+        double[] stages = result.stageSeconds();
+        err.println(String.format(Locale.ROOT, "steptrace-spark: %d of %d files analysed (%.1f MB as stored), %d captures,"
+                + " in %.1f s on %d cores (rank-local %.1f s, cross-rank %.1f s, reports %.1f s); dataset in %s", loaded,
+                result.files().size(), bytes / 1e6, result.captures().size(), seconds, cores, stages[0], stages[1], stages[2], out));
         return loaded == 0 ? 1 : 0;
     }
 
     /**
      * The application's work, on a session the caller owns: every trace's rank-local tables, then the
-     * cross-rank stage and report.json (with the index) for the captures with at least one file loaded.
+     * cross-rank stage and report.json (with the index) for the captures with at least one file loaded. The
+     * session's {@code file:} paths use {@link NioLocalFileSystem} from then on.
      *
-     * @param partitions tasks to spread the files over, or null for one per file
+     * @param partitions tasks to spread the files over, or null for the default (one per file, at most
+     *                   {@link #TASKS_PER_CORE} per core of {@code spark.default.parallelism})
      */
     public static Result analyse(SparkSession spark, List<String> traces, String out, Integer partitions) throws Exception {
+        long start = System.nanoTime();
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+        NioLocalFileSystem.use(jsc.hadoopConfiguration());
         List<TraceRef> refs = TraceInputs.list(jsc.hadoopConfiguration(), traces);
         SerializableConfiguration conf = new SerializableConfiguration(jsc.hadoopConfiguration());
-        List<TaskOutcome> outcomes = new ArrayList<>(jsc.parallelize(refs, partitions != null ? partitions : Math.max(1, refs.size()))
-                .map(new RankLocalTask(out, conf)).collect());
+        int tasks = partitions != null ? partitions
+                : Math.max(1, Math.min(refs.size(), TASKS_PER_CORE * jsc.defaultParallelism()));
+        LongAccumulator traceCount = jsc.sc().longAccumulator("steptrace.traces");
+        String group = "steptrace-rank-local-" + UUID.randomUUID();
+        TaskMetricsListener listener = new TaskMetricsListener(group, traceCount.id());
+        jsc.sc().addSparkListener(listener);
+        List<TaskOutcome> outcomes;
+        List<TaskRun> runs;
+        try {
+            jsc.setJobGroup(group, "steptrace: rank-local analysis of " + refs.size() + " files", false);
+            try {
+                outcomes = new ArrayList<>(jsc.parallelize(refs, tasks)
+                        .mapPartitions(new RankLocalTask(out, conf, traceCount)).collect());
+            } finally {
+                jsc.clearJobGroup();
+            }
+            runs = listener.await();
+        } finally {
+            jsc.sc().removeSparkListener(listener);
+        }
+        writeTasks(jsc.hadoopConfiguration(), out, runs);
         outcomes.sort(Comparator.comparing(TaskOutcome::trace));
         Set<String> captures = new TreeSet<>();
         outcomes.stream().filter(TaskOutcome::loaded).forEach(o -> captures.add(o.capture()));
+        double[] seconds = {(System.nanoTime() - start) / 1e9, 0, 0};
         if (!captures.isEmpty()) {
             java.nio.file.Path scratch = Files.createTempDirectory("steptrace-spark");
             try {
+                long t = System.nanoTime();
                 CrossRankStage.run(spark, out, captures, scratch);
+                seconds[1] = (System.nanoTime() - t) / 1e9;
+                t = System.nanoTime();
                 CaptureReports.write(jsc.hadoopConfiguration(), out, captures, scratch);
+                seconds[2] = (System.nanoTime() - t) / 1e9;
             } finally {
                 OutputFiles.deleteTree(scratch);
             }
         }
-        return new Result(List.copyOf(outcomes), captures);
+        return new Result(List.copyOf(outcomes), captures, runs, seconds);
+    }
+
+    /** {@code --out/tasks.json}: Spark's record of each rank-local task (docs/spark.md, "Tasks"). */
+    private static void writeTasks(Configuration conf, String out, List<TaskRun> runs) throws IOException {
+        Path file = new Path(out, TASKS_JSON);
+        try (OutputStream os = file.getFileSystem(conf).create(file, true)) {
+            new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(os, Map.of("tasks", runs));
+        }
+    }
+
+    /** One line on how the rank-local work was spread: tasks, executors, traces and run time per task. */
+    static String tasksLine(List<TaskRun> runs) {
+        if (runs.isEmpty()) {
+            return "steptrace-spark: no rank-local task was recorded";
+        }
+        LongSummaryStatistics traces = runs.stream().mapToLong(TaskRun::traces).summaryStatistics();
+        DoubleSummaryStatistics run = runs.stream().mapToDouble(TaskRun::runSeconds).summaryStatistics();
+        long executors = runs.stream().map(TaskRun::executor).distinct().count();
+        return String.format(Locale.ROOT, "steptrace-spark: rank-local stage: %d tasks on %d executor(s), %d-%d traces"
+                        + " and %.1f-%.1f s of run time per task (%.1f s in all); per task in %s", runs.size(), executors,
+                traces.getMin(), traces.getMax(), run.getMin(), run.getMax(), run.getSum(), TASKS_JSON);
     }
 }

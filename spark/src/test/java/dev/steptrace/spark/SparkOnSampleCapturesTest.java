@@ -15,7 +15,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -119,21 +118,10 @@ class SparkOnSampleCapturesTest {
 
     @Test
     void collectivesMatchInstanceByInstance() throws Exception {
-        List<String> cli = cliRows("""
-                SELECT c.name, i.rank, i.phase, i.phase_index, i.type, i.k, i.dur_ns, i.transfer_ns, i.wait_ns, i.after_category
-                FROM collective_instances i JOIN captures c USING (capture_id) WHERE i.analysis_key = 'default'
-                ORDER BY 1, 2, 3, 4, 5, 6""");
-        List<String> onSpark = sparkRows("SELECT capture, rank, phase, phase_index, type, k, dur_ns, transfer_ns, wait_ns, after_category"
-                + " FROM parquet.`" + out.resolve("collective_waits") + "` ORDER BY 1, 2, 3, 4, 5, 6");
+        List<String> cli = SparkTests.cliInstances(db);
         assertTrue(cli.size() > 1000, "instances: " + cli.size());
-        assertEquals(cli, onSpark);
-        assertEquals(cliRows("""
-                        SELECT c.name, a.phase, a.phase_index, a.type, a.k, a.ranks, a.last_rank, a.transfer_ns, a.lateness_ns, a.wait_ns,
-                               a.after_category
-                        FROM collective_arrivals a JOIN captures c USING (capture_id) WHERE a.analysis_key = 'default'
-                        ORDER BY 1, 2, 3, 4, 5"""),
-                sparkRows("SELECT capture, phase, phase_index, type, k, ranks, last_rank, transfer_ns, lateness_ns, wait_ns, after_category"
-                        + " FROM parquet.`" + out.resolve("collective_arrivals") + "` ORDER BY 1, 2, 3, 4, 5"));
+        assertEquals(cli, SparkTests.sparkInstances(spark, out));
+        assertEquals(SparkTests.cliArrivals(db), SparkTests.sparkArrivals(spark, out));
     }
 
     @Test
@@ -207,10 +195,6 @@ class SparkOnSampleCapturesTest {
     }
 
     private static List<String> cliRows(String sql) throws SQLException {
-        Properties p = new Properties();
-        p.setProperty("duckdb.read_only", "true");
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db, p)) {
-            return SparkTests.rows(c, sql);
-        }
+        return SparkTests.rows(db, sql);
     }
 }

@@ -3,11 +3,13 @@ package dev.steptrace.spark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -48,6 +50,45 @@ final class SparkTests {
             out.add(String.join("|", cells));
         }
         return out;
+    }
+
+    /** A query's rows of the store {@code db}, opened read-only. */
+    static List<String> rows(Path db, String sql) throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("duckdb.read_only", "true");
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db, p)) {
+            return rows(c, sql);
+        }
+    }
+
+    /** Every collective instance of every rank in the CLI's store {@code db}, in the order of {@link #sparkInstances}. */
+    static List<String> cliInstances(Path db) throws SQLException {
+        return rows(db, """
+                SELECT c.name, i.rank, i.phase, i.phase_index, i.type, i.k, i.dur_ns, i.transfer_ns, i.wait_ns, i.after_category
+                FROM collective_instances i JOIN captures c USING (capture_id) WHERE i.analysis_key = 'default'
+                ORDER BY 1, 2, 3, 4, 5, 6""");
+    }
+
+    /** The same of the dataset {@code out}: the cross-rank stage's {@code collective_waits}. */
+    static List<String> sparkInstances(SparkSession spark, Path out) {
+        // The partition column rank is read as text (DatasetViews turns type inference off): ordered as a number.
+        return rows(spark, "SELECT capture, CAST(rank AS INT), phase, phase_index, type, k, dur_ns, transfer_ns, wait_ns,"
+                + " after_category FROM parquet.`" + out.resolve("collective_waits") + "` ORDER BY 1, 2, 3, 4, 5, 6");
+    }
+
+    /** Every instance's arrival (last rank, lateness, wait) in the CLI's store, in the order of {@link #sparkArrivals}. */
+    static List<String> cliArrivals(Path db) throws SQLException {
+        return rows(db, """
+                SELECT c.name, a.phase, a.phase_index, a.type, a.k, a.ranks, a.last_rank, a.transfer_ns, a.lateness_ns, a.wait_ns,
+                       a.after_category
+                FROM collective_arrivals a JOIN captures c USING (capture_id) WHERE a.analysis_key = 'default'
+                ORDER BY 1, 2, 3, 4, 5""");
+    }
+
+    /** The same of the dataset {@code out}. */
+    static List<String> sparkArrivals(SparkSession spark, Path out) {
+        return rows(spark, "SELECT capture, phase, phase_index, type, k, ranks, last_rank, transfer_ns, lateness_ns, wait_ns,"
+                + " after_category FROM parquet.`" + out.resolve("collective_arrivals") + "` ORDER BY 1, 2, 3, 4, 5");
     }
 
     /** A DuckDB query's rows, as {@link #rows(SparkSession, String)} gives Spark's. */
