@@ -11,7 +11,6 @@ import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -172,12 +171,9 @@ public final class KinetoReader {
                     truncated();
                     break;
                 } catch (JsonProcessingException e) {
-                    if (input.endReturned() && (e instanceof MismatchedInputException
-                            || e.getOriginalMessage().startsWith("Unexpected end-of-input"))) {
+                    if (input.endReturned()) {
                         // Out of input inside a value read as a tree: databind reports that as a
-                        // mismatch at the value's start, and the tokenizer reports the end after a comma
-                        // between entries as a plain parse error, not as a JsonEOFException. A character
-                        // the tokenizer rejects is invalid JSON, even as the file's last byte.
+                        // mismatch at the value's start, not as a JsonEOFException at the end.
                         truncated();
                         break;
                     }
