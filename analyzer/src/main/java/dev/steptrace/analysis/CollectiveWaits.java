@@ -1,8 +1,6 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.report.BottleneckReport.PerStep;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
@@ -17,22 +15,14 @@ final class CollectiveWaits {
 
     /**
      * Per phase and rank: {compute, wait} per step (mean, median, p90 over the rank's steps), ms, from the
-     * analysis as the store keeps it ({@code step_metrics.compute_ns, wait_ns}).
+     * analysis as the store keeps it (query {@code collective-waits}: {@code step_metrics.compute_ns, wait_ns}).
      */
     static Map<String, Map<Integer, PerStep[]>> perRank(StoredAnalysis a) throws SQLException {
         Map<String, Map<Integer, PerStep[]>> out = new HashMap<>();
-        try (PreparedStatement ps = a.prepare("""
-                SELECT phase, rank,
-                       avg(compute_ns), quantile_cont(compute_ns, 0.5), quantile_cont(compute_ns, 0.9),
-                       avg(wait_ns), quantile_cont(wait_ns, 0.5), quantile_cont(wait_ns, 0.9)
-                FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY phase, rank
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getInt(2), new PerStep[] {
+        a.query("collective-waits", Map.of(), rs -> out.computeIfAbsent(rs.getString(1), k -> new HashMap<>())
+                .put(rs.getInt(2), new PerStep[] {
                         new PerStep(rs.getDouble(3) / 1e6, rs.getDouble(4) / 1e6, rs.getDouble(5) / 1e6),
-                        new PerStep(rs.getDouble(6) / 1e6, rs.getDouble(7) / 1e6, rs.getDouble(8) / 1e6)});
-            }
-        }
+                        new PerStep(rs.getDouble(6) / 1e6, rs.getDouble(7) / 1e6, rs.getDouble(8) / 1e6)}));
         return out;
     }
 }

@@ -16,8 +16,6 @@ import dev.steptrace.report.CaptureDiff.Side;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
 import dev.steptrace.report.CaptureDiff.Verdict;
 import dev.steptrace.report.CaptureDiff;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -191,20 +189,14 @@ public final class DiffBuilder {
         Map<String, Map<Long, Integer>> cellOf = new HashMap<>();
         Map<String, List<long[]>> rows = new LinkedHashMap<>();
         Map<String, List<double[]>> values = new HashMap<>();
-        try (PreparedStatement ps = analysis.prepare("""
-                SELECT phase, file_id, step, rank, phase_index, kernel_ns, span_ns
-                FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL
-                ORDER BY phase, rank, phase_index, file_id, step
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                String phase = rs.getString(1);
-                rows.computeIfAbsent(phase, k -> new ArrayList<>())
-                        .add(new long[] {rs.getInt(2), rs.getInt(3), rs.getInt(4), rs.getInt(5)});
-                long span = rs.getLong(7);
-                double spanMs = rs.wasNull() ? Double.NaN : span / 1e6;
-                values.computeIfAbsent(phase, k -> new ArrayList<>()).add(new double[] {rs.getLong(6) / 1e6, spanMs});
-            }
-        }
+        analysis.query("diff-steps", Map.of(), rs -> {
+            String phase = rs.getString(1);
+            rows.computeIfAbsent(phase, k -> new ArrayList<>())
+                    .add(new long[] {rs.getInt(2), rs.getInt(3), rs.getInt(4), rs.getInt(5)});
+            long span = rs.getLong(7);
+            double spanMs = rs.wasNull() ? Double.NaN : span / 1e6;
+            values.computeIfAbsent(phase, k -> new ArrayList<>()).add(new double[] {rs.getLong(6) / 1e6, spanMs});
+        });
         for (Map.Entry<String, List<long[]>> e : rows.entrySet()) {
             List<long[]> cells = e.getValue();
             Map<Long, Integer> rankPos = new TreeMap<>();
@@ -248,76 +240,48 @@ public final class DiffBuilder {
     /** Per cell, ms and calls of each category and category/subcategory. */
     private static void loadCategories(StoredAnalysis analysis, SideData side, Map<String, Map<Long, Integer>> cellOf)
             throws SQLException {
-        // Rows in a fixed order: sums of doubles, and so the seeded bootstrap, must not depend on the
-        // order DuckDB's parallel aggregation happens to produce.
-        try (PreparedStatement ps = analysis.prepare("""
-                SELECT phase, file_id, step, category, subcategory, ns, calls
-                FROM step_categories WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL
-                ORDER BY phase, file_id, step, category, subcategory
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                PhaseData pd = side.phases.get(rs.getString(1));
-                Integer cell = cellOf.get(rs.getString(1)).get(key(rs.getInt(2), rs.getInt(3)));
-                if (pd == null || cell == null) {
-                    continue;
-                }
-                double ms = rs.getLong(6) / 1e6;
-                long calls = rs.getLong(7);
-                for (String k : List.of(rs.getString(4), rs.getString(4) + "/" + rs.getString(5))) {
-                    pd.catMs.computeIfAbsent(k, x -> pd.zeros())[cell] += ms;
-                    pd.catCalls.computeIfAbsent(k, x -> pd.zeros())[cell] += calls;
-                }
+        analysis.query("diff-categories", Map.of(), rs -> {
+            PhaseData pd = side.phases.get(rs.getString(1));
+            Integer cell = cellOf.get(rs.getString(1)).get(key(rs.getInt(2), rs.getInt(3)));
+            if (pd == null || cell == null) {
+                return;
             }
-        }
+            double ms = rs.getLong(6) / 1e6;
+            long calls = rs.getLong(7);
+            for (String k : List.of(rs.getString(4), rs.getString(4) + "/" + rs.getString(5))) {
+                pd.catMs.computeIfAbsent(k, x -> pd.zeros())[cell] += ms;
+                pd.catCalls.computeIfAbsent(k, x -> pd.zeros())[cell] += calls;
+            }
+        });
     }
 
     /** Per cell, ms and calls of each kernel by normalized name ({@link KernelNames}). */
     private static void loadKernels(StoredAnalysis analysis, SideData side, Map<String, Map<Long, Integer>> cellOf)
             throws SQLException {
-        String dictionary = """
-                WITH k AS (
-                    SELECT k.*, c.category, c.subcategory
-                    FROM step_kernels k JOIN kernel_classes c USING (capture_id, analysis_key, name, kind, variant)
-                    WHERE k.capture_id = $1 AND k.analysis_key = $2 AND k.rank IS NOT NULL
-                ), d AS (
-                    SELECT name, (row_number() OVER (ORDER BY name) - 1)::INTEGER AS id FROM (SELECT DISTINCT name FROM k)
-                )
-                """;
         List<String> names = new ArrayList<>();
-        try (PreparedStatement ps = analysis.prepare(dictionary + "SELECT name FROM d ORDER BY id");
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                names.add(rs.getString(1));
-            }
-        }
+        analysis.query("diff-kernel-names", Map.of(), rs -> names.add(rs.getString(1)));
         Map<String, String> normalized = new HashMap<>();
-        try (PreparedStatement ps = analysis.prepare(dictionary + """
-                SELECT k.phase, k.file_id, k.step, d.id, k.category, k.subcategory, k.ns, k.calls
-                FROM k JOIN d USING (name)
-                ORDER BY k.phase, k.file_id, k.step, d.id, k.kind
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                PhaseData pd = side.phases.get(rs.getString(1));
-                Integer cell = cellOf.get(rs.getString(1)).get(key(rs.getInt(2), rs.getInt(3)));
-                if (pd == null || cell == null) {
-                    continue;
-                }
-                String raw = names.get(rs.getInt(4));
-                String name = normalized.computeIfAbsent(raw, KernelNames::normalize);
-                KernelData k = pd.kernels.get(name);
-                if (k == null) {
-                    k = new KernelData();
-                    k.category = rs.getString(5);
-                    k.subcategory = rs.getString(6);
-                    k.ms = pd.zeros();
-                    k.calls = pd.zeros();
-                    pd.kernels.put(name, k);
-                }
-                k.rawNames.add(raw);
-                k.ms[cell] += rs.getLong(7) / 1e6;
-                k.calls[cell] += rs.getLong(8);
+        analysis.query("diff-kernels", Map.of(), rs -> {
+            PhaseData pd = side.phases.get(rs.getString(1));
+            Integer cell = cellOf.get(rs.getString(1)).get(key(rs.getInt(2), rs.getInt(3)));
+            if (pd == null || cell == null) {
+                return;
             }
-        }
+            String raw = names.get(rs.getInt(4));
+            String name = normalized.computeIfAbsent(raw, KernelNames::normalize);
+            KernelData k = pd.kernels.get(name);
+            if (k == null) {
+                k = new KernelData();
+                k.category = rs.getString(5);
+                k.subcategory = rs.getString(6);
+                k.ms = pd.zeros();
+                k.calls = pd.zeros();
+                pd.kernels.put(name, k);
+            }
+            k.rawNames.add(raw);
+            k.ms[cell] += rs.getLong(7) / 1e6;
+            k.calls[cell] += rs.getLong(8);
+        });
     }
 
     private static long key(long fileId, long step) {

@@ -5,8 +5,6 @@ import dev.steptrace.report.BottleneckReport.HostBound;
 import dev.steptrace.report.BottleneckReport.LaunchDelay;
 import dev.steptrace.report.BottleneckReport.PerStep;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,87 +43,47 @@ final class HostBoundMetrics {
 
     /**
      * Per phase, means over ranks of each rank's per-step means; every phase with steps. Reads the analysis
-     * as the store keeps it ({@code step_metrics}, {@code launch_delays}, {@code graph_replays}).
+     * as the store keeps it (queries {@code host-bound}, {@code launch-delays}, {@code graph-replays}).
      */
     static Map<String, HostBound> summarize(StoredAnalysis a) throws SQLException {
         Map<String, HostBound> out = new HashMap<>();
         Map<String, List<LaunchDelay>> delays = launchDelays(a);
         Map<String, double[]> replays = graphReplays(a);
-        // launch_wait_ns is NULL in files without launch calls: when no file has any, the wait is unknown.
-        try (PreparedStatement ps = a.prepare("""
-                SELECT phase, avg(idle), CASE WHEN (SELECT count(launch_wait_ns) FROM step_metrics
-                                                    WHERE capture_id = $1 AND analysis_key = $2) > 0
-                                               THEN avg(launch_wait) END, avg(span)
-                FROM (SELECT phase, rank, avg(coalesce(idle_ns, 0)) / 1e6 AS idle,
-                             avg(coalesce(launch_wait_ns, 0)) / 1e6 AS launch_wait, avg(span_ns) / 1e6 AS span
-                      FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL
-                      GROUP BY phase, rank)
-                GROUP BY phase
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                String phase = rs.getString(1);
-                if (rs.getObject(4) == null) {
-                    continue; // no step with a span (a slice that cut every step): idle time is unknown, not 0
-                }
-                double idle = rs.getDouble(2);
-                double w = rs.getDouble(3);
-                Double wait = rs.wasNull() ? null : w;
-                double span = rs.getDouble(4);
-                Double pct = wait == null || span <= 0 ? null : 100 * wait / span;
-                double[] g = replays.getOrDefault(phase, new double[] {0, Double.NaN, Double.NaN, Double.NaN});
-                out.put(phase, new HostBound(idle, wait, wait == null ? null : idle - wait, pct,
-                        pct == null ? null : pct >= LAUNCH_BOUND_PCT, delays.getOrDefault(phase, List.of()), g[0],
-                        Double.isNaN(g[1]) ? null : new PerStep(g[1], g[2], g[3])));
+        a.query("host-bound", Map.of(), rs -> {
+            String phase = rs.getString(1);
+            if (rs.getObject(4) == null) {
+                return; // no step with a span (a slice that cut every step): idle time is unknown, not 0
             }
-        }
+            double idle = rs.getDouble(2);
+            double w = rs.getDouble(3);
+            Double wait = rs.wasNull() ? null : w;
+            double span = rs.getDouble(4);
+            Double pct = wait == null || span <= 0 ? null : 100 * wait / span;
+            double[] g = replays.getOrDefault(phase, new double[] {0, Double.NaN, Double.NaN, Double.NaN});
+            out.put(phase, new HostBound(idle, wait, wait == null ? null : idle - wait, pct,
+                    pct == null ? null : pct >= LAUNCH_BOUND_PCT, delays.getOrDefault(phase, List.of()), g[0],
+                    Double.isNaN(g[1]) ? null : new PerStep(g[1], g[2], g[3])));
+        });
         return out;
     }
 
     /** Per phase and category: launches per step, and the launch delay's mean, median and p90 (µs), means over ranks. */
     private static Map<String, List<LaunchDelay>> launchDelays(StoredAnalysis a) throws SQLException {
         Map<String, List<LaunchDelay>> out = new HashMap<>();
-        try (PreparedStatement ps = a.prepare("""
-                WITH steps AS (
-                    SELECT file_id, phase, count(*) AS n FROM step_metrics
-                    WHERE capture_id = $1 AND analysis_key = $2 GROUP BY ALL
-                )
-                SELECT d.phase, d.category, avg(d.ops / s.n), avg(d.mean_ns) / 1e3, avg(d.median_ns) / 1e3,
-                       avg(d.p90_ns) / 1e3
-                FROM launch_delays d JOIN steps s USING (file_id, phase)
-                WHERE d.capture_id = $1 AND d.analysis_key = $2 AND d.rank IS NOT NULL
-                GROUP BY d.phase, d.category ORDER BY d.phase, sum(d.ops) DESC, d.category
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                out.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(new LaunchDelay(rs.getString(2),
-                        rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6)));
-            }
-        }
+        a.query("launch-delays", Map.of(), rs -> out.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                .add(new LaunchDelay(rs.getString(2), rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6))));
         return out;
     }
 
     /** Per phase: {replays per step, gap between replays mean, median, p90 (µs)}, means over ranks. */
     private static Map<String, double[]> graphReplays(StoredAnalysis a) throws SQLException {
         Map<String, double[]> out = new HashMap<>();
-        try (PreparedStatement ps = a.prepare("""
-                WITH steps AS (
-                    SELECT file_id, phase, count(*) AS n FROM step_metrics
-                    WHERE capture_id = $1 AND analysis_key = $2 GROUP BY ALL
-                ), per_rank AS (
-                    SELECT r.file_id, r.phase, count(*) / any_value(s.n) AS per_step,
-                           avg(r.gap_ns) / 1e3 AS mean_us, quantile_cont(r.gap_ns, 0.5) / 1e3 AS median_us,
-                           quantile_cont(r.gap_ns, 0.9) / 1e3 AS p90_us
-                    FROM graph_replays r JOIN steps s USING (file_id, phase)
-                    WHERE r.capture_id = $1 AND r.analysis_key = $2 AND r.rank IS NOT NULL GROUP BY r.file_id, r.phase
-                )
-                SELECT phase, avg(per_step), avg(mean_us), avg(median_us), avg(p90_us) FROM per_rank GROUP BY phase
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                double mean = rs.getDouble(3);
-                boolean gaps = !rs.wasNull();
-                out.put(rs.getString(1), new double[] {rs.getDouble(2), gaps ? mean : Double.NaN,
-                        gaps ? rs.getDouble(4) : Double.NaN, gaps ? rs.getDouble(5) : Double.NaN});
-            }
-        }
+        a.query("graph-replays", Map.of(), rs -> {
+            double mean = rs.getDouble(3);
+            boolean gaps = !rs.wasNull();
+            out.put(rs.getString(1), new double[] {rs.getDouble(2), gaps ? mean : Double.NaN,
+                    gaps ? rs.getDouble(4) : Double.NaN, gaps ? rs.getDouble(5) : Double.NaN});
+        });
         return out;
     }
 }

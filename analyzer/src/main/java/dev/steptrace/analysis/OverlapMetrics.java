@@ -2,8 +2,6 @@ package dev.steptrace.analysis;
 
 import dev.steptrace.report.BottleneckReport.Overlap;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,23 +26,15 @@ final class OverlapMetrics {
 
     /**
      * Per phase: communication per step and its hidden part (means over ranks), from the analysis as the
-     * store keeps it ({@code step_metrics.comm_ns, hidden_ns}); phases without communication absent.
+     * store keeps it (query {@code overlap}: {@code step_metrics.comm_ns, hidden_ns}); phases without communication absent.
      */
     static Map<String, Overlap> summarize(StoredAnalysis a) throws SQLException {
         Map<String, Overlap> out = new HashMap<>();
-        try (PreparedStatement ps = a.prepare("""
-                SELECT phase, avg(comm), avg(hidden)
-                FROM (SELECT phase, rank, avg(comm_ns) / 1e6 AS comm, avg(hidden_ns) / 1e6 AS hidden
-                      FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL
-                      GROUP BY phase, rank)
-                GROUP BY phase HAVING avg(comm) > 0
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                double comm = rs.getDouble(2);
-                double hidden = rs.getDouble(3);
-                out.put(rs.getString(1), new Overlap(comm, hidden, comm - hidden, 100 * hidden / comm));
-            }
-        }
+        a.query("overlap", Map.of(), rs -> {
+            double comm = rs.getDouble(2);
+            double hidden = rs.getDouble(3);
+            out.put(rs.getString(1), new Overlap(comm, hidden, comm - hidden, 100 * hidden / comm));
+        });
         return out;
     }
 }

@@ -20,7 +20,6 @@ import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.StepPoint;
 import dev.steptrace.roofline.RooflineInputs;
 import dev.steptrace.roofline.RooflineSummary;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -123,25 +122,16 @@ public final class ReportBuilder {
 
     private Map<String, Map<Integer, RankPhaseStats>> rankPhaseStats() throws SQLException {
         Map<String, Map<Integer, RankPhaseStats>> out = new HashMap<>();
-        try (PreparedStatement ps = analysis.prepare("""
-                SELECT phase, rank, count(*) AS steps, sum(kernel_ns),
-                       avg(kernel_ns), quantile_cont(kernel_ns, 0.5), quantile_cont(kernel_ns, 0.9),
-                       avg(span_ns), quantile_cont(span_ns, 0.5), quantile_cont(span_ns, 0.9),
-                       avg(busy_ns), quantile_cont(busy_ns, 0.5), quantile_cont(busy_ns, 0.9),
-                       avg(host_gap_ns), quantile_cont(host_gap_ns, 0.5), quantile_cont(host_gap_ns, 0.9)
-                FROM step_metrics WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY phase, rank
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                RankPhaseStats st = new RankPhaseStats();
-                st.steps = rs.getInt(3);
-                st.kernelNsTotal = rs.getDouble(4);
-                st.kernel = perStep(rs, 5);
-                st.span = perStep(rs, 8);
-                st.busy = perStep(rs, 11);
-                st.hostGap = perStep(rs, 14);
-                out.computeIfAbsent(rs.getString(1), k -> new TreeMap<>()).put(rs.getInt(2), st);
-            }
-        }
+        analysis.query("rank-phase-steps", Map.of(), rs -> {
+            RankPhaseStats st = new RankPhaseStats();
+            st.steps = rs.getInt(3);
+            st.kernelNsTotal = rs.getDouble(4);
+            st.kernel = perStep(rs, 5);
+            st.span = perStep(rs, 8);
+            st.busy = perStep(rs, 11);
+            st.hostGap = perStep(rs, 14);
+            out.computeIfAbsent(rs.getString(1), k -> new TreeMap<>()).put(rs.getInt(2), st);
+        });
         CollectiveWaits.perRank(analysis).forEach((phase, ranks) -> ranks.forEach((rank, cw) -> {
             RankPhaseStats st = out.get(phase).get(rank);
             st.compute = cw[0];
@@ -197,22 +187,16 @@ public final class ReportBuilder {
         for (String phase : stats.keySet()) {
             out.put(phase, new TreeMap<>());
         }
-        try (PreparedStatement ps = analysis.prepare("""
-                SELECT phase, rank, category, subcategory, sum(ns), sum(calls)
-                FROM step_categories WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY ALL
-                ORDER BY phase, rank, category, subcategory
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                String phase = rs.getString(1);
-                int rank = rs.getInt(2);
-                int steps = stats.get(phase).get(rank).steps;
-                double ms = rs.getDouble(5) / 1e6 / steps;
-                double calls = rs.getDouble(6) / steps;
-                Map<String, double[]> m = out.get(phase).computeIfAbsent(rank, k -> new TreeMap<>());
-                add(m, rs.getString(3), ms, calls);
-                add(m, rs.getString(3) + "/" + rs.getString(4), ms, calls);
-            }
-        }
+        analysis.query("rank-categories", Map.of(), rs -> {
+            String phase = rs.getString(1);
+            int rank = rs.getInt(2);
+            int steps = stats.get(phase).get(rank).steps;
+            double ms = rs.getDouble(5) / 1e6 / steps;
+            double calls = rs.getDouble(6) / steps;
+            Map<String, double[]> m = out.get(phase).computeIfAbsent(rank, k -> new TreeMap<>());
+            add(m, rs.getString(3), ms, calls);
+            add(m, rs.getString(3) + "/" + rs.getString(4), ms, calls);
+        });
         return out;
     }
 
@@ -269,35 +253,12 @@ public final class ReportBuilder {
      */
     private List<TopKernel> kernels(String phase, int limit) throws SQLException {
         List<TopKernel> out = new ArrayList<>();
-        try (PreparedStatement ps = analysis.prepare("""
-                WITH steps AS (
-                    SELECT rank, count(*) AS steps FROM step_metrics
-                    WHERE capture_id = $1 AND analysis_key = $2 AND phase = $3 AND rank IS NOT NULL GROUP BY rank
-                ), per_rank AS (
-                    SELECT k.rank, k.name, c.category, c.subcategory, c.rule_id, sum(k.ns) AS ns, sum(k.calls) AS calls
-                    FROM (SELECT rank, name, kind, variant, sum(ns) AS ns, sum(calls) AS calls FROM step_kernels
-                          WHERE capture_id = $1 AND analysis_key = $2 AND phase = $3 AND rank IS NOT NULL
-                          GROUP BY rank, name, kind, variant) k
-                    JOIN kernel_classes c ON c.capture_id = $1 AND c.analysis_key = $2 AND c.name = k.name
-                         AND c.kind = k.kind AND c.variant = k.variant
-                    GROUP BY ALL
-                )
-                SELECT name, category, subcategory, rule_id,
-                       sum(ns / 1e6 / steps) / (SELECT count(*) FROM steps) AS ms_per_step,
-                       sum(calls / steps) / (SELECT count(*) FROM steps) AS calls_per_step
-                FROM per_rank JOIN steps USING (rank)
-                GROUP BY name, category, subcategory, rule_id
-                ORDER BY ms_per_step DESC, name, rule_id LIMIT $4
-                """, phase, limit)) {
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    double ms = rs.getDouble(5);
-                    double calls = rs.getDouble(6);
-                    out.add(new TopKernel(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), ms, calls,
-                            calls == 0 ? 0 : ms / calls * 1000));
-                }
-            }
-        }
+        analysis.query("top-kernels", Map.of("phase", phase, "top", limit), rs -> {
+            double ms = rs.getDouble(5);
+            double calls = rs.getDouble(6);
+            out.add(new TopKernel(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), ms, calls,
+                    calls == 0 ? 0 : ms / calls * 1000));
+        });
         return out;
     }
 
@@ -309,58 +270,31 @@ public final class ReportBuilder {
     private List<Collective> collectives(Map<String, Map<Integer, RankPhaseStats>> stats) throws SQLException {
         boolean multiRank = multiRank();
         List<Collective> out = new ArrayList<>();
-        try (PreparedStatement ps = analysis.prepare("""
-                WITH c AS (
-                    SELECT * FROM collective_instances WHERE capture_id = $1 AND analysis_key = $2
-                ), per_rank AS (
-                    SELECT phase, type, rank, count(*) AS calls, sum(dur_ns) AS ns,
-                           sum(wait_ns) AS wait_ns, count(wait_ns) AS matched
-                    FROM c GROUP BY phase, type, rank
-                ), transfer AS (
-                    SELECT phase, type, sum(transfer_ns) AS transfer_ns
-                    FROM (SELECT DISTINCT instance, phase, type, transfer_ns FROM c WHERE transfer_ns IS NOT NULL)
-                    GROUP BY phase, type
-                ), sizes AS (
-                    SELECT phase, type, median(msg_bytes) AS msg_bytes,
-                           median(msg_bytes / coalesce(transfer_ns, dur_ns) * CASE
-                               WHEN type = 'allreduce' THEN 2.0 * (n - 1) / n
-                               WHEN type IN ('all_gather', 'reduce_scatter', 'all_to_all') THEN (n - 1)::DOUBLE / n
-                               ELSE 1.0 END) AS busbw_gbps
-                    FROM (SELECT *, coalesce(group_size, $3) AS n
-                          FROM c WHERE msg_bytes IS NOT NULL AND dur_ns > 0)
-                    GROUP BY phase, type
-                )
-                SELECT p.phase, p.type, p.rank, p.calls, p.ns, p.wait_ns, p.matched, t.transfer_ns,
-                       z.msg_bytes, z.busbw_gbps
-                FROM per_rank p LEFT JOIN transfer t USING (phase, type) LEFT JOIN sizes z USING (phase, type)
-                ORDER BY p.phase, p.type, p.rank
-                """, analysis.scope().ranks().size()); ResultSet rs = ps.executeQuery()) {
-            Map<String, List<double[]>> perType = new LinkedHashMap<>();
-            Map<String, Object[]> shared = new HashMap<>();
-            while (rs.next()) {
-                String phase = rs.getString(1);
-                String key = phase + "\u0000" + rs.getString(2);
-                int steps = stats.get(phase).get(rs.getInt(3)).steps;
-                double wait = rs.getDouble(6);
-                boolean hasWait = !rs.wasNull() && rs.getLong(7) > 0;
-                perType.computeIfAbsent(key, k -> new ArrayList<>()).add(new double[] {
-                        rs.getDouble(4) / steps, rs.getDouble(5), rs.getDouble(4), hasWait ? wait / 1e6 / steps : Double.NaN});
-                shared.putIfAbsent(key, new Object[] {rs.getObject(8), rs.getObject(9), rs.getObject(10), steps});
-            }
-            for (Map.Entry<String, List<double[]>> e : perType.entrySet()) {
-                String[] pt = e.getKey().split("\u0000");
-                List<double[]> rows = e.getValue();
-                double calls = rows.stream().mapToDouble(r -> r[0]).average().orElse(0);
-                double meanUs = rows.stream().mapToDouble(r -> r[1]).sum() / rows.stream().mapToDouble(r -> r[2]).sum() / 1e3;
-                Object[] sh = shared.get(e.getKey());
-                Double waitMs = multiRank && rows.stream().noneMatch(r -> Double.isNaN(r[3]))
-                        ? rows.stream().mapToDouble(r -> r[3]).average().orElse(0) : null;
-                Double transferMs = multiRank && sh[0] != null
-                        ? ((Number) sh[0]).doubleValue() / 1e6 / meanSteps(stats.get(pt[0])) : null;
-                MessageBytes bytes = sh[1] == null ? null : new MessageBytes(((Number) sh[1]).doubleValue());
-                Double busbw = sh[2] == null ? null : ((Number) sh[2]).doubleValue();
-                out.add(new Collective(pt[0], pt[1], calls, meanUs, bytes, busbw, waitMs, transferMs));
-            }
+        Map<String, List<double[]>> perType = new LinkedHashMap<>();
+        Map<String, Object[]> shared = new HashMap<>();
+        analysis.query("collectives", Map.of("ranks", analysis.scope().ranks().size()), rs -> {
+            String phase = rs.getString(1);
+            String key = phase + "\u0000" + rs.getString(2);
+            int steps = stats.get(phase).get(rs.getInt(3)).steps;
+            double wait = rs.getDouble(6);
+            boolean hasWait = !rs.wasNull() && rs.getLong(7) > 0;
+            perType.computeIfAbsent(key, k -> new ArrayList<>()).add(new double[] {
+                    rs.getDouble(4) / steps, rs.getDouble(5), rs.getDouble(4), hasWait ? wait / 1e6 / steps : Double.NaN});
+            shared.putIfAbsent(key, new Object[] {rs.getObject(8), rs.getObject(9), rs.getObject(10), steps});
+        });
+        for (Map.Entry<String, List<double[]>> e : perType.entrySet()) {
+            String[] pt = e.getKey().split("\u0000");
+            List<double[]> rows = e.getValue();
+            double calls = rows.stream().mapToDouble(r -> r[0]).average().orElse(0);
+            double meanUs = rows.stream().mapToDouble(r -> r[1]).sum() / rows.stream().mapToDouble(r -> r[2]).sum() / 1e3;
+            Object[] sh = shared.get(e.getKey());
+            Double waitMs = multiRank && rows.stream().noneMatch(r -> Double.isNaN(r[3]))
+                    ? rows.stream().mapToDouble(r -> r[3]).average().orElse(0) : null;
+            Double transferMs = multiRank && sh[0] != null
+                    ? ((Number) sh[0]).doubleValue() / 1e6 / meanSteps(stats.get(pt[0])) : null;
+            MessageBytes bytes = sh[1] == null ? null : new MessageBytes(((Number) sh[1]).doubleValue());
+            Double busbw = sh[2] == null ? null : ((Number) sh[2]).doubleValue();
+            out.add(new Collective(pt[0], pt[1], calls, meanUs, bytes, busbw, waitMs, transferMs));
         }
         out.sort(Comparator.comparing((Collective x) -> Phase.IDS.indexOf(x.phase()))
                 .thenComparing(Comparator.comparingDouble(Collective::callsPerStep).reversed()));
@@ -375,29 +309,15 @@ public final class ReportBuilder {
     private List<StepPoint> stepPoints() throws SQLException {
         List<StepPoint> out = new ArrayList<>();
         Map<String, Map<String, Double>> cats = new HashMap<>();
-        try (PreparedStatement ps = analysis.prepare("SELECT file_id, step, category, sum(ns) FROM step_categories"
-                + " WHERE capture_id = $1 AND analysis_key = $2 GROUP BY ALL ORDER BY ALL");
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                cats.computeIfAbsent(rs.getInt(1) + "/" + rs.getInt(2), k -> new TreeMap<>())
-                        .put(rs.getString(3), rs.getLong(4) / 1e6);
-            }
-        }
-        try (PreparedStatement ps = analysis.prepare("""
-                SELECT m.file_id, m.step, m.rank, m.phase, m.phase_index, s.name, m.kernel_ns, m.span_ns, m.busy_ns,
-                       m.host_gap_ns
-                FROM step_metrics m JOIN steps s USING (capture_id, analysis_key, file_id, step)
-                WHERE m.capture_id = $1 AND m.analysis_key = $2 AND m.rank IS NOT NULL
-                ORDER BY m.rank, m.gpu_start_ns NULLS LAST, m.step
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                long gap = rs.getLong(10);
-                Double hostGap = rs.wasNull() ? null : gap / 1e6;
-                out.add(new StepPoint(rs.getInt(3), rs.getString(4), rs.getInt(5), rs.getString(6),
-                        rs.getLong(7) / 1e6, rs.getLong(8) / 1e6, rs.getLong(9) / 1e6, hostGap,
-                        cats.getOrDefault(rs.getInt(1) + "/" + rs.getInt(2), Map.of())));
-            }
-        }
+        analysis.query("step-point-categories", Map.of(), rs -> cats.computeIfAbsent(rs.getInt(1) + "/" + rs.getInt(2),
+                k -> new TreeMap<>()).put(rs.getString(3), rs.getLong(4) / 1e6));
+        analysis.query("step-points", Map.of(), rs -> {
+            long gap = rs.getLong(10);
+            Double hostGap = rs.wasNull() ? null : gap / 1e6;
+            out.add(new StepPoint(rs.getInt(3), rs.getString(4), rs.getInt(5), rs.getString(6),
+                    rs.getLong(7) / 1e6, rs.getLong(8) / 1e6, rs.getLong(9) / 1e6, hostGap,
+                    cats.getOrDefault(rs.getInt(1) + "/" + rs.getInt(2), Map.of())));
+        });
         return out;
     }
 

@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -19,6 +21,10 @@ import java.util.regex.Pattern;
  * reads and writes in its header; Java only chooses which stages run, in which order, with which
  * parameters. A parameter is a DuckDB variable, read in the file as {@code getvariable('name')}, so a
  * stage runs as it is in the DuckDB shell too: {@code SET VARIABLE name = value;} then {@code .read} it.
+ *
+ * <p>A query file ({@code queries/name.sql}, docs/architecture.md, "Queries of the kept analysis") is
+ * one SELECT written the same way, run by {@link #query}: its parameters are bound to the statement,
+ * not set on the connection, so readers sharing a connection do not see each other's values.
  */
 public final class SqlStage {
     private static final Pattern PARAMETER = Pattern.compile("getvariable\\('([a-z_][a-z0-9_]*)'\\)");
@@ -58,9 +64,7 @@ public final class SqlStage {
             for (String sql : statements) {
                 Matcher m = PARAMETER.matcher(sql);
                 while (m.find()) {
-                    if (!parameters.containsKey(m.group(1))) {
-                        throw new IllegalArgumentException("analysis stage " + name + ": no value for " + m.group());
-                    }
+                    value(parameters, m);
                 }
             }
             for (Map.Entry<String, ?> p : parameters.entrySet()) {
@@ -74,6 +78,47 @@ public final class SqlStage {
                 }
             }
         }
+    }
+
+    /** What a query hands each of its rows to. */
+    @FunctionalInterface
+    public interface Rows {
+        void row(ResultSet rs) throws SQLException;
+    }
+
+    /**
+     * Runs a query file, one SELECT, as a prepared statement: each {@code getvariable('name')} becomes a
+     * parameter bound to {@code parameters.get(name)}; each row goes to {@code rows}.
+     */
+    public void query(Connection c, Map<String, ?> parameters, Rows rows) throws SQLException {
+        if (statements.size() != 1) {
+            throw new IllegalStateException("analysis query " + name + " holds " + statements.size() + " statements");
+        }
+        Matcher m = PARAMETER.matcher(statements.get(0));
+        List<Object> values = new ArrayList<>();
+        StringBuilder sql = new StringBuilder();
+        while (m.find()) {
+            values.add(value(parameters, m));
+            m.appendReplacement(sql, "?");
+        }
+        m.appendTail(sql);
+        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            for (int i = 0; i < values.size(); i++) {
+                ps.setObject(i + 1, values.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.row(rs);
+                }
+            }
+        }
+    }
+
+    private Object value(Map<String, ?> parameters, Matcher m) {
+        if (!parameters.containsKey(m.group(1))) {
+            throw new IllegalArgumentException("analysis stage " + name + ": no value for " + m.group());
+        }
+        return parameters.get(m.group(1));
     }
 
     private static String literal(Object value) {

@@ -9,7 +9,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One capture's analysis as the store keeps it (docs/schema.md, "The analysis"): the rows of the analysis
@@ -105,6 +107,18 @@ public record StoredAnalysis(Connection connection, CaptureScope scope, String k
             ps.close();
             throw e;
         }
+    }
+
+    /**
+     * Runs the query file {@code queries/NAME.sql} (beside {@link SqlStage}) over this analysis: its
+     * {@code capture_id} and {@code analysis_key} are this capture and key, further parameters by name in
+     * {@code more}; each row goes to {@code rows}.
+     */
+    public void query(String name, Map<String, ?> more, SqlStage.Rows rows) throws SQLException {
+        Map<String, Object> parameters = new HashMap<>(more);
+        parameters.put("capture_id", scope.captureId());
+        parameters.put("analysis_key", key);
+        SqlStage.load("queries/" + name).query(connection, parameters, rows);
     }
 
     /** The SQL condition that selects this analysis's rows, for queries written by hand. */

@@ -3,11 +3,7 @@ package dev.steptrace.analysis;
 import dev.steptrace.report.BottleneckReport.CategoryWait;
 import dev.steptrace.report.BottleneckReport.Straggler;
 import dev.steptrace.report.BottleneckReport.StragglerSpot;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -50,13 +46,13 @@ final class Stragglers {
     /**
      * Per phase: every rank that arrived last at least once, most caused wait first, each named straggler
      * with its call sites and what it was busy with; phases without instances absent. Reads the analysis
-     * as the store keeps it ({@code collective_arrivals}, {@code step_metrics}).
+     * as the store keeps it ({@code collective_arrivals}, {@code step_metrics}) through the queries
+     * {@code straggler-phases}, {@code straggler-ranks}, {@code straggler-spots} and
+     * {@code straggler-after-categories}.
      */
     static Map<String, List<Straggler>> summarize(StoredAnalysis a) throws SQLException {
-        String arrivals = "(SELECT * FROM collective_arrivals WHERE " + a.where() + ")";
         Map<String, List<Straggler>> out = new HashMap<>();
-        for (Map.Entry<String, PhaseRanks> e : ranks(a.connection(), arrivals,
-                "(SELECT * FROM step_metrics WHERE " + a.where() + ")").entrySet()) {
+        for (Map.Entry<String, PhaseRanks> e : ranks(a).entrySet()) {
             List<Straggler> list = new ArrayList<>(e.getValue().ranks());
             out.put(e.getKey(), list);
             PhaseTotals t = e.getValue().totals();
@@ -65,9 +61,8 @@ final class Stragglers {
                 Straggler s = list.get(i);
                 if (s.straggler()) {
                     list.set(i, new Straggler(s.rank(), true, s.lateInstances(), s.lateSharePct(),
-                            s.causedWaitMsPerStep(), s.causedWaitSharePct(),
-                            spots(a.connection(), arrivals, e.getKey(), s.rank(), perMs),
-                            afterCategories(a.connection(), arrivals, e.getKey(), s.rank(), perMs)));
+                            s.causedWaitMsPerStep(), s.causedWaitSharePct(), spots(a, e.getKey(), s.rank(), perMs),
+                            afterCategories(a, e.getKey(), s.rank(), perMs)));
                 }
             }
         }
@@ -76,48 +71,29 @@ final class Stragglers {
 
     /**
      * Per phase, the ranks that arrived last at least once, with the shares and whether each is named a
-     * straggler (no call sites yet), from {@code arrivals} and {@code stepMetrics}: the store's rows of
-     * one analysis.
+     * straggler (no call sites yet).
      */
-    private static Map<String, PhaseRanks> ranks(Connection c, String arrivals, String stepMetrics)
-            throws SQLException {
+    private static Map<String, PhaseRanks> ranks(StoredAnalysis a) throws SQLException {
         Map<String, PhaseTotals> totals = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                WITH steps AS (
-                    SELECT phase, min(n) AS steps
-                    FROM (SELECT phase, rank, count(*) AS n FROM %s WHERE rank IS NOT NULL GROUP BY ALL)
-                    GROUP BY phase
-                )
-                SELECT a.phase, count(*), max(a.ranks), sum(a.wait_ns), sum(a.transfer_ns), any_value(s.steps)
-                FROM %s a JOIN steps s USING (phase) GROUP BY a.phase
-                """.formatted(stepMetrics, arrivals))) {
-            while (rs.next()) {
-                totals.put(rs.getString(1), new PhaseTotals(rs.getLong(2), rs.getInt(3), rs.getDouble(4),
-                        rs.getDouble(5), rs.getInt(6)));
-            }
-        }
+        a.query("straggler-phases", Map.of(), rs -> totals.put(rs.getString(1), new PhaseTotals(rs.getLong(2),
+                rs.getInt(3), rs.getDouble(4), rs.getDouble(5), rs.getInt(6))));
         Map<String, PhaseRanks> out = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT phase, last_rank, count(*), sum(wait_ns) FROM %s
-                GROUP BY phase, last_rank ORDER BY phase, sum(wait_ns) DESC, last_rank
-                """.formatted(arrivals))) {
-            while (rs.next()) {
-                String phase = rs.getString(1);
-                PhaseTotals t = totals.get(phase);
-                int rank = rs.getInt(2);
-                long late = rs.getLong(3);
-                double caused = rs.getDouble(4);
-                double latePct = 100.0 * late / t.instances;
-                double causedPct = t.waitNs == 0 ? 0 : 100 * caused / t.waitNs;
-                double causedMs = caused / (t.ranks - 1) / t.steps / 1e6;
-                double transferMs = t.transferNs / t.steps / 1e6;
-                boolean straggler = latePct > 100.0 / t.ranks
-                        && causedPct >= 100 * (1 + 1.0 / t.ranks) / 2
-                        && causedMs >= MIN_WAIT_OF_TRANSFER_PCT / 100 * transferMs;
-                out.computeIfAbsent(phase, k -> new PhaseRanks(t, new ArrayList<>())).ranks().add(new Straggler(rank,
-                        straggler, late, latePct, causedMs, causedPct, List.of(), List.of()));
-            }
-        }
+        a.query("straggler-ranks", Map.of(), rs -> {
+            String phase = rs.getString(1);
+            PhaseTotals t = totals.get(phase);
+            int rank = rs.getInt(2);
+            long late = rs.getLong(3);
+            double caused = rs.getDouble(4);
+            double latePct = 100.0 * late / t.instances;
+            double causedPct = t.waitNs == 0 ? 0 : 100 * caused / t.waitNs;
+            double causedMs = caused / (t.ranks - 1) / t.steps / 1e6;
+            double transferMs = t.transferNs / t.steps / 1e6;
+            boolean straggler = latePct > 100.0 / t.ranks
+                    && causedPct >= 100 * (1 + 1.0 / t.ranks) / 2
+                    && causedMs >= MIN_WAIT_OF_TRANSFER_PCT / 100 * transferMs;
+            out.computeIfAbsent(phase, k -> new PhaseRanks(t, new ArrayList<>())).ranks().add(new Straggler(rank,
+                    straggler, late, latePct, causedMs, causedPct, List.of(), List.of()));
+        });
         return out;
     }
 
@@ -127,47 +103,21 @@ final class Stragglers {
     private record PhaseRanks(PhaseTotals totals, List<Straggler> ranks) {}
 
     /** The call sites (type, position in the step) where the rank causes the most wait. */
-    private static List<StragglerSpot> spots(Connection c, String arrivals, String phase, int rank, double perMs)
+    private static List<StragglerSpot> spots(StoredAnalysis a, String phase, int rank, double perMs)
             throws SQLException {
         List<StragglerSpot> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("""
-                WITH a AS (SELECT * FROM %s WHERE phase = ?), sites AS (
-                    SELECT type, k, count(*) AS instances FROM a GROUP BY ALL
-                )
-                SELECT i.type, i.k, count(*), any_value(sites.instances), sum(i.wait_ns),
-                       arg_max(i.after_category, i.wait_ns)
-                FROM a i JOIN sites USING (type, k) WHERE i.last_rank = ?
-                GROUP BY i.type, i.k ORDER BY sum(i.wait_ns) DESC, i.type, i.k LIMIT ?
-                """.formatted(arrivals))) {
-            ps.setString(1, phase);
-            ps.setInt(2, rank);
-            ps.setInt(3, SPOTS);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new StragglerSpot(rs.getString(1), rs.getInt(2), 100.0 * rs.getLong(3) / rs.getLong(4),
-                            rs.getDouble(5) * perMs, rs.getString(6)));
-                }
-            }
-        }
+        a.query("straggler-spots", Map.of("phase", phase, "rank", rank, "spots", SPOTS), rs -> out.add(
+                new StragglerSpot(rs.getString(1), rs.getInt(2), 100.0 * rs.getLong(3) / rs.getLong(4),
+                        rs.getDouble(5) * perMs, rs.getString(6))));
         return out;
     }
 
     /** The wait the rank causes, by what it was busy with before it arrived. */
-    private static List<CategoryWait> afterCategories(Connection c, String arrivals, String phase, int rank,
-                                                      double perMs) throws SQLException {
+    private static List<CategoryWait> afterCategories(StoredAnalysis a, String phase, int rank, double perMs)
+            throws SQLException {
         List<CategoryWait> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("""
-                SELECT after_category, sum(wait_ns), coalesce(100 * sum(wait_ns) / nullif(sum(sum(wait_ns)) OVER (), 0), 0)
-                FROM %s WHERE phase = ? AND last_rank = ? GROUP BY ALL ORDER BY 2 DESC, 1 NULLS LAST
-                """.formatted(arrivals))) {
-            ps.setString(1, phase);
-            ps.setInt(2, rank);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new CategoryWait(rs.getString(1), rs.getDouble(2) * perMs, rs.getDouble(3)));
-                }
-            }
-        }
+        a.query("straggler-after-categories", Map.of("phase", phase, "rank", rank), rs -> out.add(
+                new CategoryWait(rs.getString(1), rs.getDouble(2) * perMs, rs.getDouble(3))));
         return out;
     }
 }

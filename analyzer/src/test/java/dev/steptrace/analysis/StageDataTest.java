@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.steptrace.common.StepSource;
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,6 +37,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * col:TYPE col:TYPE ...           then one row a line, values split at white space ('quoted' for
  * v v ...                         spaces, NULL for null); a blank line ends it
  *
+ * store                           creates the store's tables (schema.sql), for a stage that writes
+ *                                 them; a "table" of one of them then fills the columns it names
+ *
  * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a number
  *                                 written with a decimal point, a string, or a list of strings a,b);
  *                                 "stage cross-rank" creates the views of cross-rank.sql
@@ -42,18 +47,26 @@ import org.junit.jupiter.params.provider.MethodSource;
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
  * ----                            the end of the file (the query orders them)
  * v v ...
+ *
+ * query-file NAME [p=v ...]       the same for the query file queries/NAME.sql, with its parameters
+ * ----
+ * v v ...
  * </pre>
+ * Stage tests are under {@code stages/}, tests of the query files under {@code queries/}.
  */
 class StageDataTest {
     private static final Pattern TOKEN = Pattern.compile("'([^']*)'|(\\S+)");
 
     static Stream<Path> files() throws IOException, URISyntaxException {
-        Path dir = Path.of(StageDataTest.class.getResource("stages").toURI());
-        List<Path> files;
-        try (Stream<Path> s = Files.list(dir)) {
-            files = s.filter(p -> p.toString().endsWith(".test")).sorted().toList();
+        List<Path> files = new ArrayList<>();
+        for (String kind : List.of("stages", "queries")) {
+            Path dir = Path.of(StageDataTest.class.getResource(kind).toURI());
+            try (Stream<Path> s = Files.list(dir)) {
+                List<Path> these = s.filter(p -> p.toString().endsWith(".test")).sorted().toList();
+                assertFalse(these.isEmpty(), "no tests in " + dir);
+                files.addAll(these);
+            }
         }
-        assertFalse(files.isEmpty(), "no stage tests in " + dir);
         return files.stream();
     }
 
@@ -71,23 +84,23 @@ class StageDataTest {
                     i++;
                 } else if (line.startsWith("table ")) {
                     i = table(c, line.substring(6).strip(), lines, i + 1);
+                } else if (line.equals("store")) {
+                    try (var in = getClass().getResourceAsStream("/dev/steptrace/store/schema.sql");
+                         Statement s = c.createStatement()) {
+                        s.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                    }
+                    i++;
                 } else if (line.startsWith("stage ")) {
                     List<String> words = tokens(line.substring(6));
-                    Map<String, Object> parameters = new LinkedHashMap<>();
-                    for (String p : words.subList(1, words.size())) {
-                        String value = p.substring(p.indexOf('=') + 1);
-                        parameters.put(p.substring(0, p.indexOf('=')), value.contains(",") ? List.of(value.split(","))
-                                : value.matches("-?\\d+") ? (Object) Integer.valueOf(value)
-                                : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value) : value);
-                    }
                     if (words.get(0).equals("cross-rank")) {
                         ViewScript.CROSS_RANK.create(c);
                     } else {
-                        SqlStage.load(words.get(0)).run(c, parameters);
+                        SqlStage.load(words.get(0)).run(c, parameters(words));
                     }
                     i++;
-                } else if (line.startsWith("query ")) {
-                    StringBuilder sql = new StringBuilder(line.substring(6));
+                } else if (line.startsWith("query ") || line.startsWith("query-file ")) {
+                    boolean named = line.startsWith("query-file ");
+                    StringBuilder sql = new StringBuilder(line.substring(named ? 11 : 6));
                     i++;
                     while (!lines.get(i).strip().equals("----")) {
                         sql.append('\n').append(lines.get(i++));
@@ -96,7 +109,8 @@ class StageDataTest {
                     for (i++; i < lines.size() && !lines.get(i).isBlank(); i++) {
                         expected.add(tokens(lines.get(i)));
                     }
-                    assertEquals(render(expected), render(rows(c, sql.toString())), where + ": " + sql);
+                    List<List<String>> actual = named ? queryFile(c, tokens(sql.toString())) : rows(c, sql.toString());
+                    assertEquals(render(expected), render(actual), where + ": " + sql);
                     queries++;
                 } else {
                     throw new IllegalArgumentException(where + ": expected table, stage or query: " + line);
@@ -113,12 +127,34 @@ class StageDataTest {
     @Test
     void stepAnnotationsAreSelectedAsStepSourceSays() throws IOException {
         try (var in = SqlStage.class.getResourceAsStream("10-step-annotations.sql")) {
-            String stage = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String stage = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(stage.contains("WHERE " + StepSource.ANNOTATIONS + ";"), StepSource.ANNOTATIONS);
         }
     }
 
-    /** Creates table {@code name} from the header and rows starting at {@code lines[i]}; the line after them. */
+    /** A stage's or query's parameters, from words {@code name=value} after the first. */
+    private static Map<String, Object> parameters(List<String> words) {
+        Map<String, Object> parameters = new LinkedHashMap<>();
+        for (String p : words.subList(1, words.size())) {
+            String value = p.substring(p.indexOf('=') + 1);
+            parameters.put(p.substring(0, p.indexOf('=')), value.contains(",") ? List.of(value.split(","))
+                    : value.matches("-?\\d+") ? (Object) Integer.valueOf(value)
+                    : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value) : value);
+        }
+        return parameters;
+    }
+
+    /** The rows of query file {@code queries/words[0].sql} with the parameters that follow. */
+    private static List<List<String>> queryFile(Connection c, List<String> words) throws SQLException {
+        List<List<String>> out = new ArrayList<>();
+        SqlStage.load("queries/" + words.get(0)).query(c, parameters(words), rs -> out.add(row(rs)));
+        return out;
+    }
+
+    /**
+     * Creates table {@code name} from the header and rows starting at {@code lines[i]} (or, when the store's
+     * schema already has it, fills the header's columns); the line after them.
+     */
     private static int table(Connection c, String name, List<String> lines, int i) throws SQLException {
         List<String> header = tokens(lines.get(i));
         List<String> types = new ArrayList<>();
@@ -128,7 +164,15 @@ class StageDataTest {
             types.add(h.substring(h.indexOf(':') + 1));
         }
         try (Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + name + " (" + String.join(", ", columns) + ")");
+            boolean exists;
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM duckdb_tables() WHERE table_name = '" + name + "'")) {
+                exists = rs.next() && rs.getLong(1) > 0;
+            }
+            if (!exists) {
+                s.execute("CREATE TABLE " + name + " (" + String.join(", ", columns) + ")");
+            }
+            String into = exists ? name + " (" + header.stream().map(h -> h.substring(0, h.indexOf(':')))
+                    .collect(Collectors.joining(", ")) + ")" : name;
             for (i++; i < lines.size() && !lines.get(i).isBlank(); i++) {
                 List<String> values = tokens(lines.get(i));
                 assertEquals(types.size(), values.size(), "values of row " + (i + 1) + " of " + name);
@@ -137,7 +181,7 @@ class StageDataTest {
                     literals.add(values.get(k).equals("NULL") ? "NULL"
                             : "CAST('" + values.get(k).replace("'", "''") + "' AS " + types.get(k) + ")");
                 }
-                s.execute("INSERT INTO " + name + " VALUES (" + String.join(", ", literals) + ")");
+                s.execute("INSERT INTO " + into + " VALUES (" + String.join(", ", literals) + ")");
             }
         }
         return i;
@@ -146,17 +190,20 @@ class StageDataTest {
     private static List<List<String>> rows(Connection c, String sql) throws SQLException {
         List<List<String>> out = new ArrayList<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
             while (rs.next()) {
-                List<String> row = new ArrayList<>();
-                for (int k = 1; k <= n; k++) {
-                    String v = rs.getString(k);
-                    row.add(v == null ? "NULL" : v);
-                }
-                out.add(row);
+                out.add(row(rs));
             }
         }
         return out;
+    }
+
+    private static List<String> row(ResultSet rs) throws SQLException {
+        List<String> row = new ArrayList<>();
+        for (int k = 1; k <= rs.getMetaData().getColumnCount(); k++) {
+            String v = rs.getString(k);
+            row.add(v == null ? "NULL" : v);
+        }
+        return row;
     }
 
     private static List<String> tokens(String line) {
