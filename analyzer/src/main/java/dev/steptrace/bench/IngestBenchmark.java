@@ -86,12 +86,14 @@ public final class IngestBenchmark {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
             print(tokenize(files));
             print(parse(files));
-            print(ingest(inputs, 1, false, workDir));
-            if (files.stream().anyMatch(TraceDiscovery.Found::compressed) && files.size() == 1) {
-                print(ingest(inputs, 1, true, workDir));
+            print(ingest(inputs, 1, null, workDir));
+            if (files.size() == 1) {
+                // What `steptrace ingest` does with one file: inserts (and gunzip) on threads of their own.
+                print(ingest(inputs, 1, files.get(0).compressed() ? "insert, gunzip threads" : "insert thread",
+                        workDir));
             }
             if (threads > 1 && files.size() > 1) {
-                print(ingest(inputs, threads, false, workDir));
+                print(ingest(inputs, threads, null, workDir));
             }
         }
         out.printf(Locale.ROOT, "peak RSS: %d MB (VmHWM of this process)%n", peakRssKb() / 1024);
@@ -185,11 +187,12 @@ public final class IngestBenchmark {
         }
     }
 
-    Pass ingest(List<Path> inputs, int threads, boolean inflateAhead, Path workDir) throws Exception {
+    /** @param helpers the threads beside the file threads, for the label; null: none (no inflate-ahead) */
+    Pass ingest(List<Path> inputs, int threads, String helpers, Path workDir) throws Exception {
         Path db = Files.createTempFile(workDir, "bench-", ".duckdb");
         Files.delete(db);
         try (Store store = Store.open(db)) {
-            Ingestor ingestor = new Ingestor(store, new IngestOptions(threads, false, inflateAhead));
+            Ingestor ingestor = new Ingestor(store, new IngestOptions(threads, false, helpers != null));
             long cpu0 = cpuNanos();
             long t0 = System.nanoTime();
             IngestReport report = ingestor.ingest(inputs);
@@ -197,7 +200,7 @@ public final class IngestBenchmark {
             double cpu = (cpuNanos() - cpu0) / 1e9;
             long json = report.files().stream().mapToLong(f -> f.jsonBytes()).sum();
             return new Pass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : "")
-                    + (inflateAhead ? " + gunzip thread" : ""), json,
+                    + (helpers != null ? " + " + helpers : ""), json,
                     ingestor.eventsRead().get(), "kept events", wall, cpu);
         } finally {
             deleteStore(db);

@@ -1,5 +1,6 @@
 package dev.steptrace.ingest;
 
+import dev.steptrace.store.TableColumns;
 import java.sql.Connection;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,6 +11,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * {@code file_id}, the ingest's options and progress counters.
  *
  * @param size          the trace's bytes on disk (all its parts)
+ * @param tables        the store's table columns, read once for the whole ingest
  * @param inflateAhead  a core is free for a second thread (decompression, inserts) beside the reader
  * @param stop          where to stop reading (a re-read up to damage), or null
  * @param eventsRead    events read by the whole ingest, for progress
@@ -18,11 +20,11 @@ import org.apache.arrow.memory.BufferAllocator;
  * @param digest        where a Kineto file's fingerprint is taken as it is read, or null (fingerprinted before)
  */
 public record ImportJob(TraceDiscovery.Found file, long size, int fileId, Connection connection,
-                        BufferAllocator allocator, IngestOptions options, boolean inflateAhead, TraceInput.Stop stop,
+                        BufferAllocator allocator, TableColumns.Cache tables, IngestOptions options, boolean inflateAhead, TraceInput.Stop stop,
                         AtomicLong eventsRead, AtomicLong fileBytesRead, AtomicLong jsonBytesRead,
                         Fingerprint.Digest digest) {
     /** The sink for this file's rows, with {@code batchRows} rows per batch, inserting on {@code inserter} (or inline). */
     public RowSink sink(int batchRows, ExecutorService inserter) {
-        return new RowSink(connection, allocator, fileId, batchRows, inserter);
+        return new RowSink(connection, allocator, tables, fileId, batchRows, inserter);
     }
 }

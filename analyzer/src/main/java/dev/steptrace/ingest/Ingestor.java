@@ -6,6 +6,7 @@ import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.NamedRow;
 import dev.steptrace.store.StoreFiles;
+import dev.steptrace.store.TableColumns;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -48,6 +49,7 @@ public final class Ingestor {
     private final AtomicLong jsonBytesRead = new AtomicLong();
     private final AtomicLong eventsRead = new AtomicLong();
     private final AtomicLong fileBytesToRead = new AtomicLong();
+    private final TableColumns.Cache tables = new TableColumns.Cache();
 
     public Ingestor(Store store, IngestOptions options) {
         this.store = store;
@@ -293,7 +295,9 @@ public final class Ingestor {
         for (Planned p : bySize) {
             tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), inflateAhead));
         }
-        return onThreads(threads, tasks);
+        try (DuckDbThreads one = DuckDbThreads.one(store.connection())) {
+            return onThreads(threads, tasks);
+        }
     }
 
     /**
@@ -372,7 +376,7 @@ public final class Ingestor {
             StoreFiles.deleteFile(c, p.previous.fileId());
         }
         return p.found.importer().read(new ImportJob(p.found, p.fingerprint.size(), fileId, c, store.allocator(),
-                options, inflateAhead, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
+                tables, options, inflateAhead, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
     }
 
     /**

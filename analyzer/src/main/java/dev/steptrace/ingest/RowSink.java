@@ -5,6 +5,7 @@ import dev.steptrace.store.GpuOpColumns;
 import dev.steptrace.store.LaunchColumns;
 import dev.steptrace.store.NamedRow;
 import dev.steptrace.store.TableBatch;
+import dev.steptrace.store.TableColumns;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ public final class RowSink implements AutoCloseable {
 
     private final Connection connection;
     private final BufferAllocator allocator;
+    private final TableColumns.Cache tables;
     private final int fileId;
     private final int batchRows;
     private final ExecutorService inserter;
@@ -45,13 +47,15 @@ public final class RowSink implements AutoCloseable {
     private int nameText;
 
     /**
+     * @param tables    the store's table columns, read once for all files
      * @param batchRows rows per batch of an event table
      * @param inserter  the thread that inserts full batches while the next fills, or null to insert inline
      */
-    public RowSink(Connection connection, BufferAllocator allocator, int fileId, int batchRows,
-                   ExecutorService inserter) {
+    public RowSink(Connection connection, BufferAllocator allocator, TableColumns.Cache tables, int fileId,
+                   int batchRows, ExecutorService inserter) {
         this.connection = connection;
         this.allocator = allocator;
+        this.tables = tables;
         this.fileId = fileId;
         this.batchRows = batchRows;
         this.inserter = inserter;
@@ -66,15 +70,6 @@ public final class RowSink implements AutoCloseable {
         return connection;
     }
 
-    public BufferAllocator allocator() {
-        return allocator;
-    }
-
-    /** The inserter thread the batches share, or null. */
-    public ExecutorService inserter() {
-        return inserter;
-    }
-
     /** The batch of {@code table}, opened on first use with the sink's batch size. */
     public TableBatch table(String table) throws SQLException {
         return table(table, batchRows);
@@ -84,7 +79,7 @@ public final class RowSink implements AutoCloseable {
     public TableBatch table(String table, int rows) throws SQLException {
         TableBatch b = batches.get(table);
         if (b == null) {
-            b = TableBatch.forTable(connection, allocator, table, rows, inserter);
+            b = TableBatch.of(tables.of(connection, table), connection, allocator, rows, inserter);
             batches.put(table, b);
         }
         return b;

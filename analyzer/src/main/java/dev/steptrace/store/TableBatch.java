@@ -2,17 +2,12 @@ package dev.steptrace.store;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
@@ -28,8 +23,6 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.duckdb.DuckDBConnection;
 
@@ -48,69 +41,49 @@ import org.duckdb.DuckDBConnection;
  * {@link #close} returns, and every batch of the connection should share the one inserter.
  */
 public final class TableBatch implements AutoCloseable {
-    private static final Pattern ENUM_LABEL = Pattern.compile("'((?:[^']|'')*)'");
+    /**
+     * Rows a buffer holds at first; it doubles up to the batch's capacity as rows come. Buffers of the
+     * full 64 Ki rows for every table of every file (twice with an inserter) cost a many-file ingest
+     * their allocation and zeroing, most of it for tables a small file fills a few hundred rows of.
+     */
+    static final int FIRST_ROWS = 1024;
 
     private final Connection connection;
     private final BufferAllocator allocator;
-    private final String table;
-    private final String streamName;
+    private final TableColumns columns;
     /** One buffer, or two when inserts run on the inserter thread. */
     private final VectorSchemaRoot[] roots;
     private final FieldVector[][] vectorsOf;
+    /** Rows each buffer has room for now (at most {@link #capacity}). */
+    private final int[] roomOf;
     private final Future<?>[] pending;
     private final ExecutorService inserter;
     private int current;
     private FieldVector[] vectors;
-    private final List<String> columns;
-    private final List<List<String>> enumLabels;
-    private final String insertSql;
     private final int capacity;
     private int rows;
     private long rowsWritten;
 
-    private TableBatch(Connection connection, BufferAllocator allocator, String table, List<String> columns,
-                       List<String> types, int capacity, ExecutorService inserter) {
+    private TableBatch(Connection connection, BufferAllocator allocator, TableColumns columns, int capacity,
+                       ExecutorService inserter) {
         this.connection = connection;
         this.inserter = inserter;
         this.allocator = allocator;
-        this.table = table;
         this.columns = columns;
         this.capacity = capacity;
-        this.streamName = "steptrace_batch_" + table;
-        this.enumLabels = new ArrayList<>();
-        List<Field> fields = new ArrayList<>();
-        StringBuilder select = new StringBuilder();
-        for (int i = 0; i < columns.size(); i++) {
-            String type = types.get(i);
-            String col = '"' + columns.get(i) + '"';
-            List<String> labels = type.startsWith("ENUM(") ? enumLabels(type) : null;
-            enumLabels.add(labels);
-            fields.add(Field.nullable(columns.get(i), arrowType(type, labels != null)));
-            if (i > 0) {
-                select.append(", ");
-            }
-            if (labels != null) {
-                select.append("([");
-                for (int l = 0; l < labels.size(); l++) {
-                    select.append(l > 0 ? ", '" : "'").append(labels.get(l).replace("'", "''")).append('\'');
-                }
-                select.append("])[").append(col).append(" + 1]");
-            } else {
-                select.append(col);
-            }
-        }
-        this.insertSql = "INSERT INTO " + table + " SELECT " + select + " FROM " + streamName;
         int buffers = inserter == null ? 1 : 2;
         this.roots = new VectorSchemaRoot[buffers];
         this.vectorsOf = new FieldVector[buffers][];
+        this.roomOf = new int[buffers];
         this.pending = new Future<?>[buffers];
         for (int b = 0; b < buffers; b++) {
-            roots[b] = VectorSchemaRoot.create(new Schema(fields), allocator);
+            roots[b] = VectorSchemaRoot.create(columns.schema, allocator);
             vectorsOf[b] = roots[b].getFieldVectors().toArray(new FieldVector[0]);
             for (FieldVector v : vectorsOf[b]) {
-                v.setInitialCapacity(capacity);
+                v.setInitialCapacity(Math.min(capacity, FIRST_ROWS));
             }
             roots[b].allocateNew();
+            roomOf[b] = room(vectorsOf[b]);
         }
         this.vectors = vectorsOf[0];
     }
@@ -127,40 +100,30 @@ public final class TableBatch implements AutoCloseable {
      */
     public static TableBatch forTable(Connection connection, BufferAllocator allocator, String table, int capacity,
                                       ExecutorService inserter) throws SQLException {
-        List<String> columns = new ArrayList<>();
-        List<String> types = new ArrayList<>();
-        try (PreparedStatement ps = connection.prepareStatement(
-                "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main' "
-                        + "ORDER BY column_index")) {
-            ps.setString(1, table);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    columns.add(rs.getString(1));
-                    types.add(rs.getString(2));
-                }
-            }
-        }
-        if (columns.isEmpty()) {
-            throw new SQLException("no table " + table + " in the store");
-        }
-        return new TableBatch(connection, allocator, table, columns, types, capacity, inserter);
+        return of(TableColumns.read(connection, table), connection, allocator, capacity, inserter);
+    }
+
+    /** A batch for a table whose columns are known (see {@link TableColumns.Cache}). */
+    public static TableBatch of(TableColumns columns, Connection connection, BufferAllocator allocator, int capacity,
+                                ExecutorService inserter) {
+        return new TableBatch(connection, allocator, columns, capacity, inserter);
     }
 
     /** Index of a column, for the typed setters. */
     public int column(String name) {
-        int i = columns.indexOf(name);
+        int i = columns.names.indexOf(name);
         if (i < 0) {
-            throw new IllegalArgumentException(table + " has no column " + name);
+            throw new IllegalArgumentException(columns.table + " has no column " + name);
         }
         return i;
     }
 
     /** The code to pass to {@link #setEnum} for a label of an ENUM column. */
     public int enumCode(int column, String label) {
-        List<String> labels = enumLabels.get(column);
+        List<String> labels = columns.enumLabels.get(column);
         int code = labels == null ? -1 : labels.indexOf(label);
         if (code < 0) {
-            throw new IllegalArgumentException(table + "." + columns.get(column) + " has no label " + label);
+            throw new IllegalArgumentException(columns.table + "." + columns.names.get(column) + " has no label " + label);
         }
         return code;
     }
@@ -220,13 +183,33 @@ public final class TableBatch implements AutoCloseable {
 
     /** Ends the current row (columns not set are NULL); flushes when the batch is full. */
     public void endRow() throws SQLException {
-        if (++rows == capacity) {
-            if (inserter == null) {
+        if (++rows == roomOf[current]) {
+            if (rows < capacity) {
+                grow();
+            } else if (inserter == null) {
                 flush();
             } else {
                 submit();
             }
         }
+    }
+
+    /** Doubles the current buffer's room, keeping its rows. */
+    private void grow() {
+        for (FieldVector v : vectors) {
+            while (v.getValueCapacity() <= rows) {
+                v.reAlloc();
+            }
+        }
+        roomOf[current] = room(vectors);
+    }
+
+    private int room(FieldVector[] vs) {
+        int room = capacity;
+        for (FieldVector v : vs) {
+            room = Math.min(room, v.getValueCapacity());
+        }
+        return room;
     }
 
     public long rowsWritten() {
@@ -285,13 +268,13 @@ public final class TableBatch implements AutoCloseable {
             f.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SQLException("interrupted while inserting into " + table, e);
+            throw new SQLException("interrupted while inserting into " + columns.table, e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof SQLException se) {
                 throw se;
             }
-            throw new SQLException("inserting into " + table + ": " + cause, cause);
+            throw new SQLException("inserting into " + columns.table + ": " + cause, cause);
         }
     }
 
@@ -307,12 +290,12 @@ public final class TableBatch implements AutoCloseable {
              OneBatchReader reader = new OneBatchReader(allocator, root.getSchema(), batch);
              ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
             Data.exportArrayStream(allocator, reader, stream);
-            connection.unwrap(DuckDBConnection.class).registerArrowStream(streamName, stream);
+            connection.unwrap(DuckDBConnection.class).registerArrowStream(columns.streamName, stream);
             try (Statement s = connection.createStatement()) {
-                s.execute(insertSql);
+                s.execute(columns.insertSql);
             }
         } catch (java.io.IOException e) {
-            throw new SQLException("closing the Arrow batch for " + table, e);
+            throw new SQLException("closing the Arrow batch for " + columns.table, e);
         }
     }
 
@@ -333,36 +316,6 @@ public final class TableBatch implements AutoCloseable {
         }
         for (VectorSchemaRoot r : roots) {
             r.close();
-        }
-    }
-
-    private static List<String> enumLabels(String type) {
-        List<String> labels = new ArrayList<>();
-        Matcher m = ENUM_LABEL.matcher(type);
-        while (m.find()) {
-            labels.add(m.group(1).replace("''", "'"));
-        }
-        return labels;
-    }
-
-    private static ArrowType arrowType(String duckType, boolean isEnum) {
-        if (isEnum) {
-            return new ArrowType.Int(8, false);
-        }
-        switch (duckType) {
-            case "INTEGER":
-                return new ArrowType.Int(32, true);
-            case "BIGINT":
-                return new ArrowType.Int(64, true);
-            case "UBIGINT":
-                return new ArrowType.Int(64, false);
-            case "BOOLEAN":
-                return ArrowType.Bool.INSTANCE;
-            case "VARCHAR":
-            case "JSON":
-                return ArrowType.Utf8.INSTANCE;
-            default:
-                throw new IllegalArgumentException("no Arrow mapping for DuckDB type " + duckType);
         }
     }
 

@@ -16,7 +16,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** TableBatch with an inserter thread: every row lands once, in order of batches, and failures surface. */
+/**
+ * TableBatch: every row lands once as set, while a buffer grows and across buffer swaps on an inserter
+ * thread, and failures surface.
+ */
 class TableBatchInserterTest {
     @TempDir
     Path tmp;
@@ -60,6 +63,38 @@ class TableBatchInserterTest {
                 assertEquals(rows, rs.getLong(2));
                 assertEquals((long) rows * (rows - 1) / 2, rs.getLong(3));
                 assertTrue(rs.getBoolean(4), "every row's values stayed together across buffer swaps");
+            }
+        }
+    }
+
+    @Test
+    void aBatchGrowingPastItsFirstRoomKeepsEveryValueAndNull() throws Exception {
+        int rows = 3 * TableBatch.FIRST_ROWS + 5;
+        try (Store store = Store.open(tmp.resolve("s.duckdb")); Connection c = store.newConnection()) {
+            c.setAutoCommit(false);
+            try (TableBatch b = TableBatch.forTable(c, store.allocator(), "tracks", 4 * TableBatch.FIRST_ROWS)) {
+                for (int i = 0; i < rows; i++) {
+                    b.setInt(b.column("file_id"), 1);
+                    b.setLong(b.column("pid"), i);
+                    // tid on even rows only: the rest stay NULL across the buffer's doublings
+                    b.setLongIf(i % 2 == 0, b.column("tid"), 10L * i);
+                    b.setString(b.column("name"), "t" + i);
+                    b.endRow();
+                }
+                b.flush();
+            }
+            c.commit();
+            long even = (rows + 1) / 2;
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT count(*), count(tid), sum(tid), bool_and(name = 't' || pid),"
+                         + " bool_and(tid IS NULL OR tid = 10 * pid) FROM tracks")) {
+                rs.next();
+                assertEquals(rows, rs.getLong(1));
+                assertEquals(even, rs.getLong(2));
+                // 10 * (0 + 2 + 4 + ... + 2 * (even - 1))
+                assertEquals(10L * even * (even - 1), rs.getLong(3));
+                assertTrue(rs.getBoolean(4));
+                assertTrue(rs.getBoolean(5));
             }
         }
     }

@@ -81,7 +81,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
             c = sink.cpuColumns();
             l = sink.launchColumns();
             m = new CommColumns(comm);
-            shapes = new OpShapes(connection, sink.allocator(), fileId, sink.inserter());
+            shapes = new OpShapes(sink.table("op_shapes", 4096), fileId);
         } catch (SQLException | RuntimeException e) {
             sink.close();
             throw e;
@@ -300,7 +300,6 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         eventsCounter.addAndGet(eventsSinceProgress);
         eventsSinceProgress = 0;
         sink.flushAll();
-        shapes.flush();
         if (lateBaseNs != 0) {
             // Builds before 2025-03 wrote baseTimeNanoseconds after the events.
             for (String table : TIMED_TABLES) {
@@ -352,7 +351,6 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     @Override
     public void close() {
         sink.close();
-        shapes.close();
     }
 
     /** What the files row needs from the writer. */

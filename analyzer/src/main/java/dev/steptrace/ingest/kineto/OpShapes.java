@@ -1,10 +1,7 @@
 package dev.steptrace.ingest.kineto;
 
 import dev.steptrace.store.TableBatch;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.concurrent.ExecutorService;
-import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * The distinct input shapes of one file's CPU ops, into {@code op_shapes}: each distinct (dims, types,
@@ -15,7 +12,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * dictionary starts afresh with new ids. A shape seen again after that gets a second row under a new
  * id, which costs space, never correctness.
  */
-final class OpShapes implements AutoCloseable {
+final class OpShapes {
     static final int MAX_DISTINCT = 32768;
     private static final char SEPARATOR = '\u0001';
 
@@ -32,17 +29,16 @@ final class OpShapes implements AutoCloseable {
     private int idBase;
     private char[] key = new char[256];
 
-    OpShapes(Connection connection, BufferAllocator allocator, int fileId, ExecutorService inserter)
-            throws SQLException {
-        this(connection, allocator, fileId, inserter, MAX_DISTINCT);
+    /** @param batch the file's {@code op_shapes} batch (its owner flushes and closes it) */
+    OpShapes(TableBatch batch, int fileId) {
+        this(batch, fileId, MAX_DISTINCT);
     }
 
     /** With a smaller bound, for tests of the rollover. */
-    OpShapes(Connection connection, BufferAllocator allocator, int fileId, ExecutorService inserter, int maxDistinct)
-            throws SQLException {
+    OpShapes(TableBatch batch, int fileId, int maxDistinct) {
         this.fileId = fileId;
         this.maxDistinct = maxDistinct;
-        batch = TableBatch.forTable(connection, allocator, "op_shapes", 4096, inserter);
+        this.batch = batch;
         file = batch.column("file_id");
         shape = batch.column("shape_id");
         dims = batch.column("input_dims");
@@ -89,14 +85,5 @@ final class OpShapes implements AutoCloseable {
 
     private static String textOrNull(StringBuilder s) {
         return s.length() == 0 ? null : s.toString();
-    }
-
-    void flush() throws SQLException {
-        batch.flush();
-    }
-
-    @Override
-    public void close() {
-        batch.close();
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.steptrace.store.Store;
+import dev.steptrace.store.TableBatch;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -22,7 +23,8 @@ class OpShapesTest {
         String[] dims = {"[[1,2]]", "[[3,4]]", "[[5,6]]", "[[1,2]]", "[[7,8]]", "[[3,4]]"};
         List<Integer> ids = new ArrayList<>();
         try (Store store = Store.open(tmp.resolve("s.duckdb"))) {
-            try (OpShapes shapes = new OpShapes(store.connection(), store.allocator(), 7, null, 2)) {
+            try (TableBatch batch = TableBatch.forTable(store.connection(), store.allocator(), "op_shapes", 4096)) {
+                OpShapes shapes = new OpShapes(batch, 7, 2);
                 TraceEvent e = new TraceEvent();
                 for (String d : dims) {
                     e.reset();
@@ -30,7 +32,7 @@ class OpShapesTest {
                     e.inputs().types.append("[\"float\"]");
                     ids.add(shapes.idOf(e.inputs()));
                 }
-                shapes.flush();
+                batch.flush();
             }
             // [1,2] and [3,4] fill the first dictionary: seen again after it rolled, they get new ids.
             assertEquals(List.of(0, 1, 2, 3, 4, 5), ids.subList(0, 6).stream().map(i -> ids.indexOf(i)).toList());
