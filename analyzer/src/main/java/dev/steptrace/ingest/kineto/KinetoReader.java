@@ -35,14 +35,20 @@ import dev.steptrace.ingest.TimeLimits;
  * before the damage has already gone to the sink. {@link ReadResult} says what happened and where.
  */
 public final class KinetoReader {
+    /*
+     * Every resume prefix is at least 4 bytes long: a new parser first reads 4 bytes to detect the
+     * encoding, and with a shorter prefix that read would take bytes from the file, run into its end
+     * and make damage at the last bytes look like a cut. The padding is white space before the
+     * document, so the parser's offsets after the prefix still map onto the file's.
+     */
     private static final byte[] RESUME_OBJECT = "{\"traceEvents\":[".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] RESUME_ARRAY = "[".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RESUME_ARRAY = "   [".getBytes(StandardCharsets.US_ASCII);
     /**
      * The same, for a list entry that ends just before where Jackson starts: a stand-in entry, then the
      * separator is read from the file (the space keeps the stand-in from running into a digit there).
      */
     private static final byte[] RESUME_OBJECT_AFTER_ENTRY = "{\"traceEvents\":[0 ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] RESUME_ARRAY_AFTER_ENTRY = "[0 ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RESUME_ARRAY_AFTER_ENTRY = " [0 ".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_RECOVERIES = 1000;
     /** The names of the {@code ph:"M"} events the reader keeps (process and thread names, labels, order). */
     private static final List<String> METADATA_NAMES = List.of("process_name", "thread_name", "process_labels",

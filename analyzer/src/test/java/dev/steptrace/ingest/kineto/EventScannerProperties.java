@@ -95,6 +95,22 @@ class EventScannerProperties {
                 + new String(damaged, StandardCharsets.UTF_8));
     }
 
+    /**
+     * Damage in the last bytes of a list after the scanner stopped: a byte that cannot start a value is
+     * invalid JSON at that byte on both paths, not a cut (the resumed parser must not read past it).
+     */
+    @Test
+    void badByteAtTheEndIsInvalidJsonBothWays() throws IOException {
+        String event = "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":2,\"pid\":0,\"tid\":7}";
+        for (String text : List.of("[" + event + ",:", "[" + event + ",\n:", "{\"traceEvents\":[" + event + ",:")) {
+            byte[] json = text.getBytes(StandardCharsets.UTF_8);
+            Outcome scanned = read(json, false, true);
+            assertEquals(read(json, false, false).toString(), scanned.toString(), text);
+            assertTrue(scanned.toString().contains("at " + (json.length - 1) + " invalid JSON"), scanned::toString);
+            assertEquals(1, scanned.events, text);
+        }
+    }
+
     /** The real traces kept with the tests, read both ways: the same rows, the same counts. */
     @Test
     void smallRealTracesReadTheSame() throws IOException {
