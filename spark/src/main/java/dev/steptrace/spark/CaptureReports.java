@@ -20,6 +20,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,7 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -77,32 +79,33 @@ final class CaptureReports {
             Connection c = store.connection();
             List<ParquetExport.Table> tables = ParquetExport.tables(c);
             java.nio.file.Path local = Files.createDirectories(dir.resolve("dataset"));
-            Set<String> copied = new HashSet<>();
+            Map<String, java.nio.file.Path> partitions = new HashMap<>();
             for (String t : sources(tables)) {
-                if (copyPartition(conf, new Path(out, t), capture, local.resolve(t))) {
-                    copied.add(t);
+                java.nio.file.Path p = localPartition(conf, new Path(out, t), capture, local.resolve(t));
+                if (p != null) {
+                    partitions.put(t, p);
                 }
             }
             try (Statement s = c.createStatement()) {
-                if (!copied.contains("files")) {
+                if (!partitions.containsKey("files")) {
                     throw new SQLException("the dataset has no files of capture " + capture);
                 }
                 // A file is (rank, file id) in the dataset (each task's store numbers its own files): numbered
                 // again here, one id per file of the capture.
                 s.execute("CREATE TEMP TABLE file_ids AS SELECT rank AS d_rank, file_id AS d_file_id,"
                         + " CAST(row_number() OVER (ORDER BY rank, file_id) AS INTEGER) AS file_id FROM "
-                        + parquet(local.resolve("files"), true));
+                        + parquet(partitions.get("files"), true));
                 try (PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO captures VALUES (?, ?, ?, NULL, current_timestamp)")) {
                     ps.setInt(1, CAPTURE_ID);
-                    ps.setString(2, captureDir(c, local));
+                    ps.setString(2, captureDir(c, partitions.get("files")));
                     ps.setString(3, capture);
                     ps.executeUpdate();
                 }
                 for (ParquetExport.Table t : tables) {
                     String source = CROSS_RANK.getOrDefault(t.name(), t.name());
-                    if (read(t) && copied.contains(source)) {
-                        s.execute(insert(c, t, local.resolve(source), local.resolve("step_waits")));
+                    if (read(t) && partitions.containsKey(source)) {
+                        s.execute(insert(c, t, partitions.get(source), partitions.get("step_waits")));
                     }
                 }
             }
@@ -128,25 +131,29 @@ final class CaptureReports {
     }
 
     /**
-     * Copies the capture's partition of a dataset table ({@code capture=<name>}, named as Spark or DuckDB
-     * encodes it) to a local directory; false when the table has none.
+     * The capture's partition of a dataset table ({@code capture=<name>}, named as Spark or DuckDB encodes it)
+     * as a local directory: where it is on a local file system, else copied to {@code to}; null when the table
+     * has none.
      */
-    private static boolean copyPartition(Configuration conf, Path table, String capture, java.nio.file.Path to)
+    private static java.nio.file.Path localPartition(Configuration conf, Path table, String capture, java.nio.file.Path to)
             throws IOException {
         FileSystem fs = table.getFileSystem(conf);
         if (!fs.exists(table)) {
-            return false;
+            return null;
         }
         for (FileStatus st : fs.listStatus(table)) {
             String name = st.getPath().getName();
             if (st.isDirectory() && name.startsWith(ParquetExport.CAPTURE + "=")
                     && ParquetExport.percentDecode(name.substring(ParquetExport.CAPTURE.length() + 1)).equals(capture)) {
+                if (fs instanceof LocalFileSystem local) {
+                    return local.pathToFile(st.getPath()).toPath();
+                }
                 Files.createDirectories(to.getParent());
                 fs.copyToLocalFile(false, st.getPath(), new Path(to.toUri()), true);
-                return true;
+                return to;
             }
         }
-        return false;
+        return null;
     }
 
     /** read_parquet over a copied partition: its files, with {@code rank} from the directories where it is one. */
@@ -166,7 +173,7 @@ final class CaptureReports {
         boolean perRank = t.layout() == ParquetExport.Layout.CAPTURE_RANK;
         String from = parquet(dir, perRank);
         Set<String> have = columns(c, from);
-        boolean waits = t.name().equals("step_metrics") && Files.isDirectory(stepWaits);
+        boolean waits = t.name().equals("step_metrics") && stepWaits != null;
         List<String> select = new ArrayList<>();
         for (String col : t.columns()) {
             select.add(switch (col) {
@@ -202,9 +209,9 @@ final class CaptureReports {
     }
 
     /** The capture's directory: where its traces are (their common parent, as {@code files.path} names them). */
-    private static String captureDir(Connection c, java.nio.file.Path local) throws SQLException {
+    private static String captureDir(Connection c, java.nio.file.Path files) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT min(path) FROM "
-                + parquet(local.resolve("files"), true))) {
+                + parquet(files, true))) {
             rs.next();
             String path = rs.getString(1);
             return new Path(path).getParent().toString();

@@ -5,6 +5,7 @@ import dev.steptrace.store.ParquetExport;
 import dev.steptrace.store.StoreException;
 import java.io.IOException;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,6 +27,9 @@ final class CrossRankStage {
     static final Map<String, String> INPUTS = Map.of("files", "rank_files", "collective_instances", "rank_collectives",
             "step_metrics", "rank_step_metrics", "step_categories", "rank_step_categories");
 
+    /** The view of every rank's matched collective instances, which two other views read. */
+    private static final String COLLECTIVE_WAITS = "collective_waits";
+
     private CrossRankStage() {}
 
     static void run(SparkSession spark, String out, Set<String> captures, java.nio.file.Path scratch)
@@ -34,6 +38,19 @@ final class CrossRankStage {
         for (ViewScript.View v : ViewScript.CROSS_RANK.views()) {
             spark.sql(v.createStatement());
         }
+        // Each input is read by several views, and collective_waits by two more: cached, each is read from the
+        // dataset's files (a file per rank) once, not once per view that reads it.
+        List<String> cached = new ArrayList<>(INPUTS.values());
+        cached.add(COLLECTIVE_WAITS);
+        cached.forEach(spark.catalog()::cacheTable);
+        try {
+            write(spark, out);
+        } finally {
+            cached.forEach(spark.catalog()::uncacheTable);
+        }
+    }
+
+    private static void write(SparkSession spark, String out) {
         // An overwrite replaces only the partitions written: the other captures of the dataset stay.
         spark.conf().set("spark.sql.sources.partitionOverwriteMode", "dynamic");
         for (ViewScript.View v : ViewScript.CROSS_RANK.views()) {

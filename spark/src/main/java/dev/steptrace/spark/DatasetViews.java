@@ -35,6 +35,11 @@ final class DatasetViews {
     static void register(SparkSession spark, String out, Map<String, String> tables, Collection<String> captures,
                          java.nio.file.Path scratch) throws IOException, SQLException, StoreException {
         spark.conf().set("spark.sql.sources.partitionColumnTypeInference.enabled", "false");
+        // A table of many ranks is hundreds of partition directories: Spark lists them in a job of one task per
+        // directory (each task deserialising the Hadoop configuration), slower than the listing itself; one task
+        // per core lists them as fast, on a cluster's object store too.
+        spark.conf().set("spark.sql.sources.parallelPartitionDiscovery.parallelism",
+                String.valueOf(spark.sparkContext().defaultParallelism()));
         FileSystem fs = new Path(out).getFileSystem(spark.sparkContext().hadoopConfiguration());
         for (Map.Entry<String, String> e : tables.entrySet()) {
             String table = e.getKey();

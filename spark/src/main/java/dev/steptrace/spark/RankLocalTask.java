@@ -10,6 +10,7 @@ import dev.steptrace.store.ParquetExport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,6 +28,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
@@ -198,7 +200,7 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
         return rank == null ? capture : capture + "\n" + rank;
     }
 
-    /** Copies the partition files to the output, each named after the traces it holds (see {@link #keys}). */
+    /** Puts the partition files into the output, each named after the traces it holds (see {@link #keys}). */
     private void upload(java.nio.file.Path dataset, Map<String, String> keys) throws IOException {
         Path root = new Path(out);
         FileSystem fs = root.getFileSystem(conf.value());
@@ -224,7 +226,15 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
             if (key == null) {
                 throw new IOException("the export wrote " + rel + ", of no trace of this task");
             }
-            fs.copyFromLocalFile(false, true, new Path(f.toUri()), new Path(dir, key + ".parquet"));
+            Path to = new Path(dir, key + ".parquet");
+            if (fs instanceof LocalFileSystem local) {
+                // The same disk (local mode): moved, not copied and deleted with the scratch space.
+                java.nio.file.Path target = local.pathToFile(to).toPath();
+                Files.createDirectories(target.getParent());
+                Files.move(f, target, StandardCopyOption.REPLACE_EXISTING);
+            } else {
+                fs.copyFromLocalFile(false, true, new Path(f.toUri()), to);
+            }
         }
     }
 
