@@ -13,7 +13,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -54,26 +53,28 @@ import java.util.Map;
  *       <td>{@code kernel_work}</td></tr>
  *   <tr><td>{@code t_launch_ops}</td><td>the CPU ops that launched GPU work, with their shapes</td>
  *       <td>{@code op_shape_calls} (calls per phase and shapes)</td></tr>
+ *   <tr><td>{@code t_file_checks}</td><td>per file, what the capture-quality rules read that no other table
+ *       keeps: operations in no step, graph launches without kernels, why NVTX ranges are not steps</td>
+ *       <td>{@code file_checks}</td></tr>
  * </table>
- * Capture-quality warnings go to {@code analysis_warnings}, and a row of {@code analyses} records the
- * files, options and build the analysis was made from.
+ * The capture-quality rules run over the kept tables ({@link CaptureRules}); their warnings go to
+ * {@code analysis_warnings}, and a row of {@code analyses} records the files, options and build the
+ * analysis was made from.
  */
 public final class CaptureAnalysis implements AutoCloseable {
     private final Connection connection;
     private final CaptureScope scope;
     private final AnalysisKey key;
     private final StepSource stepSource;
-    private final List<Warning> warnings;
     private final double seconds;
     private final boolean readOnly;
 
     private CaptureAnalysis(Connection connection, CaptureScope scope, AnalysisKey key, StepSource stepSource,
-                            List<Warning> warnings, double seconds, boolean readOnly) {
+                            double seconds, boolean readOnly) {
         this.connection = connection;
         this.scope = scope;
         this.key = key;
         this.stepSource = stepSource;
-        this.warnings = warnings;
         this.seconds = seconds;
         this.readOnly = readOnly;
     }
@@ -96,9 +97,8 @@ public final class CaptureAnalysis implements AutoCloseable {
             OverlapMetrics.build(c);
             HostBoundMetrics.build(c);
             KernelWork.build(c);
-            List<Warning> warnings = CaptureRules.check(c, scope, source, key.thresholds());
-            return new CaptureAnalysis(c, scope, key, source, warnings, (System.nanoTime() - t0) / 1e9,
-                    store.readOnly());
+            SqlStage.load("80-file-checks").run(c, Map.of("graph_launches", StepSource.GRAPH_LAUNCHES));
+            return new CaptureAnalysis(c, scope, key, source, (System.nanoTime() - t0) / 1e9, store.readOnly());
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;
@@ -152,10 +152,10 @@ public final class CaptureAnalysis implements AutoCloseable {
             }
             SqlStage.load("90-keep-analysis").run(c, Map.of("capture_id", captureId, "analysis_key", key.id(),
                     "step_source", stepSource.id()));
-            // Derived from the kept rows, as the report reads them: one computation of the host-bound figures.
-            List<Warning> all = new ArrayList<>(warnings);
-            all.addAll(LaunchBoundRule.check(key.thresholds(), HostBoundMetrics.summarize(
-                    new StoredAnalysis(c, scope, key.id(), stepSource, List.of()))));
+            // Checked over the kept rows, as the report reads them and as Spark assembles them (docs/spark.md):
+            // one definition of each rule.
+            List<Warning> all = StoredAnalysis.checked(new StoredAnalysis(c, scope, key.id(), stepSource, List.of()),
+                    key.thresholds()).warnings();
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO analysis_warnings VALUES (?, ?, ?, ?, ?)")) {
                 for (int i = 0; i < all.size(); i++) {
                     ps.setInt(1, captureId);

@@ -1,7 +1,6 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.store.Sql;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -9,9 +8,9 @@ import java.util.List;
 import java.util.function.BiConsumer;
 
 /**
- * The devices the capture's work ran on, as the device rules read them: {@code t_devices} (stage
- * {@code 02-devices}: per file and device id, the GPU model and how it was found) and the store's
- * {@code rank_devices}.
+ * The devices the capture's work ran on, as the store keeps them: {@code rank_devices} (stage
+ * {@code 02-devices}: per file and device id, the GPU model and how it was found) and the files' device
+ * lists ({@code devices}).
  */
 final class CaptureDevices {
     private CaptureDevices() {}
@@ -26,13 +25,17 @@ final class CaptureDevices {
      * Per file whose GPU work ran on device ids its device list lacks, found {@code how} ({@code only_model},
      * or null for unknown): where, in words, and the guessed name (null when unknown).
      */
-    static void unlisted(Connection c, String how, BiConsumer<String, String> found) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("""
-                SELECT rank, string_agg(device::VARCHAR, ', ' ORDER BY device), any_value(name), any_value(listed)
-                FROM t_devices WHERE how IS NOT DISTINCT FROM ?
-                GROUP BY file_id, rank ORDER BY rank, file_id
-                """)) {
-            ps.setString(1, how);
+    static void unlisted(StoredAnalysis a, String how, BiConsumer<String, String> found) throws SQLException {
+        try (PreparedStatement ps = a.prepare("""
+                WITH listed AS (
+                    SELECT file_id, string_agg(DISTINCT device_id::VARCHAR, ', ' ORDER BY device_id::VARCHAR) AS ids
+                    FROM devices WHERE name IS NOT NULL GROUP BY file_id
+                )
+                SELECT r.rank, string_agg(r.device::VARCHAR, ', ' ORDER BY r.device), any_value(r.name), any_value(l.ids)
+                FROM rank_devices r LEFT JOIN listed l USING (file_id)
+                WHERE r.capture_id = $1 AND r.analysis_key = $2 AND r.how IS NOT DISTINCT FROM $3
+                GROUP BY r.file_id, r.rank ORDER BY r.rank, r.file_id
+                """, how)) {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     found.accept("rank " + rs.getObject(1) + ": GPU operations run on device " + rs.getString(2)

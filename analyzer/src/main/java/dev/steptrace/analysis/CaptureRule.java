@@ -20,6 +20,26 @@ record CaptureRule(Rule rule, Check check) {
         void run(Context ctx, List<Warning> out) throws SQLException;
     }
 
-    /** What a check reads: the analysis connection, the capture's files, the step source, the thresholds. */
-    record Context(Connection connection, CaptureScope scope, StepSource source, Thresholds thresholds) {}
+    /**
+     * What a check reads: the analysis as the store keeps it (its tables, files, step source: the same on one
+     * machine and as Spark assembles it, docs/spark.md) and the thresholds.
+     */
+    record Context(StoredAnalysis analysis, Thresholds thresholds) {
+        Connection connection() {
+            return analysis.connection();
+        }
+
+        CaptureScope scope() {
+            return analysis.scope();
+        }
+
+        StepSource source() {
+            return analysis.stepSource();
+        }
+
+        /** The condition on the kept tables that selects this analysis's rows. */
+        String where() {
+            return analysis.where();
+        }
+    }
 }

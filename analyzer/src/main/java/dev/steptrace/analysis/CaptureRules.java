@@ -1,11 +1,9 @@
 package dev.steptrace.analysis;
 
-import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.roofline.KernelWork;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Thresholds;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,10 +48,13 @@ public final class CaptureRules {
                 .map(r -> new Warning(r, message)).orElseGet(() -> new Warning(code, message));
     }
 
-    /** Runs every capture-quality rule over the analysis tables of {@code c}. */
-    static List<Warning> check(Connection c, CaptureScope scope, StepSource source, Thresholds thresholds)
-            throws SQLException {
-        CaptureRule.Context ctx = new CaptureRule.Context(c, scope, source, thresholds);
+    /**
+     * Runs every capture-quality rule over the analysis as the store keeps it: the CLI's once stage 90 has
+     * kept it, Spark's as its report step assembles it from the dataset (docs/spark.md), the same rules on
+     * the same tables.
+     */
+    static List<Warning> check(StoredAnalysis analysis, Thresholds thresholds) throws SQLException {
+        CaptureRule.Context ctx = new CaptureRule.Context(analysis, thresholds);
         List<Warning> out = new ArrayList<>();
         for (CaptureRule rule : RULES) {
             rule.check().run(ctx, out);

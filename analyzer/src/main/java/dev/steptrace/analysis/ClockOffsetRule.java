@@ -28,7 +28,7 @@ final class ClockOffsetRule {
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
         double limit = ctx.thresholds().get(RULE, "offset_us");
         List<String> off = new ArrayList<>();
-        for (ClockOffsets.RankClock clock : ClockOffsets.estimate(ctx.connection(), "t_collectives", null, null)) {
+        for (ClockOffsets.RankClock clock : ClockOffsets.estimate(ctx.connection(), ClockOffsets.kept(ctx.analysis()), null, null)) {
             double us = clock.offsetNs() / 1000.0;
             if (Math.abs(us) > limit) {
                 off.add(String.format(Locale.ROOT, "rank %d %+.0f µs", clock.rank(), us));

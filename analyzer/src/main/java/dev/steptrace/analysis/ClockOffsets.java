@@ -24,6 +24,12 @@ public final class ClockOffsets {
 
     private ClockOffsets() {}
 
+    /** The kept collective instances of an analysis as {@link #estimate} reads them. */
+    public static String kept(StoredAnalysis analysis) {
+        return "(SELECT rank, phase, phase_index, type, k, ts_ns + dur_ns AS end_ns, transfer_ns"
+                + " FROM collective_instances WHERE " + analysis.where() + ")";
+    }
+
     /**
      * One rank's estimate, in ns: what its clock reads beyond the median rank's.
      *
@@ -42,9 +48,8 @@ public final class ClockOffsets {
      * Estimates every rank's clock offset over the instances of one phase's steps, or of the whole
      * capture.
      *
-     * @param collectives  the instances: a table (the analysis's {@code t_collectives}) or a query over the kept
-     *                     {@code collective_instances} with columns rank, phase, phase_index, type, k, end_ns,
-     *                     transfer_ns
+     * @param collectives  the instances, with columns rank, phase, phase_index, type, k, end_ns, transfer_ns:
+     *                     an analysis's kept ones are {@link #kept}
      * @param phase        only instances of this phase, or null for all
      * @param phaseIndexes only these steps of the phase (by {@code phase_index}), or null for all
      * @return one estimate per rank that has instances, by rank

@@ -21,7 +21,7 @@ final class DeviceGuessedRule {
     private DeviceGuessedRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        CaptureDevices.unlisted(ctx.connection(), "only_model", (where, name) ->
+        CaptureDevices.unlisted(ctx.analysis(), "only_model", (where, name) ->
                 out.add(new Warning(RULE, where + "; taken to be " + name
                         + ", the only model it lists (ROCm traces number devices differently from deviceProperties)")));
     }

@@ -21,7 +21,7 @@ final class DeviceUnknownRule {
     private DeviceUnknownRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        CaptureDevices.unlisted(ctx.connection(), null, (where, name) ->
+        CaptureDevices.unlisted(ctx.analysis(), null, (where, name) ->
                 out.add(new Warning(RULE, where + "; the device model is unknown")));
     }
 }

@@ -33,21 +33,9 @@ final class GraphWithoutKernelsRule {
     private GraphWithoutKernelsRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        // The operations are matched to the graph launches first: a NOT EXISTS per launch would hash
-        // every operation of the capture to probe it.
-        try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery("""
-                WITH graph AS (
-                    SELECT l.file_id, l.correlation FROM launches l JOIN t_files USING (file_id)
-                    JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-                    WHERE n.name IN """ + Sql.inList(StepSource.GRAPH_LAUNCHES) + """
-                ), replayed AS (
-                    SELECT DISTINCT g.file_id, g.correlation FROM gpu_ops g JOIN files f USING (file_id)
-                    SEMI JOIN graph l ON l.file_id = g.file_id AND l.correlation = g.correlation
-                    WHERE NOT (f.format LIKE 'nsys-%' AND g.graph_id IS NOT NULL AND g.graph_node_id IS NULL)
-                )
-                SELECT count(*), count(*) FILTER (WHERE r.file_id IS NULL)
-                FROM graph l LEFT JOIN replayed r ON r.file_id = l.file_id AND r.correlation = l.correlation
-                """)) {
+        try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT coalesce(sum(graph_launches), 0), coalesce(sum(graph_launches_without_kernels), 0)"
+                        + " FROM file_checks WHERE " + ctx.where())) {
             rs.next();
             long launches = rs.getLong(1);
             long empty = rs.getLong(2);

@@ -30,10 +30,11 @@ final class MultiGpuFileRule {
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
         try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT f.rank, f.path, (f.anomalies->>'$.cuda_processes')::BIGINT, (f.anomalies->>'$.gpu_devices')::BIGINT
-                FROM files f JOIN t_files USING (file_id)
-                WHERE (f.anomalies->>'$.cuda_processes') IS NOT NULL OR (f.anomalies->>'$.gpu_devices') IS NOT NULL
+                FROM files f JOIN capture_files m USING (file_id)
+                WHERE m.capture_id = %d
+                  AND ((f.anomalies->>'$.cuda_processes') IS NOT NULL OR (f.anomalies->>'$.gpu_devices') IS NOT NULL)
                 ORDER BY f.rank, f.path
-                """)) {
+                """.formatted(ctx.scope().captureId()))) {
             while (rs.next()) {
                 String what = rs.getObject(3) != null && rs.getObject(4) != null
                         ? rs.getLong(3) + " processes on " + rs.getLong(4) + " GPUs"

@@ -21,7 +21,7 @@ final class NoStepsRule {
     private NoStepsRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        if (Sql.count(ctx.connection(), "SELECT count(*) FROM t_steps") == 0) {
+        if (Sql.count(ctx.connection(), "SELECT count(*) FROM steps WHERE " + ctx.where()) == 0) {
             out.add(new Warning(RULE, "no steps were found (source tried: " + ctx.source().id()
                     + "); pass --step-regex to name the annotation that marks a step"));
         }

@@ -3,9 +3,9 @@ package dev.steptrace.analysis;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 
 /** NVTX ranges were tried as the step source and rejected ({@link StepDetector} notes why, per rank). */
@@ -23,13 +23,11 @@ final class NvtxRangesNotStepsRule {
     private NvtxRangesNotStepsRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        try (PreparedStatement ps = ctx.connection().prepareStatement("SELECT message FROM t_step_notes WHERE code = ?")) {
-            ps.setString(1, RULE.id());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Warning(RULE, rs.getString(1) + "; the steps come from the next source, "
-                            + ctx.source().id()));
-                }
+        try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery("SELECT nvtx_note FROM"
+                + " file_checks WHERE " + ctx.where() + " AND nvtx_note IS NOT NULL ORDER BY rank, file_id")) {
+            while (rs.next()) {
+                out.add(new Warning(RULE, rs.getString(1) + "; the steps come from the next source, "
+                        + ctx.source().id()));
             }
         }
     }

@@ -26,11 +26,9 @@ final class OpsOutsideStepsRule {
     private OpsOutsideStepsRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT count(*) FILTER (WHERE step IS NULL), coalesce(sum(dur_ns) FILTER (WHERE step IS NULL), 0),
-                       coalesce(sum(dur_ns), 0)
-                FROM t_ops_core
-                """)) {
+        try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT coalesce(sum(outside_ops), 0), coalesce(sum(outside_ns), 0), coalesce(sum(ops_ns), 0)"
+                        + " FROM file_checks WHERE " + ctx.where())) {
             rs.next();
             long n = rs.getLong(1);
             if (n > 0) {

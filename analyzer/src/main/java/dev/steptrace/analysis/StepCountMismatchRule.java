@@ -26,9 +26,9 @@ final class StepCountMismatchRule {
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
         try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery("""
                 SELECT phase, string_agg('rank ' || rank || ': ' || n, ', ' ORDER BY rank), min(n), max(n)
-                FROM (SELECT phase, rank, count(*) AS n FROM t_step_metrics GROUP BY phase, rank)
+                FROM (SELECT phase, rank, count(*) AS n FROM step_metrics WHERE %s GROUP BY phase, rank)
                 GROUP BY phase HAVING min(n) <> max(n) ORDER BY phase
-                """)) {
+                """.formatted(ctx.where()))) {
             while (rs.next()) {
                 out.add(new Warning(RULE, rs.getString(1) + ": ranks have different step counts ("
                         + rs.getString(2) + "); collectives are matched over the first " + rs.getLong(3)

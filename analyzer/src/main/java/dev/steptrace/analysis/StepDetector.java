@@ -34,7 +34,7 @@ final class StepDetector {
     private StepDetector() {}
 
     /**
-     * Builds {@code t_annot}, {@code t_steps} and {@code t_step_notes(code, message)} (why a step source that
+     * Builds {@code t_annot}, {@code t_steps} and {@code t_step_notes(file_id, code, message)} (why a step source that
      * exists in the capture was not used, for the capture-quality warnings); returns the source used.
      */
     static StepSource detect(Connection c, Pattern userRegex) throws SQLException {

@@ -65,8 +65,7 @@ public record StoredAnalysis(Connection connection, CaptureScope scope, String k
     /**
      * A capture's analysis whose tables were filled by another program than {@link CaptureAnalysis} (the
      * Spark application assembles them from its dataset, docs/spark.md): no {@code analyses} row; the step
-     * source is the one {@code steps} names, the warnings those checked over the kept figures alone (the
-     * capture-quality rules read each operation, which such a store does not hold).
+     * source is the one {@code steps} names, the warnings those its tables give (see {@link #checked}).
      */
     public static StoredAnalysis assembled(Connection c, int captureId, String key) throws SQLException {
         String source;
@@ -79,10 +78,19 @@ public record StoredAnalysis(Connection connection, CaptureScope scope, String k
             }
         }
         // Without steps the source is nowhere in a report (it is a phase's): any will do.
-        StoredAnalysis bare = new StoredAnalysis(c, CaptureScope.load(c, captureId), key,
-                source == null ? StepSource.GAP : StepSource.of(source), List.of());
-        return new StoredAnalysis(c, bare.scope(), key, bare.stepSource(),
-                LaunchBoundRule.check(Thresholds.defaults(), HostBoundMetrics.summarize(bare)));
+        return checked(new StoredAnalysis(c, CaptureScope.load(c, captureId), key,
+                source == null ? StepSource.GAP : StepSource.of(source), List.of()), Thresholds.defaults());
+    }
+
+    /**
+     * {@code analysis} with its warnings: the capture-quality rules ({@link CaptureRules}) and the launch-bound
+     * check, run over its kept tables.
+     */
+    static StoredAnalysis checked(StoredAnalysis analysis, Thresholds thresholds) throws SQLException {
+        List<Warning> warnings = new ArrayList<>(CaptureRules.check(analysis, thresholds));
+        warnings.addAll(LaunchBoundRule.check(thresholds, HostBoundMetrics.summarize(analysis)));
+        return new StoredAnalysis(analysis.connection(), analysis.scope(), analysis.key(), analysis.stepSource(),
+                List.copyOf(warnings));
     }
 
     public int captureId() {

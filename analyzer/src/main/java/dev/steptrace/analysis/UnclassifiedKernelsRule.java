@@ -30,11 +30,11 @@ final class UnclassifiedKernelsRule {
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
         try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery("""
-                SELECT coalesce(sum(ns) FILTER (WHERE rule_id = 'other.unclassified'), 0), coalesce(sum(ns), 0),
-                       (SELECT count(DISTINCT n.name) FROM t_classes k JOIN names n USING (file_id, name_id)
-                        WHERE k.rule_id = 'other.unclassified')
-                FROM t_step_names
-                """)) {
+                SELECT coalesce(sum(s.ns) FILTER (WHERE k.rule_id = 'other.unclassified'), 0), coalesce(sum(s.ns), 0),
+                       (SELECT count(DISTINCT name) FROM kernel_classes WHERE %1$s AND rule_id = 'other.unclassified')
+                FROM step_kernels s JOIN kernel_classes k USING (capture_id, analysis_key, name, kind, variant)
+                WHERE %1$s
+                """.formatted(ctx.where()))) {
             rs.next();
             double pct = rs.getLong(2) == 0 ? 0 : 100.0 * rs.getLong(1) / rs.getLong(2);
             if (pct > ctx.thresholds().get(RULE, "kernel_time_pct")) {

@@ -22,7 +22,8 @@ final class UnknownPhaseRule {
     private UnknownPhaseRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        long unknown = Sql.count(ctx.connection(), "SELECT count(*) FROM t_steps WHERE phase = 'unknown'");
+        long unknown = Sql.count(ctx.connection(), "SELECT count(*) FROM steps WHERE " + ctx.where()
+                + " AND phase = 'unknown'");
         if (unknown > 0) {
             out.add(new Warning(RULE, unknown + " step(s) have no phase: no vLLM step counts and no"
                     + " prefill/extend/decode annotation inside them"));

@@ -26,10 +26,17 @@ final class UntypedGenericCollectivesRule {
     private UntypedGenericCollectivesRule() {}
 
     static void check(CaptureRule.Context ctx, List<Warning> out) throws SQLException {
-        try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT coalesce(sum(calls), 0), coalesce(sum(ns), 0), (SELECT coalesce(sum(calls), 0) FROM t_step_names"
-                        + " WHERE rule_id IN ('" + ContextClasses.GENERIC_ALLREDUCE + "', '" + ContextClasses.GENERIC_OTHER
-                        + "')) FROM t_step_names WHERE rule_id = '" + ContextClasses.GENERIC_COLLECTIVE_RULE + "'")) {
+        try (Statement s = ctx.connection().createStatement(); ResultSet rs = s.executeQuery("""
+                WITH kernels AS (
+                    SELECT k.rule_id, s.calls, s.ns
+                    FROM step_kernels s JOIN kernel_classes k USING (capture_id, analysis_key, name, kind, variant)
+                    WHERE %s
+                )
+                SELECT coalesce(sum(calls), 0), coalesce(sum(ns), 0),
+                       (SELECT coalesce(sum(calls), 0) FROM kernels WHERE rule_id IN ('%s', '%s'))
+                FROM kernels WHERE rule_id = '%s'
+                """.formatted(ctx.where(), ContextClasses.GENERIC_ALLREDUCE, ContextClasses.GENERIC_OTHER,
+                ContextClasses.GENERIC_COLLECTIVE_RULE))) {
             rs.next();
             if (rs.getLong(1) > 0) {
                 out.add(new Warning(RULE, String.format(Locale.ROOT,

@@ -5,11 +5,11 @@
 -- Reads:  cpu_ops, names (store); t_files
 -- Writes: t_annot(file_id, name, pid, tid, ts_ns, end_ns): user annotations and torch's ProfilerStep#N
 --             ops (the condition is StepSource.ANNOTATIONS, which other readers of annotations use);
---         t_step_notes(code, message), t_annotation_steps(name, phase, step_number) and
+--         t_step_notes(file_id, code, message), t_annotation_steps(name, phase, step_number) and
 --             t_phase_hints(name, hint), empty: StepDetector fills the last two
 -- Portability: USING joins are DuckDB's shorthand; the rest is plain SQL.
 
-CREATE OR REPLACE TEMP TABLE t_step_notes (code VARCHAR, message VARCHAR);
+CREATE OR REPLACE TEMP TABLE t_step_notes (file_id INTEGER, code VARCHAR, message VARCHAR);
 
 CREATE OR REPLACE TEMP TABLE t_annotation_steps (name VARCHAR, phase VARCHAR, step_number BIGINT);
 

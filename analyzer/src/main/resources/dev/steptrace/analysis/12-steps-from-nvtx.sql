@@ -96,7 +96,7 @@ QUALIFY row_number() OVER (PARTITION BY file_id
                                     n >= 2 DESC, share DESC, family) = 1;
 
 INSERT INTO t_step_notes
-SELECT 'nvtx_ranges_not_steps',
+SELECT f.file_id, 'nvtx_ranges_not_steps',
        'rank ' || coalesce(t.rank::VARCHAR, '?') || ': NVTX ranges do not mark steps: the range family'
        || ' at the top level (below single wrapping ranges) holding the most GPU work, '''
        || f.family || ''' (' || f.n || ' range(s), ' || round(100 * f.share, 1)

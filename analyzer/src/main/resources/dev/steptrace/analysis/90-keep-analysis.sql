@@ -6,10 +6,11 @@
 -- Parameters (DuckDB variables): capture_id, analysis_key, step_source
 -- Reads:  names (store); t_steps, t_step_metrics, t_step_waits, t_step_overlap, t_step_host,
 --         t_step_categories, t_step_names, t_classes, t_ops_core, t_collectives, t_devices,
---         t_collective_arrivals, t_launch_delays, t_graph_replays, t_kernel_work, t_launch_ops
+--         t_collective_arrivals, t_launch_delays, t_graph_replays, t_kernel_work, t_launch_ops,
+--         t_file_checks
 -- Writes: steps, step_metrics, step_categories, step_kernels, kernel_classes, context_ops,
 --         collective_instances, rank_devices, collective_arrivals, launch_delays, graph_replays,
---         kernel_work, op_shape_calls (store)
+--         kernel_work, op_shape_calls, file_checks (store)
 -- Portability: getvariable, USING joins, GROUP BY ALL and :: casts are DuckDB's.
 
 INSERT INTO steps
@@ -81,3 +82,8 @@ JOIN t_step_metrics m USING (file_id, step)
 JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
 WHERE l.shape_id IS NOT NULL
 GROUP BY ALL;
+
+INSERT INTO file_checks
+SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, file_id, rank, ops, ops_ns, outside_ops,
+       outside_ns, graph_launches, graph_launches_without_kernels, nvtx_note
+FROM t_file_checks;

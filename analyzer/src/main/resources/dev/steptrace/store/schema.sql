@@ -325,6 +325,22 @@ CREATE TABLE IF NOT EXISTS rank_devices (
     how          VARCHAR                    -- listed | only_model (a guess) | NULL (unknown)
 );
 
+-- Per file, what the capture-quality rules read (docs/warnings.md) that no other table keeps: its GPU
+-- operations in no step, its CUDA graph launches without kernel records, why its NVTX ranges are not steps.
+CREATE TABLE IF NOT EXISTS file_checks (
+    capture_id     INTEGER NOT NULL,
+    analysis_key   VARCHAR NOT NULL,
+    file_id        INTEGER NOT NULL,
+    rank           INTEGER,
+    ops            BIGINT NOT NULL,          -- GPU operations (sync records aside) and their time (ns)
+    ops_ns         BIGINT NOT NULL,
+    outside_ops    BIGINT NOT NULL,          -- of them, those in no step, and their time (ns)
+    outside_ns     BIGINT NOT NULL,
+    graph_launches BIGINT NOT NULL,          -- CUDA graph launches
+    graph_launches_without_kernels BIGINT NOT NULL, -- of them, those whose replay has no per-kernel records
+    nvtx_note      VARCHAR                   -- why its NVTX ranges were not taken as steps (NULL: they were, or not tried)
+);
+
 CREATE TABLE IF NOT EXISTS collective_arrivals (
     capture_id     INTEGER NOT NULL,
     analysis_key   VARCHAR NOT NULL,

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -65,9 +66,11 @@ public final class SparkAnalysis implements Callable<Integer> {
 
     /**
      * What a run did, for the caller (and the tests): every file, the captures, the rank-local tasks, and the
-     * wall time of each stage (rank-local, cross-rank, reports).
+     * wall time of each stage (rank-local, cross-rank, reports) with the CPU time this JVM spent in it (all
+     * threads: in local mode the executors' too, on a cluster the driver's alone).
      */
-    public record Result(List<TaskOutcome> files, Set<String> captures, List<TaskRun> tasks, double[] stageSeconds) {}
+    public record Result(List<TaskOutcome> files, Set<String> captures, List<TaskRun> tasks, double[] stageSeconds,
+                         double[] stageCpuSeconds) {}
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -118,9 +121,11 @@ public final class SparkAnalysis implements Callable<Integer> {
         long bytes = result.files().stream().mapToLong(TaskOutcome::bytes).sum();
         err.println(tasksLine(result.tasks()));
         double[] stages = result.stageSeconds();
+        double[] cpu = result.stageCpuSeconds();
         err.println(String.format(Locale.ROOT, "steptrace-spark: %d of %d files analysed (%.1f MB as stored), %d captures,"
-                + " in %.1f s on %d cores (rank-local %.1f s, cross-rank %.1f s, reports %.1f s); dataset in %s", loaded,
-                result.files().size(), bytes / 1e6, result.captures().size(), seconds, cores, stages[0], stages[1], stages[2], out));
+                + " in %.1f s on %d cores (rank-local %.1f s, cross-rank %.1f s, reports %.1f s; CPU of this JVM %.1f,"
+                + " %.1f, %.1f s); dataset in %s", loaded, result.files().size(), bytes / 1e6, result.captures().size(),
+                seconds, cores, stages[0], stages[1], stages[2], cpu[0], cpu[1], cpu[2], out));
         return loaded == 0 ? 1 : 0;
     }
 
@@ -134,6 +139,7 @@ public final class SparkAnalysis implements Callable<Integer> {
      */
     public static Result analyse(SparkSession spark, List<String> traces, String out, Integer partitions) throws Exception {
         long start = System.nanoTime();
+        double cpuStart = cpuSeconds();
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
         NioLocalFileSystem.use(jsc.hadoopConfiguration());
         List<TraceRef> refs = TraceInputs.list(jsc.hadoopConfiguration(), traces);
@@ -163,20 +169,31 @@ public final class SparkAnalysis implements Callable<Integer> {
         Set<String> captures = new TreeSet<>();
         outcomes.stream().filter(TaskOutcome::loaded).forEach(o -> captures.add(o.capture()));
         double[] seconds = {(System.nanoTime() - start) / 1e9, 0, 0};
+        double[] cpu = {cpuSeconds() - cpuStart, 0, 0};
         if (!captures.isEmpty()) {
             java.nio.file.Path scratch = Files.createTempDirectory("steptrace-spark");
             try {
                 long t = System.nanoTime();
+                double c = cpuSeconds();
                 CrossRankStage.run(spark, out, captures, scratch);
                 seconds[1] = (System.nanoTime() - t) / 1e9;
+                cpu[1] = cpuSeconds() - c;
                 t = System.nanoTime();
+                c = cpuSeconds();
                 CaptureReports.write(jsc.hadoopConfiguration(), out, captures, scratch);
                 seconds[2] = (System.nanoTime() - t) / 1e9;
+                cpu[2] = cpuSeconds() - c;
             } finally {
                 OutputFiles.deleteTree(scratch);
             }
         }
-        return new Result(List.copyOf(outcomes), captures, runs, seconds);
+        return new Result(List.copyOf(outcomes), captures, runs, seconds, cpu);
+    }
+
+    /** CPU time of this JVM, all threads (DuckDB's native ones included), in seconds. */
+    private static double cpuSeconds() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime() / 1e9;
     }
 
     /** {@code --out/tasks.json}: Spark's record of each rank-local task (docs/spark.md, "Tasks"). */

@@ -1,14 +1,16 @@
 package dev.steptrace.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Two report.json trees compared whole: numbers equal to 1e-9 relative (sums taken in another order differ
- * in the last bits), everything else exactly, except what names where and when a report was made.
+ * Two report.json trees compared whole (the warnings too): numbers equal to 1e-9 relative (sums taken in
+ * another order differ in the last bits), everything else exactly, except what names where and when a report
+ * was made.
  */
 final class ReportTrees {
     /** Fields that say where the traces were, or which build wrote the report: not figures. */
@@ -16,9 +18,16 @@ final class ReportTrees {
 
     private ReportTrees() {}
 
+    /** The codes of a report's warnings, in order. */
+    static List<String> warningCodes(JsonNode report) {
+        List<String> codes = new ArrayList<>();
+        report.path("warnings").forEach(w -> codes.add(w.get("code").asText()));
+        return codes;
+    }
+
     /** Adds a line to {@code differences} for each place where {@code b} differs from {@code a}. */
     static void compare(JsonNode a, JsonNode b, String at, List<String> differences) {
-        if (NOT_COMPARED.contains(at) || at.matches("/capture/partial_files/\\d+/path")) {
+        if (NOT_COMPARED.contains(at) || at.matches("/capture/partial_files/\\d+/file")) {
             return;
         }
         if (a.isNumber() && b.isNumber()) {

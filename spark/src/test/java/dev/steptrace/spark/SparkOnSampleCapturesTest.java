@@ -7,7 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.analysis.ViewScript;
 import dev.steptrace.cli.Main;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -16,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -24,14 +28,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Spark application in local mode on the three sample captures, against the CLI on the same traces:
- * report.json's category figures, the collective matching instance by instance, the arrivals, and the
- * fleet queries of docs/spark.md run on Spark against the same questions asked of the CLI's store.
+ * The Spark application in local mode on the three sample captures and a damaged copy of one, against the CLI
+ * on the same traces: report.json's category figures and warnings, the collective matching instance by
+ * instance, the arrivals, and the fleet queries of docs/spark.md run on Spark against the same questions
+ * asked of the CLI's store.
  */
 class SparkOnSampleCapturesTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> CAPTURES = List.of("h200-tp2-moe-decode/graph-nccl-ll",
             "h200-tp2-moe-decode/graph-nccl-simple", "h200-tp2-moe-eager/batch16-prefill256");
+    /** graph-nccl-ll with rank 1's file cut to half its bytes: a capture with capture-quality warnings. */
+    private static final String CUT = "graph-nccl-ll-cut";
 
     @TempDir
     static Path tmp;
@@ -45,16 +52,29 @@ class SparkOnSampleCapturesTest {
     @BeforeAll
     static void analyseOnSparkAndWithTheCli() throws Exception {
         Path samples = SparkTests.sampleTraces();
+        Path cut = Files.createDirectories(tmp.resolve("inputs").resolve(CUT));
+        try (Stream<Path> traces = Files.list(samples.resolve(CAPTURES.get(0)))) {
+            for (Path t : traces.filter(p -> p.getFileName().toString().endsWith(".pt.trace.json.gz")).toList()) {
+                Path copy = Files.copy(t, cut.resolve(t.getFileName()));
+                if (copy.getFileName().toString().startsWith("rank1.")) {
+                    try (FileChannel f = FileChannel.open(copy, StandardOpenOption.WRITE)) {
+                        f.truncate(f.size() / 2);
+                    }
+                }
+            }
+        }
         spark = SparkTests.localSession(2);
         out = tmp.resolve("dataset");
-        result = SparkAnalysis.analyse(spark, List.of(samples.toString()), out.toString(), null);
+        result = SparkAnalysis.analyse(spark, List.of(samples.toString(), cut.toString()), out.toString(), null);
 
         db = tmp.resolve("cli.duckdb");
-        for (String capture : CAPTURES) {
-            Path reportDir = tmp.resolve("reports").resolve(capture);
-            assertEquals(0, Main.run("report", samples.resolve(capture).toString(), "--db", db.toString(), "--out",
-                    reportDir.toString(), "--format", "json", "--no-timeline", "--quiet"), capture);
-            REPORTS.put(Path.of(capture).getFileName().toString(), JSON.readTree(reportDir.resolve("report.json").toFile()));
+        List<Path> inputs = new ArrayList<>(CAPTURES.stream().map(samples::resolve).toList());
+        inputs.add(cut);
+        for (Path capture : inputs) {
+            Path reportDir = tmp.resolve("reports").resolve(capture.getFileName());
+            assertEquals(0, Main.run("report", capture.toString(), "--db", db.toString(), "--out",
+                    reportDir.toString(), "--format", "json", "--no-timeline", "--quiet"), capture.toString());
+            REPORTS.put(capture.getFileName().toString(), JSON.readTree(reportDir.resolve("report.json").toFile()));
         }
     }
 
@@ -65,7 +85,7 @@ class SparkOnSampleCapturesTest {
 
     @Test
     void everyTraceIsAnalysedOnceByItsOwnTask() {
-        assertEquals(6, result.files().stream().filter(TaskOutcome::loaded).count(), result.files().toString());
+        assertEquals(8, result.files().stream().filter(TaskOutcome::loaded).count(), result.files().toString());
         assertEquals(REPORTS.keySet(), result.captures());
         for (TaskOutcome f : result.files()) {
             if (f.loaded()) {
@@ -103,6 +123,17 @@ class SparkOnSampleCapturesTest {
     }
 
     @Test
+    void theDamagedCapturesWarningsAreTheClis() throws Exception {
+        // Rank 1's file is cut: the CLI warns of it (partial_file, read from files; the cut also leaves operations
+        // outside every step, ops_outside_steps, read from file_checks). Spark's report gives the same warnings,
+        // word for word.
+        List<String> cli = ReportTrees.warningCodes(REPORTS.get(CUT));
+        assertTrue(cli.contains("partial_file"), cli.toString());
+        JsonNode onSpark = JSON.readTree(out.resolve("reports").resolve(CUT).resolve("report.json").toFile());
+        assertEquals(REPORTS.get(CUT).get("warnings"), onSpark.get("warnings"));
+    }
+
+    @Test
     void everyReportJsonEqualsTheClis() throws Exception {
         for (Map.Entry<String, JsonNode> e : REPORTS.entrySet()) {
             JsonNode onSpark = JSON.readTree(out.resolve("reports").resolve(e.getKey()).resolve("report.json").toFile());
@@ -113,7 +144,7 @@ class SparkOnSampleCapturesTest {
         JsonNode index = JSON.readTree(out.resolve("reports").resolve("index.json").toFile());
         List<String> listed = new ArrayList<>();
         index.get("captures").forEach(c -> listed.add(c.get("report").asText()));
-        assertEquals(REPORTS.keySet().stream().map(c -> c + "/report.json").toList(), listed.stream().sorted().toList());
+        assertEquals(REPORTS.keySet().stream().map(c -> c + "/report.json").sorted().toList(), listed.stream().sorted().toList());
     }
 
     @Test
