@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
@@ -278,9 +279,16 @@ public final class TableBatch implements AutoCloseable {
         }
     }
 
+    /** Empties a buffer for refilling. */
     private static void reset(VectorSchemaRoot root) {
         for (FieldVector v : root.getFieldVectors()) {
-            v.reset();
+            if (v instanceof BaseFixedWidthVector fixed) {
+                // The validity bits alone: a value slot is written before its row is marked set, and the
+                // slots of NULL rows are never read. Zeroing the values too cost 2% of a large ingest.
+                fixed.getValidityBuffer().setZero(0, fixed.getValidityBuffer().capacity());
+            } else {
+                v.reset();
+            }
         }
     }
 
