@@ -17,8 +17,10 @@ WITH ops AS (
     WHERE o.step IS NOT NULL
 ), numbered AS (
     -- seg: collectives started so far; the work between two collectives shares one value
-    SELECT *, count(*) FILTER (WHERE comm) OVER (PARTITION BY file_id ORDER BY step, ts_ns, comm DESC
-                                                ROWS UNBOUNDED PRECEDING) AS seg
+    -- (a running sum, not count(*) FILTER: DuckDB evaluates a filtered running count row by row over all
+    -- the rows before, quadratic in a file's operations: 5 minutes for 2 x 1 GB, docs/performance.md)
+    SELECT *, sum(CASE WHEN comm THEN 1 ELSE 0 END) OVER (PARTITION BY file_id ORDER BY step, ts_ns, comm DESC
+                                                          ROWS UNBOUNDED PRECEDING) AS seg
     FROM ops
 ), seg_category AS (
     SELECT file_id, step, seg, arg_max(category, ns) AS category
