@@ -6,8 +6,8 @@
 -- Reads:  t_ops_core, t_classes
 -- Writes: h_collective_causes(file_id, step, ts_ns, after_category): one row per collective start time
 --         of a file's step (kernels of one start share the first one's previous segment)
--- Portability: QUALIFY, FILTER, arg_max and GROUP BY ALL are DuckDB's (Spark SQL: a row_number() filter in a
--- subquery, sum(CASE ...), max_by).
+-- Portability: QUALIFY, arg_max and GROUP BY ALL are DuckDB's (Spark SQL: a row_number() filter in a
+-- subquery, max_by).
 
 CREATE OR REPLACE TEMP TABLE h_collective_causes AS
 WITH ops AS (
