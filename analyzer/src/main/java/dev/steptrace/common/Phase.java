@@ -9,40 +9,35 @@ import java.util.Optional;
  * store's {@code phase} columns, report.json and {@code --phase} hold; labels are what reports and memos
  * print.
  */
-public enum Phase {
-    DECODE("decode", "Decode"),
-    PREFILL("prefill", "Prefill"),
-    MIXED("mixed", "Mixed (prefill + decode)"),
+public enum Phase implements Labelled {
+    DECODE("Decode"),
+    PREFILL("Prefill"),
+    MIXED("Mixed (prefill + decode)"),
     /** Steps neither vLLM's counts nor an annotation inside them place. */
-    UNKNOWN("unknown", "Unknown phase");
+    UNKNOWN("Unknown phase");
 
     /** Every phase id, in report order. */
     public static final List<String> IDS = Arrays.stream(values()).map(Phase::id).toList();
 
-    private final String id;
     private final String label;
 
-    Phase(String id, String label) {
-        this.id = id;
+    Phase(String label) {
         this.label = label;
     }
 
-    public String id() {
-        return id;
-    }
-
+    @Override
     public String label() {
         return label;
     }
 
     /** The phase with this id, if any. */
     public static Optional<Phase> of(String id) {
-        return Arrays.stream(values()).filter(p -> p.id.equals(id)).findFirst();
+        return Identified.byId(Phase.class, id);
     }
 
     /** The label of a phase id; an id that is no phase prints as it is, a missing one as {@code n/a}. */
     public static String labelOf(String id) {
-        return id == null ? "n/a" : of(id).map(Phase::label).orElse(id);
+        return Labelled.labelOf(Phase.class, id);
     }
 
     /** Report order of a phase id: the phases first, in their order, anything else after them. */

@@ -9,21 +9,21 @@ import java.util.regex.Pattern;
  * report.json's {@code step_source}, labels what reports print. The annotation patterns and the graph
  * launch names are defined here once, for the analysis and for whatever else reads steps.
  */
-public enum StepSource {
+public enum StepSource implements Labelled {
     /** vLLM's per-step {@code execute_context_N(T)_generation_M(T)} record_function. */
-    VLLM_ANNOTATION("vllm_annotation", "vLLM step annotations"),
+    VLLM_ANNOTATION("vLLM step annotations"),
     /** SGLang's {@code step[DECODE bs=..]} / {@code step[EXTEND ..]} annotations. */
-    SGLANG_ANNOTATION("sglang_annotation", "SGLang step annotations"),
+    SGLANG_ANNOTATION("SGLang step annotations"),
     /** torch.profiler's {@code ProfilerStep#N}, present when a schedule is set. */
-    PROFILER_STEP("profiler_step", "ProfilerStep#N"),
+    PROFILER_STEP("ProfilerStep#N"),
     /** Annotations matching the user's {@code --step-regex}. */
-    USER_REGEX("user_regex", "annotations matching --step-regex"),
+    USER_REGEX("annotations matching --step-regex"),
     /** NVTX ranges (Nsight Systems captures). */
-    NVTX("nvtx", "NVTX ranges"),
+    NVTX("NVTX ranges"),
     /** Each {@code cudaGraphLaunch}, up to the next one. */
-    GRAPH_LAUNCH("graph_launch", "CUDA graph launches"),
+    GRAPH_LAUNCH("CUDA graph launches"),
     /** Bursts of GPU work separated by idle gaps. */
-    GAP("gap", "GPU idle gaps");
+    GAP("GPU idle gaps");
 
     /**
      * vLLM's per-step annotation {@code execute_context_N(T)_generation_M(T)}, also in the detailed form
@@ -47,43 +47,25 @@ public enum StepSource {
     public static final String ANNOTATIONS =
             "(o.kind = 'user_annotation' OR (o.kind = 'cpu_op' AND n.name LIKE 'ProfilerStep#%'))";
 
-    private final String id;
     private final String label;
 
-    StepSource(String id, String label) {
-        this.id = id;
+    StepSource(String label) {
         this.label = label;
     }
 
-    public String id() {
-        return id;
-    }
-
     /** How reports name the source. */
+    @Override
     public String label() {
         return label;
     }
 
     /** The label of a source id; an unknown id prints as it is, a missing one as {@code n/a}. */
     public static String labelOf(String id) {
-        if (id == null) {
-            return "n/a";
-        }
-        for (StepSource s : values()) {
-            if (s.id.equals(id)) {
-                return s.label;
-            }
-        }
-        return id;
+        return Labelled.labelOf(StepSource.class, id);
     }
 
     /** The source with this id ({@code steps.source}, report.json's {@code step_source}). */
     public static StepSource of(String id) {
-        for (StepSource s : values()) {
-            if (s.id.equals(id)) {
-                return s;
-            }
-        }
-        throw new IllegalArgumentException("no step source " + id);
+        return Identified.byId(StepSource.class, id).orElseThrow(() -> new IllegalArgumentException("no step source " + id));
     }
 }

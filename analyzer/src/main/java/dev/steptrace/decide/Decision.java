@@ -1,7 +1,8 @@
 package dev.steptrace.decide;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
-import com.fasterxml.jackson.annotation.JsonValue;
+import dev.steptrace.common.Identified;
+import dev.steptrace.common.Labelled;
 import dev.steptrace.report.BottleneckReport;
 import java.util.List;
 import java.util.Map;
@@ -23,61 +24,44 @@ public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef sc
     public static final String SCHEMA = "steptrace.decision/1";
 
     /** The memo's decision; the id is decision.json's. */
-    public enum Choice {
-        ACCEPT("accept"),
-        PURSUE("pursue"),
-        NOT_APPLICABLE("not_applicable");
-
-        private final String id;
-
-        Choice(String id) {
-            this.id = id;
-        }
-
-        @JsonValue
-        public String id() {
-            return id;
-        }
+    public enum Choice implements Identified {
+        ACCEPT,
+        PURSUE,
+        NOT_APPLICABLE;
 
         @Override
         public String toString() {
-            return id;
+            return id();
         }
     }
 
     /** An option's verdict; the id is decision.json's, the label what the memo's table prints. */
-    public enum Verdict {
-        PURSUE("pursue", "pursue"),
-        OUTRANKED("outranked", "admissible, outranked"),
-        BELOW_THRESHOLD("below_threshold", "below threshold"),
-        SLOWER("slower", "slower"),
-        VIOLATES_CONSTRAINTS("violates_constraints", "violates constraints"),
-        NEEDS_HARDWARE("needs_hardware", "needs hardware"),
-        NOT_EVALUATED("not_evaluated", "not evaluated"),
-        NOT_APPLICABLE("not_applicable", "not applicable"),
+    public enum Verdict implements Labelled {
+        PURSUE("pursue"),
+        OUTRANKED("admissible, outranked"),
+        BELOW_THRESHOLD("below threshold"),
+        SLOWER("slower"),
+        VIOLATES_CONSTRAINTS("violates constraints"),
+        NEEDS_HARDWARE("needs hardware"),
+        NOT_EVALUATED("not evaluated"),
+        NOT_APPLICABLE("not applicable"),
         /** Admissible and above the threshold, before the options are ranked: never in a memo. */
-        CANDIDATE("candidate", "candidate");
+        CANDIDATE("candidate");
 
-        private final String id;
         private final String label;
 
-        Verdict(String id, String label) {
-            this.id = id;
+        Verdict(String label) {
             this.label = label;
         }
 
-        @JsonValue
-        public String id() {
-            return id;
-        }
-
+        @Override
         public String label() {
             return label;
         }
 
         @Override
         public String toString() {
-            return id;
+            return id();
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.steptrace.report;
 
-import com.fasterxml.jackson.annotation.JsonValue;
+import dev.steptrace.common.Labelled;
 import dev.steptrace.report.BottleneckReport.PartialFile;
 import dev.steptrace.report.BottleneckReport.Tool;
 import dev.steptrace.report.BottleneckReport.Warning;
@@ -20,31 +20,25 @@ public record CaptureDiff(String schema, Tool tool, Side a, Side b, Method metho
     public static final String SCHEMA = "steptrace.diff/1";
 
     /** A phase's verdict (docs/diff.md, "Verdict"): the id is diff.json's, the label what the diff prints. */
-    public enum Verdict {
-        FASTER("faster", "faster"),
-        SLOWER("slower", "slower"),
-        NO_SIGNIFICANT_CHANGE("no_significant_change", "no significant change");
+    public enum Verdict implements Labelled {
+        FASTER("faster"),
+        SLOWER("slower"),
+        NO_SIGNIFICANT_CHANGE("no significant change");
 
-        private final String id;
         private final String label;
 
-        Verdict(String id, String label) {
-            this.id = id;
+        Verdict(String label) {
             this.label = label;
         }
 
-        @JsonValue
-        public String id() {
-            return id;
-        }
-
+        @Override
         public String label() {
             return label;
         }
 
         @Override
         public String toString() {
-            return id;
+            return id();
         }
     }
 

@@ -1,14 +1,12 @@
 package dev.steptrace.synth.model;
 
-import java.util.Locale;
+import dev.steptrace.common.Identified;
 
-/** The inference phases a synthetic capture contains; EXPECTED.json reports each separately. */
-public enum Phase {
+/**
+ * The inference phases a synthetic capture contains; EXPECTED.json reports each separately, by the id
+ * report.json uses ({@code prefill}, {@code decode}).
+ */
+public enum Phase implements Identified {
     PREFILL,
-    DECODE;
-
-    /** The id used in EXPECTED.json and report.json ({@code prefill}, {@code decode}). */
-    public String id() {
-        return name().toLowerCase(Locale.ROOT);
-    }
+    DECODE
 }
