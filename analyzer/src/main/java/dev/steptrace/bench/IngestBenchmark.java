@@ -114,8 +114,7 @@ public final class IngestBenchmark {
 
     /** The ceiling: decompress and tokenize every file, one thread, touching no token. */
     Pass tokenize(List<TraceDiscovery.Found> files) throws IOException {
-        long cpu0 = cpuNanos();
-        long t0 = System.nanoTime();
+        Stopwatch watch = new Stopwatch();
         long bytes = 0;
         long tokens = 0;
         for (TraceDiscovery.Found f : files) {
@@ -131,8 +130,8 @@ public final class IngestBenchmark {
                 bytes += counted.count;
             }
         }
-        return new Pass("tokenizer only (ceiling), 1 thread", bytes, tokens, "tokens",
-                (System.nanoTime() - t0) / 1e9, (cpuNanos() - cpu0) / 1e9);
+        return new Pass("tokenizer only (ceiling), 1 thread", bytes, tokens, "tokens", watch.wallSeconds(),
+                watch.cpuSeconds());
     }
 
     /**
@@ -140,8 +139,7 @@ public final class IngestBenchmark {
      * document around the list), one thread, storing nothing: what ingest costs before the store.
      */
     Pass parse(List<TraceDiscovery.Found> files) throws IOException {
-        long cpu0 = cpuNanos();
-        long t0 = System.nanoTime();
+        Stopwatch watch = new Stopwatch();
         long bytes = 0;
         long events = 0;
         for (TraceDiscovery.Found f : files) {
@@ -154,7 +152,7 @@ public final class IngestBenchmark {
             events += sink.events;
         }
         return new Pass("read events, no store (parse only), 1 thread", bytes, events, "kept events",
-                (System.nanoTime() - t0) / 1e9, (cpuNanos() - cpu0) / 1e9);
+                watch.wallSeconds(), watch.cpuSeconds());
     }
 
     /** Counts the kept events, keeps nothing. */
@@ -189,19 +187,25 @@ public final class IngestBenchmark {
 
     /** @param helpers the threads beside the file threads, for the label; null: none (no inflate-ahead) */
     Pass ingest(List<Path> inputs, int threads, String helpers, Path workDir) throws Exception {
+        Ingested i = ingested(inputs, new IngestOptions(threads, false, helpers != null), workDir);
+        long json = i.report().files().stream().mapToLong(f -> f.jsonBytes()).sum();
+        return new Pass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : "")
+                + (helpers != null ? " + " + helpers : ""), json, i.events(), "kept events", i.wallSeconds(),
+                i.cpuSeconds());
+    }
+
+    /** A full ingest into a fresh store (deleted after), timed. */
+    private record Ingested(IngestReport report, long events, double wallSeconds, double cpuSeconds) {}
+
+    private static Ingested ingested(List<Path> inputs, IngestOptions options, Path workDir) throws Exception {
         Path db = Files.createTempFile(workDir, "bench-", ".duckdb");
         Files.delete(db);
         try (Store store = Store.open(db)) {
-            Ingestor ingestor = new Ingestor(store, new IngestOptions(threads, false, helpers != null));
-            long cpu0 = cpuNanos();
-            long t0 = System.nanoTime();
+            Ingestor ingestor = new Ingestor(store, options);
+            Stopwatch watch = new Stopwatch();
             IngestReport report = ingestor.ingest(inputs);
-            double wall = (System.nanoTime() - t0) / 1e9;
-            double cpu = (cpuNanos() - cpu0) / 1e9;
-            long json = report.files().stream().mapToLong(f -> f.jsonBytes()).sum();
-            return new Pass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : "")
-                    + (helpers != null ? " + " + helpers : ""), json,
-                    ingestor.eventsRead().get(), "kept events", wall, cpu);
+            double wall = watch.wallSeconds();
+            return new Ingested(report, ingestor.eventsRead().get(), wall, watch.cpuSeconds());
         } finally {
             deleteStore(db);
         }
@@ -247,8 +251,7 @@ public final class IngestBenchmark {
 
     /** The ceiling: read every kernel row's columns as the reader does, one thread, writing nothing. */
     RowsPass scanKernels(List<TraceDiscovery.Found> files, long bytes) throws IOException {
-        long cpu0 = cpuNanos();
-        long t0 = System.nanoTime();
+        Stopwatch watch = new Stopwatch();
         long rows = 0;
         long sink = 0;
         // The columns NsysReader reads for every kernel row.
@@ -269,27 +272,16 @@ public final class IngestBenchmark {
         if (sink == 42) {
             out.print("");
         }
-        return new RowsPass("kernel table scan only (ceiling), 1 thread", bytes, rows, rows,
-                (System.nanoTime() - t0) / 1e9, (cpuNanos() - cpu0) / 1e9);
+        return new RowsPass("kernel table scan only (ceiling), 1 thread", bytes, rows, rows, watch.wallSeconds(),
+                watch.cpuSeconds());
     }
 
     RowsPass ingestNsys(List<Path> inputs, int threads, Path workDir) throws Exception {
-        Path db = Files.createTempFile(workDir, "bench-", ".duckdb");
-        Files.delete(db);
-        try (Store store = Store.open(db)) {
-            Ingestor ingestor = new Ingestor(store, new IngestOptions(threads, false, false));
-            long cpu0 = cpuNanos();
-            long t0 = System.nanoTime();
-            IngestReport report = ingestor.ingest(inputs);
-            double wall = (System.nanoTime() - t0) / 1e9;
-            double cpu = (cpuNanos() - cpu0) / 1e9;
-            long bytes = report.files().stream().mapToLong(f -> f.jsonBytes()).sum();
-            long kernels = report.files().stream().mapToLong(f -> f.counts().getOrDefault("kernel", 0L)).sum();
-            return new RowsPass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : ""), bytes,
-                    ingestor.eventsRead().get(), kernels, wall, cpu);
-        } finally {
-            deleteStore(db);
-        }
+        Ingested i = ingested(inputs, new IngestOptions(threads, false, false), workDir);
+        long bytes = i.report().files().stream().mapToLong(f -> f.jsonBytes()).sum();
+        long kernels = i.report().files().stream().mapToLong(f -> f.counts().getOrDefault("kernel", 0L)).sum();
+        return new RowsPass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : ""), bytes, i.events(),
+                kernels, i.wallSeconds(), i.cpuSeconds());
     }
 
     private static void deleteStore(Path db) throws IOException {
@@ -316,6 +308,20 @@ public final class IngestBenchmark {
             return Files.size(p);
         } catch (IOException e) {
             return 0;
+        }
+    }
+
+    /** Wall and CPU seconds since it was made: the time of one pass. */
+    private static final class Stopwatch {
+        private final long cpu0 = cpuNanos();
+        private final long t0 = System.nanoTime();
+
+        double wallSeconds() {
+            return (System.nanoTime() - t0) / 1e9;
+        }
+
+        double cpuSeconds() {
+            return (cpuNanos() - cpu0) / 1e9;
         }
     }
 
