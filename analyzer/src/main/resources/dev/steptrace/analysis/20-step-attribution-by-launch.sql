@@ -5,14 +5,32 @@
 -- attributed through launches.
 -- Reads:  launches, gpu_ops (store); t_files, t_steps, t_classes
 -- Writes: t_ops_core(file_id, kind, name_id, stream, ts_ns, dur_ns, correlation, external_id, step,
---         by_launch, variant); helpers h_launch_step, h_launch_windows
--- Portability: plain SQL but for the ASOF JOIN and UPDATE ... FROM of the fallback (DuckDB).
+--         by_launch, variant); helpers h_step_segments, h_launch_step, h_launch_windows
+-- Portability: plain SQL but for the ASOF JOINs and UPDATE ... FROM of the fallback (DuckDB).
+
+-- The steps' CPU ranges cut at every start and end into segments that do not overlap, each with the
+-- first step that contains it (steps may overlap): a launch's step is then its segment's, found by an
+-- ASOF JOIN in one sorted pass. Joining the launches onto the steps' ranges directly compares every
+-- launch with every step of its file (docs/performance.md, "The analysis after ingest").
+CREATE OR REPLACE TEMP TABLE h_step_segments AS
+WITH bounds AS (
+    SELECT file_id, cpu_start AS seg_start FROM t_steps
+    UNION
+    SELECT file_id, cpu_end FROM t_steps
+), segments AS (
+    SELECT file_id, seg_start, lead(seg_start) OVER (PARTITION BY file_id ORDER BY seg_start) AS seg_end
+    FROM bounds
+)
+SELECT g.file_id, g.seg_start, g.seg_end, min(s.step) AS step
+FROM segments g
+JOIN t_steps s ON s.file_id = g.file_id AND s.cpu_start <= g.seg_start AND g.seg_start < s.cpu_end
+GROUP BY g.file_id, g.seg_start, g.seg_end;
 
 CREATE OR REPLACE TEMP TABLE h_launch_step AS
-SELECT l.file_id, l.correlation, min(s.step) AS step
+SELECT l.file_id, l.correlation, min(g.step) AS step
 FROM launches l
-JOIN t_steps s ON l.file_id = s.file_id AND l.ts_ns >= s.cpu_start AND l.ts_ns < s.cpu_end
-WHERE l.correlation IS NOT NULL
+ASOF JOIN h_step_segments g ON l.file_id = g.file_id AND l.ts_ns >= g.seg_start
+WHERE l.correlation IS NOT NULL AND l.ts_ns < g.seg_end
 GROUP BY l.file_id, l.correlation;
 
 -- Ids and numbers only (no strings: half the time to write, less to scan); variant 0 is the class of

@@ -6,29 +6,34 @@
 -- Reads:  t_ops_core, t_classes
 -- Writes: h_collective_causes(file_id, step, ts_ns, after_category): one row per collective start time
 --         of a file's step (kernels of one start share the first one's previous segment)
--- Portability: QUALIFY, arg_max and GROUP BY ALL are DuckDB's (Spark SQL: a row_number() filter in a
--- subquery, max_by).
+-- Portability: arg_max and GROUP BY ALL are DuckDB's (Spark SQL: max_by).
 
+-- The window that numbers the segments sorts every operation: it carries numbers only (the category as
+-- its rank among the classes' categories, its name joined back at the end), which makes it cheaper
+-- than a sort with the category's string (docs/performance.md, "The analysis after ingest").
 CREATE OR REPLACE TEMP TABLE h_collective_causes AS
-WITH ops AS (
-    SELECT o.file_id, o.step, o.ts_ns, o.dur_ns, k.category,
-           k.category IN ('allreduce', 'comm_other') AS comm
-    FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
-    WHERE o.step IS NOT NULL
+WITH classes AS (
+    SELECT file_id, name_id, kind, variant, category, category IN ('allreduce', 'comm_other') AS comm,
+           dense_rank() OVER (ORDER BY category) AS category_no
+    FROM t_classes
 ), numbered AS (
     -- seg: collectives started so far; the work between two collectives shares one value
     -- (a running sum, not count(*) FILTER: DuckDB evaluates a filtered running count row by row over all
     -- the rows before, quadratic in a file's operations: 5 minutes for 2 x 1 GB, docs/performance.md)
-    SELECT *, sum(CASE WHEN comm THEN 1 ELSE 0 END) OVER (PARTITION BY file_id ORDER BY step, ts_ns, comm DESC
-                                                          ROWS UNBOUNDED PRECEDING) AS seg
-    FROM ops
+    SELECT o.file_id, o.step, o.ts_ns, o.dur_ns, k.category_no, k.comm,
+           sum(k.comm::INTEGER) OVER (PARTITION BY o.file_id ORDER BY o.step, o.ts_ns, k.comm DESC
+                                      ROWS UNBOUNDED PRECEDING) AS seg
+    FROM t_ops_core o JOIN classes k USING (file_id, name_id, kind, variant)
+    WHERE o.step IS NOT NULL
 ), seg_category AS (
-    SELECT file_id, step, seg, arg_max(category, ns) AS category
-    FROM (SELECT file_id, step, seg, category, sum(dur_ns) AS ns FROM numbered WHERE NOT comm GROUP BY ALL)
+    SELECT file_id, step, seg, arg_max(category_no, ns) AS category_no
+    FROM (SELECT file_id, step, seg, category_no, sum(dur_ns) AS ns FROM numbered WHERE NOT comm GROUP BY ALL)
     GROUP BY ALL
+), starts AS (
+    -- kernels of one start share the first one's segment
+    SELECT file_id, step, ts_ns, min(seg) AS seg FROM numbered WHERE comm GROUP BY ALL
 )
-SELECT n.file_id, n.step, n.ts_ns, sc.category AS after_category
-FROM numbered n
+SELECT n.file_id, n.step, n.ts_ns, c.category AS after_category
+FROM starts n
 LEFT JOIN seg_category sc ON sc.file_id = n.file_id AND sc.step = n.step AND sc.seg = n.seg - 1
-WHERE n.comm
-QUALIFY row_number() OVER (PARTITION BY n.file_id, n.step, n.ts_ns ORDER BY n.seg) = 1;
+LEFT JOIN (SELECT DISTINCT category_no, category FROM classes) c ON c.category_no = sc.category_no;

@@ -5,8 +5,16 @@
 -- Writes: t_collectives (t_rank_collectives with instance, transfer_ns, wait_ns, after_category),
 --         t_step_waits(file_id, rank, step, phase, phase_index, wait_ns, compute_ns),
 --         t_collective_arrivals(instance, phase, phase_index, type, k, ranks, last_rank, last_file_id,
---         last_step, last_ts_ns, transfer_ns, lateness_ns, wait_ns, after_category)
+--         last_step, last_ts_ns, transfer_ns, lateness_ns, wait_ns, after_category);
+--         helper h_collective_waits
 -- Portability: USING joins and DROP VIEW IF EXISTS are DuckDB's shorthand.
+
+-- collective_waits, which the other two views read too, made once: a view is computed again by every
+-- query that reads it (three times its cost, docs/performance.md, "The analysis after ingest"). The
+-- view then reads the table, for the views that read it.
+CREATE OR REPLACE TEMP TABLE h_collective_waits AS SELECT * FROM collective_waits;
+
+CREATE OR REPLACE TEMP VIEW collective_waits AS SELECT * FROM h_collective_waits;
 
 CREATE OR REPLACE TEMP TABLE t_collectives AS
 SELECT c.*, w.instance, w.transfer_ns, w.wait_ns, w.after_category

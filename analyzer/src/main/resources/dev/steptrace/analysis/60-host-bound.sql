@@ -28,18 +28,21 @@ WITH ordered AS (
     -- idle_since: when this rank's GPU last had nothing running (the latest end so far, any
     -- stream). One window per file in time order, as for busy time (stage 30); an operation
     -- whose predecessor is in another step starts its step, and its gap is the host gap.
-    SELECT o.file_id, o.step, o.ts_ns, l.launch_ns,
+    SELECT o.file_id, o.step, o.ts_ns, o.correlation,
            max(o.ts_ns + o.dur_ns) OVER w AS idle_since, lag(o.step) OVER w AS prev_step
-    FROM t_ops_core o LEFT JOIN h_launch_calls l USING (file_id, correlation)
+    FROM t_ops_core o
     WHERE o.step IS NOT NULL
     WINDOW w AS (PARTITION BY o.file_id ORDER BY o.ts_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), waits AS (
-    SELECT file_id, step, sum(ts_ns - idle_since) AS launch_wait_ns
-    FROM ordered WHERE prev_step = step AND ts_ns > idle_since AND launch_ns >= idle_since
-    GROUP BY file_id, step
+    -- The launch calls are joined to the operations after a gap only, not to all of them.
+    SELECT o.file_id, o.step, sum(o.ts_ns - o.idle_since) AS launch_wait_ns
+    FROM (SELECT * FROM ordered WHERE prev_step = step AND ts_ns > idle_since) o
+    JOIN h_launch_calls l USING (file_id, correlation)
+    WHERE l.launch_ns >= o.idle_since
+    GROUP BY o.file_id, o.step
 )
 SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(m.idle_ns, 0) AS idle_ns,
-       CASE WHEN m.file_id IN (SELECT file_id FROM h_launch_calls)
+       CASE WHEN m.file_id IN (SELECT DISTINCT file_id FROM h_launch_calls)
             THEN least(coalesce(w.launch_wait_ns, 0), coalesce(m.idle_ns, 0)) END::BIGINT AS launch_wait_ns
 FROM t_step_metrics m LEFT JOIN waits w USING (file_id, step);
 

@@ -8,15 +8,18 @@
 --             distinct calls of work_ops with recorded shapes;
 --         t_shape_work(file_id, op_name_id, shape_id, family, precision, flops, bytes), empty: KernelWork
 --             fills it
--- Portability: getvariable, list_contains, SEMI JOIN, QUALIFY and USING joins are DuckDB's.
+-- Portability: getvariable, list_contains, any_value, SEMI JOIN and USING joins are DuckDB's.
 
+-- Grouped by external id, not counted by a window, and semi-joined to the operations as they are
+-- (duplicates change nothing in a semi join): each is one hash pass over the rows, where a DISTINCT
+-- first and a window after were two more (docs/performance.md, "The analysis after ingest").
 CREATE OR REPLACE TEMP TABLE t_launch_ops AS
-SELECT c.file_id, c.external_id, c.name_id, c.shape_id
+SELECT c.file_id, c.external_id, any_value(c.name_id) AS name_id, any_value(c.shape_id) AS shape_id
 FROM cpu_ops c
-SEMI JOIN (SELECT DISTINCT file_id, external_id FROM t_ops_core WHERE external_id IS NOT NULL) o
-     USING (file_id, external_id)
+SEMI JOIN t_ops_core o ON o.file_id = c.file_id AND o.external_id = c.external_id
 WHERE c.kind = 'cpu_op'
-QUALIFY count(*) OVER (PARTITION BY c.file_id, c.external_id) = 1;
+GROUP BY c.file_id, c.external_id
+HAVING count(*) = 1;
 
 CREATE OR REPLACE TEMP TABLE t_shape_calls AS
 SELECT DISTINCT l.file_id, l.name_id, n.name, l.shape_id, p.input_dims, p.input_types, p.concrete_inputs

@@ -75,12 +75,14 @@ LEFT JOIN names p ON p.file_id = l.file_id AND p.name_id = l.name_id;
 
 INSERT INTO op_shape_calls
 SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, l.file_id, m.rank, m.phase, n.name, l.shape_id, count(*)
-FROM t_launch_ops l
-JOIN (SELECT DISTINCT file_id, external_id, step FROM t_ops_core WHERE step IS NOT NULL) o
+FROM (SELECT * FROM t_launch_ops WHERE shape_id IS NOT NULL) l
+-- Only the operations that ops with shapes launched are made distinct (none in a trace without shapes).
+JOIN (SELECT DISTINCT o.file_id, o.external_id, o.step FROM t_ops_core o
+      SEMI JOIN t_launch_ops s ON s.file_id = o.file_id AND s.external_id = o.external_id AND s.shape_id IS NOT NULL
+      WHERE o.step IS NOT NULL) o
      USING (file_id, external_id)
 JOIN t_step_metrics m USING (file_id, step)
 JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-WHERE l.shape_id IS NOT NULL
 GROUP BY ALL;
 
 INSERT INTO file_checks
