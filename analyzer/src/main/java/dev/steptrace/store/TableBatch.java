@@ -1,17 +1,19 @@
 package dev.steptrace.store;
 
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
@@ -35,10 +37,14 @@ import org.duckdb.DuckDBConnection;
  * only definition of a table. ENUM columns travel as their label's index and are mapped back in the
  * INSERT. docs/store-ingest-path.md has the measurement that chose Arrow over DuckDB's appender.
  *
+ * <p>Rows are set into plain Java arrays ({@link Rows}) and copied into the Arrow vectors in bulk
+ * just before the INSERT: a value set costs an array store, not Arrow's checked per-value setter
+ * (docs/performance.md, "Filling the batches off the parser thread").
+ *
  * <p>Given an inserter thread ({@link #forTable(Connection, BufferAllocator, String, int, ExecutorService)}),
- * a full batch is inserted on that thread while the caller fills a second one, so reading the input
- * and inserting into DuckDB overlap. The connection is then used by the inserter only: the caller
- * must not run other statements on it until {@link #flush} (which waits for every insert) or
+ * a full batch is copied and inserted on that thread while the caller fills a second one, so reading
+ * the input and inserting into DuckDB overlap. The connection is then used by the inserter only: the
+ * caller must not run other statements on it until {@link #flush} (which waits for every insert) or
  * {@link #close} returns, and every batch of the connection should share the one inserter.
  */
 public final class TableBatch implements AutoCloseable {
@@ -52,17 +58,16 @@ public final class TableBatch implements AutoCloseable {
     private final Connection connection;
     private final BufferAllocator allocator;
     private final TableColumns columns;
-    /** One buffer, or two when inserts run on the inserter thread. */
-    private final VectorSchemaRoot[] roots;
-    private final FieldVector[][] vectorsOf;
-    /** Rows each buffer has room for now (at most {@link #capacity}). */
-    private final int[] roomOf;
+    /** The Arrow side, one per batch: only the thread that inserts fills it, one batch at a time. */
+    private final VectorSchemaRoot root;
+    private final FieldVector[] vectors;
+    /** One buffer of rows, or two when inserts run on the inserter thread. */
+    private final Rows[] buffers;
     private final Future<?>[] pending;
     private final ExecutorService inserter;
     private int current;
-    private FieldVector[] vectors;
+    private Rows rows;
     private final int capacity;
-    private int rows;
     private long rowsWritten;
 
     private TableBatch(Connection connection, BufferAllocator allocator, TableColumns columns, int capacity,
@@ -72,21 +77,19 @@ public final class TableBatch implements AutoCloseable {
         this.allocator = allocator;
         this.columns = columns;
         this.capacity = capacity;
-        int buffers = inserter == null ? 1 : 2;
-        this.roots = new VectorSchemaRoot[buffers];
-        this.vectorsOf = new FieldVector[buffers][];
-        this.roomOf = new int[buffers];
-        this.pending = new Future<?>[buffers];
-        for (int b = 0; b < buffers; b++) {
-            roots[b] = VectorSchemaRoot.create(columns.schema, allocator);
-            vectorsOf[b] = roots[b].getFieldVectors().toArray(new FieldVector[0]);
-            for (FieldVector v : vectorsOf[b]) {
-                v.setInitialCapacity(Math.min(capacity, FIRST_ROWS));
-            }
-            roots[b].allocateNew();
-            roomOf[b] = room(vectorsOf[b]);
+        this.root = VectorSchemaRoot.create(columns.schema, allocator);
+        this.vectors = root.getFieldVectors().toArray(new FieldVector[0]);
+        for (FieldVector v : vectors) {
+            v.setInitialCapacity(Math.min(capacity, FIRST_ROWS));
         }
-        this.vectors = vectorsOf[0];
+        root.allocateNew();
+        int count = inserter == null ? 1 : 2;
+        this.buffers = new Rows[count];
+        this.pending = new Future<?>[count];
+        for (int b = 0; b < count; b++) {
+            buffers[b] = new Rows(vectors, Math.min(capacity, FIRST_ROWS));
+        }
+        this.rows = buffers[0];
     }
 
     /** A batch for {@code table}, shaped after its columns in the store. */
@@ -130,29 +133,45 @@ public final class TableBatch implements AutoCloseable {
     }
 
     public void setInt(int column, int value) {
-        ((IntVector) vectors[column]).set(rows, value);
+        Rows r = rows;
+        r.ints[column][r.count] = value;
+        r.valid(column);
     }
 
     public void setLong(int column, long value) {
-        ((BigIntVector) vectors[column]).set(rows, value);
+        Rows r = rows;
+        r.longs[column][r.count] = value;
+        r.valid(column);
     }
 
     /** For UBIGINT columns: the unsigned value's bit pattern. */
     public void setUnsignedLong(int column, long value) {
-        ((UInt8Vector) vectors[column]).set(rows, value);
+        setLong(column, value);
     }
 
     public void setBoolean(int column, boolean value) {
-        ((BitVector) vectors[column]).set(rows, value ? 1 : 0);
+        Rows r = rows;
+        int n = r.count;
+        long[] bits = r.longs[column];
+        if (value) {
+            bits[n >>> 6] |= 1L << n;
+        } else {
+            bits[n >>> 6] &= ~(1L << n);
+        }
+        r.valid(column);
     }
 
     public void setEnum(int column, int code) {
-        ((UInt1Vector) vectors[column]).set(rows, code);
+        Rows r = rows;
+        r.bytes[column][r.count] = (byte) code;
+        r.valid(column);
     }
 
     public void setString(int column, String value) {
         if (value != null) {
-            ((VarCharVector) vectors[column]).setSafe(rows, value.getBytes(StandardCharsets.UTF_8));
+            Rows r = rows;
+            r.strings[column][r.count] = value.getBytes(StandardCharsets.UTF_8);
+            r.valid(column);
         }
     }
 
@@ -184,9 +203,10 @@ public final class TableBatch implements AutoCloseable {
 
     /** Ends the current row (columns not set are NULL); flushes when the batch is full. */
     public void endRow() throws SQLException {
-        if (++rows == roomOf[current]) {
-            if (rows < capacity) {
-                grow();
+        Rows r = rows;
+        if (++r.count == r.room) {
+            if (r.room < capacity) {
+                r.grow(Math.min(capacity, 2 * r.room));
             } else if (inserter == null) {
                 flush();
             } else {
@@ -195,26 +215,8 @@ public final class TableBatch implements AutoCloseable {
         }
     }
 
-    /** Doubles the current buffer's room, keeping its rows. */
-    private void grow() {
-        for (FieldVector v : vectors) {
-            while (v.getValueCapacity() <= rows) {
-                v.reAlloc();
-            }
-        }
-        roomOf[current] = room(vectors);
-    }
-
-    private int room(FieldVector[] vs) {
-        int room = capacity;
-        for (FieldVector v : vs) {
-            room = Math.min(room, v.getValueCapacity());
-        }
-        return room;
-    }
-
     public long rowsWritten() {
-        return rowsWritten + rows;
+        return rowsWritten + rows.count;
     }
 
     /**
@@ -223,40 +225,33 @@ public final class TableBatch implements AutoCloseable {
      */
     public void flush() throws SQLException {
         if (inserter == null) {
-            if (rows > 0) {
-                insert(roots[0], rows);
-                rowsWritten += rows;
-                rows = 0;
-                reset(roots[0]);
+            if (rows.count > 0) {
+                int n = rows.count;
+                insert(rows);
+                rowsWritten += n;
             }
             return;
         }
-        if (rows > 0) {
+        if (rows.count > 0) {
             submit();
         }
-        for (int b = 0; b < roots.length; b++) {
+        for (int b = 0; b < buffers.length; b++) {
             await(b);
         }
     }
 
     /** Hands the current buffer to the inserter and continues in the other one once that is free. */
     private void submit() throws SQLException {
-        VectorSchemaRoot full = roots[current];
-        int n = rows;
+        Rows full = rows;
         pending[current] = inserter.submit(() -> {
-            insert(full, n);
+            insert(full);
             return null;
         });
-        rowsWritten += n;
-        rows = 0;
+        rowsWritten += full.count;
         current = 1 - current;
-        vectors = vectorsOf[current];
-        try {
-            await(current);
-        } finally {
-            // The other buffer's insert has ended (or failed): it can be refilled.
-            reset(roots[current]);
-        }
+        rows = buffers[current];
+        // The other buffer is emptied by its insert, done or failed, before it can be refilled.
+        await(current);
     }
 
     private void await(int buffer) throws SQLException {
@@ -279,38 +274,31 @@ public final class TableBatch implements AutoCloseable {
         }
     }
 
-    /** Empties a buffer for refilling. */
-    private static void reset(VectorSchemaRoot root) {
-        for (FieldVector v : root.getFieldVectors()) {
-            if (v instanceof BaseFixedWidthVector fixed) {
-                // The validity bits alone: a value slot is written before its row is marked set, and the
-                // slots of NULL rows are never read. Zeroing the values too cost 2% of a large ingest.
-                fixed.getValidityBuffer().setZero(0, fixed.getValidityBuffer().capacity());
-            } else {
-                v.reset();
+    /** Copies the rows into the Arrow vectors, inserts them, and empties the buffer (also when the insert fails). */
+    private void insert(Rows full) throws SQLException {
+        try {
+            full.copyTo(vectors);
+            root.setRowCount(full.count);
+            try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch();
+                 OneBatchReader reader = new OneBatchReader(allocator, root.getSchema(), batch);
+                 ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+                Data.exportArrayStream(allocator, reader, stream);
+                connection.unwrap(DuckDBConnection.class).registerArrowStream(columns.streamName, stream);
+                try (Statement s = connection.createStatement()) {
+                    s.execute(columns.insertSql);
+                }
+            } catch (java.io.IOException e) {
+                throw new SQLException("closing the Arrow batch for " + columns.table, e);
             }
-        }
-    }
-
-    private void insert(VectorSchemaRoot root, int rowCount) throws SQLException {
-        root.setRowCount(rowCount);
-        try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch();
-             OneBatchReader reader = new OneBatchReader(allocator, root.getSchema(), batch);
-             ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-            Data.exportArrayStream(allocator, reader, stream);
-            connection.unwrap(DuckDBConnection.class).registerArrowStream(columns.streamName, stream);
-            try (Statement s = connection.createStatement()) {
-                s.execute(columns.insertSql);
-            }
-        } catch (java.io.IOException e) {
-            throw new SQLException("closing the Arrow batch for " + columns.table, e);
+        } finally {
+            full.clear();
         }
     }
 
     /** Waits for inserts still running (their failure was or will be reported by flush), then frees the buffers. */
     @Override
     public void close() {
-        for (int b = 0; b < roots.length; b++) {
+        for (int b = 0; b < buffers.length; b++) {
             Future<?> f = pending[b];
             if (f != null) {
                 try {
@@ -322,8 +310,133 @@ public final class TableBatch implements AutoCloseable {
                 }
             }
         }
-        for (VectorSchemaRoot r : roots) {
-            r.close();
+        root.close();
+    }
+
+    /**
+     * One buffer of rows in Java arrays, by column: values of INTEGER columns in {@code ints}, of BIGINT
+     * and UBIGINT columns in {@code longs}, of ENUM codes in {@code bytes}, of VARCHAR columns as UTF-8
+     * in {@code strings}, of BOOLEAN columns as bits in {@code longs}; a bit per row and column says
+     * the value is set (the rest are NULL), laid out as Arrow's validity bitmap is (little-endian words).
+     */
+    private static final class Rows {
+        final int[][] ints;
+        final long[][] longs;
+        final byte[][] bytes;
+        final byte[][][] strings;
+        final boolean[] isBits;
+        final long[][] validity;
+        int room;
+        int count;
+
+        Rows(FieldVector[] vectors, int room) {
+            int n = vectors.length;
+            ints = new int[n][];
+            longs = new long[n][];
+            bytes = new byte[n][];
+            strings = new byte[n][][];
+            isBits = new boolean[n];
+            validity = new long[n][];
+            for (int c = 0; c < n; c++) {
+                FieldVector v = vectors[c];
+                if (v instanceof IntVector) {
+                    ints[c] = new int[room];
+                } else if (v instanceof BigIntVector || v instanceof UInt8Vector) {
+                    longs[c] = new long[room];
+                } else if (v instanceof UInt1Vector) {
+                    bytes[c] = new byte[room];
+                } else if (v instanceof VarCharVector) {
+                    strings[c] = new byte[room][];
+                } else if (v instanceof BitVector) {
+                    isBits[c] = true;
+                    longs[c] = new long[words(room)];
+                } else {
+                    throw new IllegalArgumentException("no row storage for " + v.getField());
+                }
+                validity[c] = new long[words(room)];
+            }
+            this.room = room;
+        }
+
+        private static int words(int rows) {
+            return (rows + 63) >>> 6;
+        }
+
+        void valid(int column) {
+            int n = count;
+            validity[column][n >>> 6] |= 1L << n;
+        }
+
+        /** Makes room for {@code newRoom} rows, keeping those set. */
+        void grow(int newRoom) {
+            for (int c = 0; c < validity.length; c++) {
+                validity[c] = Arrays.copyOf(validity[c], words(newRoom));
+                if (ints[c] != null) {
+                    ints[c] = Arrays.copyOf(ints[c], newRoom);
+                } else if (bytes[c] != null) {
+                    bytes[c] = Arrays.copyOf(bytes[c], newRoom);
+                } else if (strings[c] != null) {
+                    strings[c] = Arrays.copyOf(strings[c], newRoom);
+                } else {
+                    longs[c] = Arrays.copyOf(longs[c], isBits[c] ? words(newRoom) : newRoom);
+                }
+            }
+            room = newRoom;
+        }
+
+        /** Copies the rows into the vectors, values and validity in bulk, growing them as needed. */
+        void copyTo(FieldVector[] vectors) {
+            int n = count;
+            for (int c = 0; c < vectors.length; c++) {
+                FieldVector v = vectors[c];
+                if (strings[c] != null) {
+                    VarCharVector s = (VarCharVector) v;
+                    s.reset();
+                    byte[][] values = strings[c];
+                    for (int i = 0; i < n; i++) {
+                        if (values[i] != null) {
+                            s.setSafe(i, values[i]);
+                        }
+                    }
+                    continue;
+                }
+                while (v.getValueCapacity() < n) {
+                    v.reAlloc();
+                }
+                copyBits(validity[c], n, v.getValidityBuffer());
+                ArrowBuf data = v.getDataBuffer();
+                if (ints[c] != null) {
+                    data.nioBuffer(0, n * Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(ints[c], 0, n);
+                } else if (bytes[c] != null) {
+                    data.setBytes(0, bytes[c], 0, n);
+                } else if (isBits[c]) {
+                    copyBits(longs[c], n, data);
+                } else {
+                    data.nioBuffer(0, n * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(longs[c], 0, n);
+                }
+            }
+        }
+
+        /** Arrow bitmaps are little-endian bit by bit: the words' bytes in little-endian order, up to row {@code n}. */
+        private static void copyBits(long[] words, int n, ArrowBuf to) {
+            int bytes = (n + 7) >>> 3;
+            int whole = bytes >>> 3;
+            to.nioBuffer(0, whole * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(words, 0, whole);
+            for (int b = whole * Long.BYTES; b < bytes; b++) {
+                to.setByte(b, (byte) (words[b >>> 3] >>> ((b & 7) * 8)));
+            }
+        }
+
+        /** Empties the buffer: no value set, no text kept. */
+        void clear() {
+            int used = words(count);
+            for (int c = 0; c < validity.length; c++) {
+                Arrays.fill(validity[c], 0, used, 0L);
+                if (strings[c] != null) {
+                    Arrays.fill(strings[c], 0, count, null);
+                }
+            }
+            count = 0;
         }
     }
 
