@@ -295,7 +295,7 @@ public final class Ingestor {
         for (Planned p : bySize) {
             tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), inflateAhead));
         }
-        try (DuckDbThreads one = DuckDbThreads.one(store.connection())) {
+        try (DuckDbLoadSettings loading = DuckDbLoadSettings.apply(store.connection())) {
             return onThreads(threads, tasks);
         }
     }
