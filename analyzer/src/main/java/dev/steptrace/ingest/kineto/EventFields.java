@@ -50,6 +50,8 @@ final class EventFields {
                             skipRest(p);
                             return;
                         }
+                    } else {
+                        p.skipChildren();
                     }
                     break;
                 case "cat":
@@ -60,6 +62,8 @@ final class EventFields {
                             skipRest(p);
                             return;
                         }
+                    } else {
+                        p.skipChildren();
                     }
                     break;
                 case "name":
