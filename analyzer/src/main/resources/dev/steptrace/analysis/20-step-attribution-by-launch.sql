@@ -5,13 +5,17 @@
 -- attributed through launches.
 -- Reads:  launches, gpu_ops (store); t_files, t_steps, t_classes
 -- Writes: t_ops_core(file_id, kind, name_id, stream, ts_ns, dur_ns, correlation, external_id, step,
---         by_launch, variant); helpers h_step_segments, h_launch_step, h_launch_windows
--- Portability: plain SQL but for the ASOF JOINs and UPDATE ... FROM of the fallback (DuckDB).
+--         by_launch, variant); helpers h_step_segments (the steps' segments by slice of the file's
+--         time), h_launch_step, h_launch_windows
+-- Portability: plain SQL but for unnest(range(...)), // (integer division), and the ASOF JOIN and
+-- UPDATE ... FROM of the fallback (DuckDB).
 
 -- The steps' CPU ranges cut at every start and end into segments that do not overlap, each with the
--- first step that contains it (steps may overlap): a launch's step is then its segment's, found by an
--- ASOF JOIN in one sorted pass. Joining the launches onto the steps' ranges directly compares every
--- launch with every step of its file (docs/performance.md, "The analysis after ingest").
+-- first step that contains it (steps may overlap), and the segments listed by the equal slices of the
+-- file's time they touch (about twice as many slices as segments): a launch's step is then its segment's,
+-- found by an equi-join on (file, slice), and only the few segments of its slice are compared. Joining
+-- the launches onto the steps' ranges compares every launch with every step of its file; an ASOF JOIN
+-- sorts all the launches (docs/performance.md, "The analysis after ingest").
 CREATE OR REPLACE TEMP TABLE h_step_segments AS
 WITH bounds AS (
     SELECT file_id, cpu_start AS seg_start FROM t_steps
@@ -20,17 +24,29 @@ WITH bounds AS (
 ), segments AS (
     SELECT file_id, seg_start, lead(seg_start) OVER (PARTITION BY file_id ORDER BY seg_start) AS seg_end
     FROM bounds
+), stepped AS (
+    SELECT g.file_id, g.seg_start, g.seg_end, min(s.step) AS step
+    FROM segments g
+    JOIN t_steps s ON s.file_id = g.file_id AND s.cpu_start <= g.seg_start AND g.seg_start < s.cpu_end
+    GROUP BY g.file_id, g.seg_start, g.seg_end
+), slicing AS (
+    SELECT file_id, min(seg_start) AS origin,
+           greatest(1, (max(seg_end) - min(seg_start)) // (2 * count(*))) AS width
+    FROM stepped GROUP BY file_id
 )
-SELECT g.file_id, g.seg_start, g.seg_end, min(s.step) AS step
-FROM segments g
-JOIN t_steps s ON s.file_id = g.file_id AND s.cpu_start <= g.seg_start AND g.seg_start < s.cpu_end
-GROUP BY g.file_id, g.seg_start, g.seg_end;
+SELECT s.file_id, l.origin, l.width,
+       unnest(range((s.seg_start - l.origin) // l.width, (s.seg_end - 1 - l.origin) // l.width + 1)) AS slice,
+       s.seg_start, s.seg_end, s.step
+FROM stepped s JOIN slicing l USING (file_id);
 
 CREATE OR REPLACE TEMP TABLE h_launch_step AS
 SELECT l.file_id, l.correlation, min(g.step) AS step
-FROM launches l
-ASOF JOIN h_step_segments g ON l.file_id = g.file_id AND l.ts_ns >= g.seg_start
-WHERE l.correlation IS NOT NULL AND l.ts_ns < g.seg_end
+FROM (SELECT l.file_id, l.correlation, l.ts_ns, (l.ts_ns - f.origin) // f.width AS slice
+      FROM launches l
+      JOIN (SELECT DISTINCT file_id, origin, width FROM h_step_segments) f USING (file_id)
+      WHERE l.correlation IS NOT NULL) l
+JOIN h_step_segments g ON g.file_id = l.file_id AND g.slice = l.slice
+WHERE l.ts_ns >= g.seg_start AND l.ts_ns < g.seg_end
 GROUP BY l.file_id, l.correlation;
 
 -- Ids and numbers only (no strings: half the time to write, less to scan); variant 0 is the class of
