@@ -163,26 +163,6 @@ public final class IngestBenchmark {
         public void event(TraceEvent event) {
             events++;
         }
-
-        @Override
-        public void baseTimeNanos(long baseNs, boolean beforeEvents) {
-        }
-
-        @Override
-        public void device(DeviceInfo device) {
-        }
-
-        @Override
-        public void distributedInfo(String json, Integer rank, Integer worldSize) {
-        }
-
-        @Override
-        public void metadata(String key, String json) {
-        }
-
-        @Override
-        public void track(long pid, Long tid, String field, String value, Long sortIndex) {
-        }
     }
 
     /** @param helpers the threads beside the file threads, for the label; null: none (no inflate-ahead) */

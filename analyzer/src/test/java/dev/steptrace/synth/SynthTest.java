@@ -355,20 +355,8 @@ class SynthTest {
                 }
 
                 @Override
-                public void device(DeviceInfo device) {
-                }
-
-                @Override
                 public void distributedInfo(String json, Integer rank, Integer worldSize) {
                     assertEquals(2, worldSize);
-                }
-
-                @Override
-                public void metadata(String key, String json) {
-                }
-
-                @Override
-                public void track(long pid, Long tid, String field, String value, Long sortIndex) {
                 }
             };
             ReadResult result;

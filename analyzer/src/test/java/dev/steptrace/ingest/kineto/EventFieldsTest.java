@@ -25,32 +25,7 @@ class EventFieldsTest {
         List<String> kept = new ArrayList<>();
         NameDictionary names = new NameDictionary();
         ReadResult r = new KinetoReader(false).read(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)),
-                names, new TraceEventSink() {
-                    @Override
-                    public void event(TraceEvent e) {
-                        kept.add(names.name(e.nameId));
-                    }
-
-                    @Override
-                    public void baseTimeNanos(long baseNs, boolean beforeEvents) {
-                    }
-
-                    @Override
-                    public void device(DeviceInfo device) {
-                    }
-
-                    @Override
-                    public void distributedInfo(String json, Integer rank, Integer worldSize) {
-                    }
-
-                    @Override
-                    public void metadata(String key, String json) {
-                    }
-
-                    @Override
-                    public void track(long pid, Long tid, String field, String value, Long sortIndex) {
-                    }
-                });
+                names, e -> kept.add(names.name(e.nameId)));
         assertFalse(r.partial(), r.damageReason());
         // Three events in the list; "a" has no category and "b" no phase, so only "k" is kept.
         assertEquals(3, r.eventsSeen);
