@@ -27,6 +27,8 @@ import java.util.regex.Pattern;
  * not set on the connection, so readers sharing a connection do not see each other's values.
  */
 public final class SqlStage {
+    /** macros.sql: defined before every stage's statements, so a stage run alone (a stage test) has them. */
+    private static final SqlStage MACROS = load("macros");
     private static final Pattern PARAMETER = Pattern.compile("getvariable\\('([a-z_][a-z0-9_]*)'\\)");
 
     private final String name;
@@ -69,6 +71,9 @@ public final class SqlStage {
             }
             for (Map.Entry<String, ?> p : parameters.entrySet()) {
                 s.execute("SET VARIABLE " + p.getKey() + " = " + literal(p.getValue()));
+            }
+            for (String sql : MACROS.statements) {
+                s.execute(sql);
             }
             for (String sql : statements) {
                 try {

@@ -7,8 +7,8 @@
 -- Writes: t_ops_core(file_id, kind, name_id, stream, ts_ns, dur_ns, correlation, external_id, step,
 --         by_launch, variant); helpers h_step_segments (the steps' segments by slice of the file's
 --         time), h_launch_step, h_launch_windows
--- Portability: plain SQL but for unnest(range(...)), // (integer division), and the ASOF JOIN and
--- UPDATE ... FROM of the fallback (DuckDB).
+-- Portability: plain SQL but for unnest, the slice macros (macros.sql), and the ASOF JOIN and UPDATE ...
+-- FROM of the fallback (DuckDB).
 
 -- The steps' CPU ranges cut at every start and end into segments that do not overlap, each with the
 -- first step that contains it (steps may overlap), and the segments listed by the equal slices of the
@@ -31,17 +31,17 @@ WITH bounds AS (
     GROUP BY g.file_id, g.seg_start, g.seg_end
 ), slicing AS (
     SELECT file_id, min(seg_start) AS origin,
-           greatest(1, (max(seg_end) - min(seg_start)) // (2 * count(*))) AS width
+           slice_width(min(seg_start), max(seg_end), count(*)) AS width
     FROM stepped GROUP BY file_id
 )
 SELECT s.file_id, l.origin, l.width,
-       unnest(range((s.seg_start - l.origin) // l.width, (s.seg_end - 1 - l.origin) // l.width + 1)) AS slice,
+       unnest(slices_of(s.seg_start, s.seg_end, l.origin, l.width)) AS slice,
        s.seg_start, s.seg_end, s.step
 FROM stepped s JOIN slicing l USING (file_id);
 
 CREATE OR REPLACE TEMP TABLE h_launch_step AS
 SELECT l.file_id, l.correlation, min(g.step) AS step
-FROM (SELECT l.file_id, l.correlation, l.ts_ns, (l.ts_ns - f.origin) // f.width AS slice
+FROM (SELECT l.file_id, l.correlation, l.ts_ns, slice_of(l.ts_ns, f.origin, f.width) AS slice
       FROM launches l
       JOIN (SELECT DISTINCT file_id, origin, width FROM h_step_segments) f USING (file_id)
       WHERE l.correlation IS NOT NULL) l

@@ -6,8 +6,8 @@
 -- Reads:  t_ops_core, t_classes
 -- Writes: h_collective_causes(file_id, step, ts_ns, after_category): one row per collective start time
 --         of a file's step (kernels of one start share the first one's previous segment)
--- Portability: arg_max, unnest(range(...)), // (integer division) and GROUP BY ALL are DuckDB's (Spark
--- SQL: max_by, explode(sequence(...)), div).
+-- Portability: arg_max, unnest, the slice macros (macros.sql) and GROUP BY ALL are DuckDB's (Spark SQL:
+-- max_by, explode(sequence(...)), div).
 
 -- The segments: for each collective start of a step, the time since the step's previous one (since the
 -- step's first operation for the first), [previous start, start). An operation at the very time of a
@@ -35,17 +35,17 @@ WITH classes AS (
     JOIN (SELECT file_id, step, min(ts_ns) AS first_ns FROM ops GROUP BY file_id, step) f USING (file_id, step)
 ), slicing AS (
     SELECT file_id, min(seg_start) AS origin,
-           greatest(1, (max(seg_end) - min(seg_start)) // (2 * count(*))) AS width
+           slice_width(min(seg_start), max(seg_end), count(*)) AS width
     FROM segments GROUP BY file_id
 ), sliced AS (
     SELECT s.file_id, s.step, s.seg_start, s.seg_end,
-           unnest(range((s.seg_start - l.origin) // l.width, (s.seg_end - 1 - l.origin) // l.width + 1)) AS slice
+           unnest(slices_of(s.seg_start, s.seg_end, l.origin, l.width)) AS slice
     FROM segments s JOIN slicing l USING (file_id)
     WHERE s.seg_end > s.seg_start
 ), seg_category AS (
     SELECT file_id, step, seg_end, arg_max(category_no, ns) AS category_no
     FROM (SELECT g.file_id, g.step, g.seg_end, o.category_no, sum(o.dur_ns) AS ns
-          FROM (SELECT o.file_id, o.step, o.ts_ns, o.dur_ns, o.category_no, (o.ts_ns - l.origin) // l.width AS slice
+          FROM (SELECT o.file_id, o.step, o.ts_ns, o.dur_ns, o.category_no, slice_of(o.ts_ns, l.origin, l.width) AS slice
                 FROM ops o JOIN slicing l USING (file_id) WHERE NOT o.comm) o
           JOIN sliced g ON g.file_id = o.file_id AND g.step = o.step AND g.slice = o.slice
           WHERE o.ts_ns >= g.seg_start AND o.ts_ns < g.seg_end

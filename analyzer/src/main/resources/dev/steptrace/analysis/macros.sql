@@ -1,0 +1,14 @@
+-- Macros every analysis stage may use (SqlStage defines them before each stage's statements).
+-- Portability: DuckDB's TEMP MACRO and // (integer division); Spark SQL would inline them (div).
+
+-- Slices of a file's time for an equi-join of points onto intervals that do not overlap (stages 20
+-- and 41): the intervals are listed by the equal slices they touch (slices_of), each point computes
+-- its slice (slice_of), and only the few intervals of its slice are compared, instead of every point
+-- with every interval or a sort of all the points. The width makes about twice as many slices as
+-- intervals (docs/performance.md, "The analysis after ingest").
+CREATE OR REPLACE TEMP MACRO slice_width(span_start, span_end, intervals) AS
+    greatest(1, (span_end - span_start) // (2 * intervals));
+CREATE OR REPLACE TEMP MACRO slice_of(ts, origin, width) AS (ts - origin) // width;
+-- The slices touched by [lo, hi).
+CREATE OR REPLACE TEMP MACRO slices_of(lo, hi, origin, width) AS
+    range(slice_of(lo, origin, width), slice_of(hi - 1, origin, width) + 1);
