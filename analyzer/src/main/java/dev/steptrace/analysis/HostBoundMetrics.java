@@ -1,6 +1,5 @@
 package dev.steptrace.analysis;
 
-import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.HostBound;
 import dev.steptrace.report.BottleneckReport.LaunchDelay;
 import dev.steptrace.report.BottleneckReport.PerStep;
@@ -38,7 +37,7 @@ final class HostBoundMetrics {
     private HostBoundMetrics() {}
 
     static void build(Connection c) throws SQLException {
-        SqlStage.load("60-host-bound").run(c, Map.of("graph_launches", StepSource.GRAPH_LAUNCHES));
+        SqlStage.run(c, "60-host-bound");
     }
 
     /**

@@ -127,7 +127,7 @@ public final class SqlStage {
     }
 
     private static String literal(Object value) {
-        if (value instanceof Integer || value instanceof Long) {
+        if (value instanceof Integer || value instanceof Long || value instanceof Boolean) {
             return value.toString();
         }
         if (value instanceof Double d && Double.isFinite(d)) {
@@ -143,7 +143,7 @@ public final class SqlStage {
             }
             return sb.append(']').toString();
         }
-        throw new IllegalArgumentException("a stage parameter is a string, an integer, a number or a list, not " + value);
+        throw new IllegalArgumentException("a stage parameter is a string, an integer, a number, a boolean or a list, not " + value);
     }
 
     /**

@@ -1,7 +1,6 @@
 -- Stage 60, host-bound (rank-local): whether the GPU waits for the CPU (docs/reports.md, "Host-bound
 -- steps").
--- Parameters (DuckDB variables): graph_launches, the runtime calls that replay a CUDA/HIP graph
--- Reads:  launches, names (store); t_files, t_ops_core, t_classes, t_step_metrics
+-- Reads:  t_ops_core (its launch_ns and graph), t_classes, t_step_metrics, h_launch_calls (stage 19)
 -- Writes: t_step_host(file_id, rank, step, phase, phase_index, idle_ns, launch_wait_ns): the GPU's idle
 --             time inside the step (span minus busy) and the part of it spent waiting for the CPU to
 --             launch: the gaps after which the next operation's launch call began only when the GPU was
@@ -11,35 +10,24 @@
 --             replays are left out: the replay's one launch says nothing about each kernel);
 --         t_graph_replays(file_id, rank, step, phase, correlation, start_ns, end_ns, gap_ns): each graph
 --             replay with kernels in a step, its GPU window, and the GPU time since the previous replay
---             of the file ended (NULL for the first);
---         helper h_launch_calls(file_id, correlation, launch_ns, graph)
--- Portability: getvariable, list_contains, quantile_cont, SEMI JOIN and GROUP BY ALL are DuckDB's.
-
-CREATE OR REPLACE TEMP TABLE h_launch_calls AS
-SELECT l.file_id, l.correlation, min(l.ts_ns) AS launch_ns,
-       bool_or(list_contains(getvariable('graph_launches'), n.name)) AS graph
-FROM launches l JOIN t_files USING (file_id)
-JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-WHERE l.correlation IS NOT NULL
-GROUP BY l.file_id, l.correlation;
+--             of the file ended (NULL for the first)
+-- Portability: quantile_cont and GROUP BY ALL are DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_step_host AS
 WITH ordered AS (
     -- idle_since: when this rank's GPU last had nothing running (the latest end so far, any
     -- stream). One window per file in time order, as for busy time (stage 30); an operation
     -- whose predecessor is in another step starts its step, and its gap is the host gap.
-    SELECT o.file_id, o.step, o.ts_ns, o.correlation,
+    SELECT o.file_id, o.step, o.ts_ns, o.launch_ns,
            max(o.ts_ns + o.dur_ns) OVER w AS idle_since, lag(o.step) OVER w AS prev_step
     FROM t_ops_core o
     WHERE o.step IS NOT NULL
     WINDOW w AS (PARTITION BY o.file_id ORDER BY o.ts_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), waits AS (
-    -- The launch calls are joined to the operations after a gap only, not to all of them.
-    SELECT o.file_id, o.step, sum(o.ts_ns - o.idle_since) AS launch_wait_ns
-    FROM (SELECT * FROM ordered WHERE prev_step = step AND ts_ns > idle_since) o
-    JOIN h_launch_calls l USING (file_id, correlation)
-    WHERE l.launch_ns >= o.idle_since
-    GROUP BY o.file_id, o.step
+    SELECT file_id, step, sum(ts_ns - idle_since) AS launch_wait_ns
+    FROM ordered
+    WHERE prev_step = step AND ts_ns > idle_since AND launch_ns >= idle_since
+    GROUP BY file_id, step
 )
 SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(m.idle_ns, 0) AS idle_ns,
        CASE WHEN m.file_id IN (SELECT DISTINCT file_id FROM h_launch_calls)
@@ -50,14 +38,13 @@ CREATE OR REPLACE TEMP TABLE t_launch_delays AS
 SELECT file_id, rank, phase, category, ops, mean_ns, quantiles[1] AS median_ns, quantiles[2] AS p90_ns
 FROM (
     SELECT m.file_id, m.rank, m.phase, k.category, count(*) AS ops,
-           avg(o.ts_ns - l.launch_ns) AS mean_ns,
+           avg(o.ts_ns - o.launch_ns) AS mean_ns,
            -- both quantiles from one sort of the delays (two quantile_cont calls keep and sort them twice)
-           quantile_cont(o.ts_ns - l.launch_ns, [0.5, 0.9]) AS quantiles
+           quantile_cont(o.ts_ns - o.launch_ns, [0.5, 0.9]) AS quantiles
     FROM t_ops_core o
-    JOIN h_launch_calls l USING (file_id, correlation)
     JOIN t_classes k USING (file_id, name_id, kind, variant)
     JOIN t_step_metrics m USING (file_id, step)
-    WHERE NOT l.graph
+    WHERE NOT o.graph
     GROUP BY ALL
 );
 
@@ -67,8 +54,7 @@ WITH replays AS (
     SELECT o.file_id, o.correlation, any_value(o.step) AS step, min(o.ts_ns) AS start_ns,
            max(o.ts_ns + o.dur_ns) AS end_ns
     FROM t_ops_core o
-    SEMI JOIN (SELECT file_id, correlation FROM h_launch_calls WHERE graph) l USING (file_id, correlation)
-    WHERE o.step IS NOT NULL
+    WHERE o.graph AND o.step IS NOT NULL
     GROUP BY o.file_id, o.correlation
 )
 SELECT r.file_id, m.rank, r.step, m.phase, r.correlation, r.start_ns, r.end_ns,

@@ -41,7 +41,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *                                 them; a "table" of one of them then fills the columns it names
  *
  * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a number
- *                                 written with a decimal point, a string, or a list of strings a,b);
+ *                                 written with a decimal point, true or false, a string, or a list of
+ *                                 strings a,b);
  *                                 "stage cross-rank" creates the views of cross-rank.sql
  *
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
@@ -139,7 +140,8 @@ class StageDataTest {
             String value = p.substring(p.indexOf('=') + 1);
             parameters.put(p.substring(0, p.indexOf('=')), value.contains(",") ? List.of(value.split(","))
                     : value.matches("-?\\d+") ? (Object) Integer.valueOf(value)
-                    : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value) : value);
+                    : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value)
+                    : value.matches("true|false") ? (Object) Boolean.valueOf(value) : value);
         }
         return parameters;
     }
