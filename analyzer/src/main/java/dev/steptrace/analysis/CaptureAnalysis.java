@@ -51,7 +51,8 @@ import java.util.Map;
  *       <td>{@code graph_replays}</td></tr>
  *   <tr><td>{@code t_kernel_work}</td><td>kernels with known work: FLOPs, bytes ({@link KernelWork})</td>
  *       <td>{@code kernel_work}</td></tr>
- *   <tr><td>{@code t_launch_ops}</td><td>the CPU ops that launched GPU work, with their shapes</td>
+ *   <tr><td>{@code t_launch_ops}</td><td>the CPU ops that launched GPU work, with their shapes (those with
+ *       shapes, and those that launched collectives)</td>
  *       <td>{@code op_shape_calls} (calls per phase and shapes)</td></tr>
  *   <tr><td>{@code t_file_checks}</td><td>per file, what the capture-quality rules read that no other table
  *       keeps: operations in no step, graph launches without kernels, why NVTX ranges are not steps</td>

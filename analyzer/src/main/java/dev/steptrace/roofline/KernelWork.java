@@ -18,8 +18,9 @@ import java.util.TreeSet;
  * here: {@link RooflineSummary} applies the peaks when a report is made.
  *
  * <ul>
- *   <li>{@code t_launch_ops(file_id, external_id, name_id, shape_id)}: the CPU ops that launched GPU work,
- *       one row per op (an external id two ops share is left out: it cannot say which launched what);</li>
+ *   <li>{@code t_launch_ops(file_id, external_id, name_id, shape_id)}: the CPU ops that launched GPU work
+ *       and have recorded shapes or launched a collective, one row per op (an external id two ops share is
+ *       left out: it cannot say which launched what);</li>
  *   <li>{@code t_shape_work(file_id, op_name_id, shape_id, family, precision, flops, bytes)}: the work of
  *       each distinct (op, shapes) with a model ({@link WorkModels});</li>
  *   <li>{@code t_kernel_work(file_id, step, name_id, kind, category, ts_ns, dur_ns, external_id, family,

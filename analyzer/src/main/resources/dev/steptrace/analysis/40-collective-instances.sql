@@ -7,7 +7,7 @@
 -- Writes: t_rank_collectives(file_id, rank, phase, phase_index, step, type, ts_ns, end_ns, dur_ns, dtype,
 --         in_nelems, out_nelems, group_size, k, dtype_bytes, msg_bytes); helper h_comm_sizes
 -- Portability: any_value, USING joins and :: casts are DuckDB's shorthand (Spark SQL has any_value and
--- USING; a cast is CAST(x AS INT)).
+-- USING; a cast is CAST(x AS INT)); the collective_category macro (macros.sql) is DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE h_comm_sizes AS
 SELECT file_id, source, correlation, external_id,
@@ -28,7 +28,7 @@ WITH inst AS (
                  o.ts_ns, o.dur_ns, o.stream, o.correlation, o.external_id
           FROM t_ops_core o
           JOIN t_classes k USING (file_id, name_id, kind, variant)
-          WHERE k.category IN ('allreduce', 'comm_other'))
+          WHERE collective_category(k.category))
 ), located AS (
     -- Joined after numbering: the window then carries a few numbers per instance, not strings.
     SELECT i.file_id, m.rank, m.phase, m.phase_index, i.step, i.type, i.ts_ns, i.ts_ns + i.dur_ns AS end_ns,

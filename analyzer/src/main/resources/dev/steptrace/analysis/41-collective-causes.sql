@@ -6,7 +6,7 @@
 -- Reads:  t_ops_core, t_classes
 -- Writes: h_collective_causes(file_id, step, ts_ns, after_category): one row per collective start time
 --         of a file's step (kernels of one start share the first one's previous segment)
--- Portability: arg_max, unnest, the slice macros (macros.sql) and GROUP BY ALL are DuckDB's (Spark SQL:
+-- Portability: arg_max, unnest, the slice and category macros (macros.sql) and GROUP BY ALL are DuckDB's (Spark SQL:
 -- max_by, explode(sequence(...)), div).
 
 -- The segments: for each collective start of a step, the time since the step's previous one (since the
@@ -19,7 +19,7 @@
 -- names joined at the end.
 CREATE OR REPLACE TEMP TABLE h_collective_causes AS
 WITH classes AS (
-    SELECT file_id, name_id, kind, variant, category, category IN ('allreduce', 'comm_other') AS comm,
+    SELECT file_id, name_id, kind, variant, category, collective_category(category) AS comm,
            dense_rank() OVER (ORDER BY category) AS category_no
     FROM t_classes
 ), ops AS (

@@ -7,17 +7,18 @@
 -- measured.
 -- Reads:  t_ops_core, t_classes, t_step_metrics
 -- Writes: t_step_overlap(file_id, rank, step, phase, phase_index, comm_ns, hidden_ns)
--- Portability: sum(...) FILTER (WHERE ...) is DuckDB's and PostgreSQL's (elsewhere sum(CASE ...)).
+-- Portability: sum(...) FILTER (WHERE ...) is DuckDB's and PostgreSQL's (elsewhere sum(CASE ...)); the
+-- collective_category macro (macros.sql) is DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_step_overlap AS
 WITH multi AS (
     SELECT file_id FROM t_ops_core WHERE step IS NOT NULL GROUP BY file_id HAVING count(DISTINCT stream) > 1
 ), ops AS (
     SELECT o.file_id, o.step, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns,
-           k.category IN ('allreduce', 'comm_other') AS comm
+           collective_category(k.category) AS comm
     FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
     WHERE o.step IS NOT NULL
-      AND (k.category IN ('allreduce', 'comm_other') OR o.file_id IN (SELECT file_id FROM multi))
+      AND (collective_category(k.category) OR o.file_id IN (SELECT file_id FROM multi))
 ), ordered AS (
     -- One window per file and kind in time order, as for busy time (stage 30): steps follow
     -- one another on the GPU, so the ends of earlier steps do not reach into a later one.

@@ -7,7 +7,8 @@
 -- Reads:  t_ops_core, t_classes, t_launch_ops, t_shape_work, t_collectives, t_files
 -- Writes: t_kernel_work(file_id, step, name_id, kind, category, ts_ns, dur_ns, external_id, family,
 --         precision, flops, bytes)
--- Portability: QUALIFY, named windows, UNION ALL BY NAME, USING joins and :: casts are DuckDB's.
+-- Portability: QUALIFY, named windows, UNION ALL BY NAME, USING joins, :: casts and the collective_category
+-- macro (macros.sql) are DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_kernel_work AS
 WITH op_kernels AS (
@@ -36,7 +37,7 @@ WITH op_kernels AS (
           FROM t_collectives WHERE msg_bytes IS NOT NULL) c
     JOIN t_ops_core o ON o.file_id = c.file_id AND o.ts_ns = c.ts_ns AND o.dur_ns = c.dur_ns AND o.step = c.step
     JOIN t_classes k ON k.file_id = o.file_id AND k.name_id = o.name_id AND k.kind = o.kind
-         AND k.variant = o.variant AND k.category IN ('allreduce', 'comm_other')
+         AND k.variant = o.variant AND collective_category(k.category)
     QUALIFY row_number() OVER (PARTITION BY c.file_id, c.ts_ns, c.dur_ns ORDER BY o.name_id) = 1
 )
 SELECT * FROM shared UNION ALL BY NAME SELECT * FROM comm;

@@ -1,7 +1,7 @@
 -- Macros every analysis stage may use (SqlStage defines them before each stage's statements).
 -- Portability: DuckDB's TEMP MACRO and // (integer division); Spark SQL would inline them (div).
 
--- Slices of a file's time for an equi-join of points onto intervals that do not overlap (stages 20
+-- Slices of a file's time for an equi-join of points onto intervals that do not overlap (stages 19
 -- and 41): the intervals are listed by the equal slices they touch (slices_of), each point computes
 -- its slice (slice_of), and only the few intervals of its slice are compared, instead of every point
 -- with every interval or a sort of all the points. The width makes about twice as many slices as
@@ -12,3 +12,6 @@ CREATE OR REPLACE TEMP MACRO slice_of(ts, origin, width) AS (ts - origin) // wid
 -- The slices touched by [lo, hi).
 CREATE OR REPLACE TEMP MACRO slices_of(lo, hi, origin, width) AS
     range(slice_of(lo, origin, width), slice_of(hi - 1, origin, width) + 1);
+
+-- Whether a class's category is a collective's (the taxonomy's two communication categories).
+CREATE OR REPLACE TEMP MACRO collective_category(category) AS category IN ('allreduce', 'comm_other');
