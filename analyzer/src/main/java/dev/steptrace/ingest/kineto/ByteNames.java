@@ -1,5 +1,8 @@
 package dev.steptrace.ingest.kineto;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -13,7 +16,11 @@ import java.util.Arrays;
  */
 final class ByteNames {
     static final long BUDGET = 32L << 20;
+    /** Longer strings are hashed by samples: {@value #SAMPLES} words through them, and both ends. */
+    private static final int WHOLE = 256;
     private static final int SAMPLES = 16;
+    private static final long MIX = 0x9E3779B97F4A7C15L;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int MAX_PROBES = 64;
 
     private byte[][] keys = new byte[256][];
@@ -22,24 +29,39 @@ final class ByteNames {
     private int count;
     private long bytes;
 
-    /** A hash of the bytes: all of them for short strings, both ends and a stride for long ones. */
+    /**
+     * A hash of the bytes, eight at a time (a multiply per byte was a tenth of the scanner's time): all of
+     * them for strings up to {@value #WHOLE} bytes, both ends and a stride through the middle for longer ones.
+     */
     static int hash(byte[] b, int off, int len) {
-        int h = len * 0x9E3779B9;
-        if (len <= 4 * SAMPLES) {
-            for (int i = off, end = off + len; i < end; i++) {
-                h = 31 * h + b[i];
+        long h = len * MIX;
+        if (len < Long.BYTES) {
+            long w = 0;
+            for (int i = 0; i < len; i++) {
+                w |= (b[off + i] & 0xFFL) << (8 * i);
             }
+            h = mix(h, w);
         } else {
-            for (int i = 0; i < SAMPLES; i++) {
-                h = 31 * h + b[off + i];
-                h = 31 * h + b[off + len - 1 - i];
+            int last = off + len - Long.BYTES;
+            if (len <= WHOLE) {
+                for (int i = off; i < last; i += Long.BYTES) {
+                    h = mix(h, (long) LONGS.get(b, i));
+                }
+            } else {
+                int stride = (len / SAMPLES) & ~(Long.BYTES - 1);
+                for (int i = 0; i < SAMPLES; i++) {
+                    h = mix(h, (long) LONGS.get(b, off + i * stride));
+                }
+                h = mix(h, (long) LONGS.get(b, last - Long.BYTES));
             }
-            int stride = len / SAMPLES;
-            for (int i = SAMPLES / 2; i < len; i += stride) {
-                h = 31 * h + b[off + i];
-            }
+            h = mix(h, (long) LONGS.get(b, last));
         }
-        return h ^ (h >>> 16);
+        return (int) (h ^ (h >>> 32));
+    }
+
+    /** One step of the hash: the rotation brings the product's high bits, which every input bit reaches, down. */
+    private static long mix(long h, long word) {
+        return Long.rotateLeft((h ^ word) * MIX, 31);
     }
 
     /** The id of these bytes, or -1 when they are not here. */

@@ -60,10 +60,19 @@ public final class DecimalTime {
         for (int d = fracDigits; d < 3; d++) {
             fraction *= 10;
         }
+        return nanos(negative, micros, fraction, roundUp);
+    }
+
+    /**
+     * Nanoseconds from the parts of a decimal number of microseconds: its integer part, its first three
+     * fraction digits as thousandths, and whether the digits after them round up. {@link #INVALID} when
+     * it does not fit.
+     */
+    static long nanos(boolean negative, long micros, long thousandths, boolean roundUp) {
         if (micros > (Long.MAX_VALUE - 1000) / 1000) {
             return INVALID;
         }
-        long nanos = micros * 1000 + fraction + (roundUp ? 1 : 0);
+        long nanos = micros * 1000 + thousandths + (roundUp ? 1 : 0);
         return negative ? -nanos : nanos;
     }
 

@@ -368,13 +368,18 @@ final class EventFields {
     /** An integer above 2^63 as written: kept as its unsigned bit pattern when it fits in 64 bits. */
     boolean unsigned(String text) {
         try {
-            number = Long.parseUnsignedLong(text);
-            result.anomaly("ids_above_2^63_kept_as_unsigned");
+            unsigned(Long.parseUnsignedLong(text));
             return true;
         } catch (NumberFormatException e) {
             result.anomaly("integers_out_of_range_ignored");
             return false;
         }
+    }
+
+    /** An integer above 2^63, given as its unsigned bit pattern: kept as that ({@link #number()}). */
+    void unsigned(long bits) {
+        number = bits;
+        result.anomaly("ids_above_2^63_kept_as_unsigned");
     }
 
     /** Ids written as strings: {@code "25738"}, and 2021's GPU tids {@code "stream 7"}. */

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,6 +32,10 @@ final class EventScanner {
     static final int MAX_EVENT = 8 << 20;
     private static final int MAX_DEPTH = 200;
     private static final int MAX_NUMBER = 64;
+    /** Keys longer than this are read as any string. */
+    private static final int MAX_FAST_KEY = 32;
+    /** Integer digits that always fit in a long. */
+    private static final int EXACT_DIGITS = 18;
 
     /** Control flow inside a scan, preallocated: thrown once per buffer fill, or to hand over to Jackson. */
     private static final class Stop extends RuntimeException {
@@ -39,10 +46,16 @@ final class EventScanner {
 
     private static final Stop MORE = new Stop();
     private static final Stop JACKSON = new Stop();
+    /** What {@link #next} returns at the end of an object or array: no byte has this value. */
+    private static final int CLOSED = Integer.MIN_VALUE;
 
     private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+    /** Eight bytes of the window as one little-endian long: the first byte in the lowest bits. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
 
     private static final Keys EVENT_KEYS = new Keys("ph", "cat", "name", "pid", "tid", "ts", "dur", "args");
     private static final int PH = 0;
@@ -97,6 +110,17 @@ final class EventScanner {
     private int numStart;
     private int numEnd;
     private boolean numFloat;
+    /**
+     * Its value read while scanning it, as {@link DecimalTime} reads it: the integer digits (their value
+     * exact when there are at most {@value #EXACT_DIGITS}), the sign, the first three fraction digits as
+     * thousandths and whether the fourth rounds them up; an exponent is left to {@link DecimalTime}.
+     */
+    private int numDigits;
+    private long numValue;
+    private boolean numNegative;
+    private long numThousandths;
+    private boolean numRoundUp;
+    private boolean numExponent;
     /** The value of the last {@link #integer} call that returned true. */
     private long number;
 
@@ -209,15 +233,10 @@ final class EventScanner {
             if (c != '"') {
                 throw JACKSON;
             }
-            str();
-            int key = -1;
-            if (!skipping) {
-                if (!strPlain) {
-                    throw JACKSON;
-                }
-                key = EVENT_KEYS.code(b, strStart, strEnd - strStart);
+            int key = key(EVENT_KEYS, skipping);
+            if (skipping) {
+                key = -1;
             }
-            colon();
             c = ws();
             switch (key) {
                 case PH:
@@ -278,29 +297,63 @@ final class EventScanner {
                 default:
                     skip(c, 1);
             }
-            if (closed('}')) {
+            c = next('}');
+            if (c == CLOSED) {
                 return;
             }
-            c = ws();
         }
     }
 
     /**
-     * After a member or entry: true at the closing {@code close} (consumed, also after a trailing
-     * comma), false after a comma with more to come.
+     * After a member or entry: {@link #CLOSED} at the closing {@code close} (consumed, also after a
+     * trailing comma), else, after the comma, the byte that starts the next one (at {@code pos}).
      */
-    private boolean closed(int close) {
+    private int next(int close) {
         int c = ws();
         if (c == ',') {
             pos++;
-            if (ws() != close) {
-                return false;
+            c = ws();
+            if (c != close) {
+                return c;
             }
         } else if (c != close) {
             throw JACKSON;
         }
         pos++;
-        return true;
+        return CLOSED;
+    }
+
+    /**
+     * A member's key at {@code pos} (its opening quote) and the colon after it: the key's index among
+     * {@code keys}, or -1. A key with escapes or non-ASCII bytes is -1 when {@code anyKey}, else left to
+     * Jackson. A plain key with its colon right after it (nearly every key of a trace) is found eight
+     * bytes at a time ({@link #special}); the rest is read as any string.
+     */
+    private int key(Keys keys, boolean anyKey) {
+        byte[] b = this.b;
+        int at = pos + 1;
+        for (int i = at; i + Long.BYTES + 2 <= end && i - at < MAX_FAST_KEY; i += Long.BYTES) {
+            long special = special((long) LONGS.get(b, i));
+            if (special != 0) {
+                int close = i + (Long.numberOfTrailingZeros(special) >>> 3);
+                if (b[close] == '"' && b[close + 1] == ':') {
+                    pos = close + 2;
+                    return keys.code(b, at, close - at);
+                }
+                break;
+            }
+        }
+        str();
+        if (!strPlain) {
+            if (!anyKey) {
+                throw JACKSON;
+            }
+            colon();
+            return -1;
+        }
+        int code = keys.code(b, strStart, strEnd - strStart);
+        colon();
+        return code;
     }
 
     private void colon() {
@@ -321,18 +374,13 @@ final class EventScanner {
             if (c != '"') {
                 throw JACKSON;
             }
-            str();
-            if (!strPlain) {
-                throw JACKSON;
-            }
-            int key = ARG_KEYS.code(b, strStart, strEnd - strStart);
-            colon();
+            int key = key(ARG_KEYS, false);
             c = ws();
             arg(key, c, e);
-            if (closed('}')) {
+            c = next('}');
+            if (c == CLOSED) {
                 return;
             }
-            c = ws();
         }
     }
 
@@ -398,13 +446,12 @@ final class EventScanner {
         int i = pos + 1;
         boolean plain = true;
         while (true) {
+            i = plainRun(b, i, end);
             if (i >= end) {
                 throw MORE;
             }
             byte x = b[i];
-            if (x >= 0x20 && x != '"' && x != '\\') {
-                i++;
-            } else if (x == '"') {
+            if (x == '"') {
                 break;
             } else if (x == '\\') {
                 plain = false;
@@ -420,6 +467,36 @@ final class EventScanner {
         strEnd = i;
         strPlain = plain;
         pos = i + 1;
+    }
+
+    /**
+     * Bit 7 set in each byte of {@code w} that is a quote, a backslash, below 0x20 or 0x80 and above (where
+     * a plain string stops), and maybe in bytes after the first such one (borrows), never before it.
+     */
+    private static long special(long w) {
+        long quote = w ^ (ONES * '"');
+        long backslash = w ^ (ONES * '\\');
+        return ((quote - ONES) | (backslash - ONES) | (w - ONES * 0x20) | w) & HIGHS;
+    }
+
+    /**
+     * The index of the first byte from {@code i} on (before {@code end}) that is a quote, a backslash, a
+     * control character or not ASCII, or {@code end}: eight bytes at a time, since names are long.
+     */
+    private static int plainRun(byte[] b, int i, int end) {
+        for (; i + Long.BYTES <= end; i += Long.BYTES) {
+            long special = special((long) LONGS.get(b, i));
+            if (special != 0) {
+                return i + (Long.numberOfTrailingZeros(special) >>> 3);
+            }
+        }
+        for (; i < end; i++) {
+            byte x = b[i];
+            if (x < 0x20 || x == '"' || x == '\\') {
+                return i;
+            }
+        }
+        return end;
     }
 
     private int at(int i) {
@@ -478,13 +555,18 @@ final class EventScanner {
         return i + n + 1;
     }
 
-    /** A JSON number at {@code pos}: sets {@link #numStart}, {@link #numEnd}, {@link #numFloat}. */
+    /** A JSON number at {@code pos}: sets {@link #numStart}, {@link #numEnd}, {@link #numFloat} and its value. */
     private void num() {
+        byte[] b = this.b;
+        int end = this.end;
         int i = pos;
-        if (at(i) == '-') {
+        boolean negative = at(i) == '-';
+        if (negative) {
             i++;
         }
         int c = at(i);
+        int digitsFrom = i;
+        long value = 0;
         if (c == '0') {
             c = at(++i);
             if (c >= '0' && c <= '9') {
@@ -492,23 +574,44 @@ final class EventScanner {
             }
         } else if (c >= '1' && c <= '9') {
             do {
-                c = at(++i);
+                value = value * 10 + (c - '0');
+                if (++i >= end) {
+                    throw MORE;
+                }
+                c = b[i];
             } while (c >= '0' && c <= '9');
         } else {
             throw JACKSON; // -Infinity, -INF, or not a number
         }
+        int digits = i - digitsFrom;
         boolean isFloat = false;
+        long thousandths = 0;
+        boolean roundUp = false;
         if (c == '.') {
             isFloat = true;
             c = at(++i);
             if (c < '0' || c > '9') {
                 throw JACKSON;
             }
+            int fractionFrom = i;
             do {
-                c = at(++i);
+                int k = i - fractionFrom;
+                if (k < 3) {
+                    thousandths = thousandths * 10 + (c - '0');
+                } else if (k == 3) {
+                    roundUp = c >= '5';
+                }
+                if (++i >= end) {
+                    throw MORE;
+                }
+                c = b[i];
             } while (c >= '0' && c <= '9');
+            for (int k = i - fractionFrom; k < 3; k++) {
+                thousandths *= 10;
+            }
         }
-        if (c == 'e' || c == 'E') {
+        boolean exponent = c == 'e' || c == 'E';
+        if (exponent) {
             isFloat = true;
             c = at(++i);
             if (c == '+' || c == '-') {
@@ -527,6 +630,12 @@ final class EventScanner {
         numStart = pos;
         numEnd = i;
         numFloat = isFloat;
+        numDigits = digits;
+        numValue = value;
+        numNegative = negative;
+        numThousandths = thousandths;
+        numRoundUp = roundUp;
+        numExponent = exponent;
         pos = i;
     }
 
@@ -562,10 +671,10 @@ final class EventScanner {
                         c = ws();
                     }
                     skip(c, depth + 1);
-                    if (closed(close)) {
+                    c = next(close);
+                    if (c == CLOSED) {
                         return;
                     }
-                    c = ws();
                 }
             }
             case 't' -> literal(TRUE);
@@ -708,17 +817,18 @@ final class EventScanner {
     }
 
     private boolean integerDigits() {
-        int i = numStart;
-        boolean negative = b[i] == '-';
-        if (negative) {
-            i++;
+        if (numDigits <= EXACT_DIGITS) {
+            number = numNegative ? -numValue : numValue;
+            return true;
         }
-        if (numEnd - i <= 18) {
-            long v = 0;
-            for (; i < numEnd; i++) {
-                v = v * 10 + (b[i] - '0');
+        if (numDigits == EXACT_DIGITS + 1 && !numNegative) {
+            // 10^19 < 2^64: the value of 19 digits is exact as an unsigned long (hashes such as Comms Id).
+            if (numValue >= 0) {
+                number = numValue;
+            } else {
+                fields.unsigned(numValue);
+                number = fields.number();
             }
-            number = negative ? -v : v;
             return true;
         }
         String text = new String(b, numStart, numEnd - numStart, StandardCharsets.ISO_8859_1);
@@ -736,19 +846,23 @@ final class EventScanner {
 
     /** Microseconds (number or string) to nanoseconds, as {@link EventFields} does it. */
     private long time(int c) throws IOException {
-        int len;
+        long ns;
         if (c == '"') {
             str();
-            len = decodedChars();
+            ns = DecimalTime.microsToNanos(chars, 0, decodedChars());
         } else if (c == '-' || c >= '0' && c <= '9') {
             num();
-            len = widen(numStart, numEnd);
+            if (numExponent) {
+                ns = DecimalTime.microsToNanos(chars, 0, widen(numStart, numEnd));
+            } else {
+                // More integer digits than a long holds exactly are more microseconds than fit anyway.
+                ns = numDigits <= EXACT_DIGITS ? DecimalTime.nanos(numNegative, numValue, numThousandths, numRoundUp)
+                        : DecimalTime.INVALID;
+            }
         } else {
             skip(c, 1);
-            result.anomaly("timestamps_not_finite_ignored");
-            return DecimalTime.INVALID;
+            ns = DecimalTime.INVALID;
         }
-        long ns = DecimalTime.microsToNanos(chars, 0, len);
         if (ns == DecimalTime.INVALID) {
             result.anomaly("timestamps_not_finite_ignored");
         }
@@ -778,10 +892,10 @@ final class EventScanner {
                 skip(c, 3);
             }
             n++;
-            if (closed(']')) {
+            c = next(']');
+            if (c == CLOSED) {
                 return n == 3;
             }
-            c = ws();
         }
     }
 
@@ -842,11 +956,11 @@ final class EventScanner {
                             c = ws();
                         }
                         compactValue(c, out, depth + 1);
-                        if (closed(close)) {
+                        c = next(close);
+                        if (c == CLOSED) {
                             break;
                         }
                         out.append(',');
-                        c = ws();
                     }
                 }
                 out.append((char) close);
@@ -855,39 +969,75 @@ final class EventScanner {
         }
     }
 
-    /** A fixed set of ASCII keys, matched by their bytes. */
-    private static final class Keys {
-        private final byte[][] table = new byte[128][];
-        private final int[] codes = new int[128];
+    /** The first {@code min(len, 8)} bytes at {@code off} as a little-endian long, zero above them. */
+    private static long head(byte[] b, int off, int len) {
+        if (len >= Long.BYTES) {
+            return (long) LONGS.get(b, off);
+        }
+        if (off + Long.BYTES <= b.length) {
+            return (long) LONGS.get(b, off) & ((1L << (Byte.SIZE * len)) - 1);
+        }
+        long w = 0;
+        for (int k = 0; k < len; k++) {
+            w |= (b[off + k] & 0xFFL) << (Byte.SIZE * k);
+        }
+        return w;
+    }
 
-        Keys(String... keys) {
-            for (int code = 0; code < keys.length; code++) {
-                byte[] k = keys[code].getBytes(StandardCharsets.US_ASCII);
-                int slot = slot(k, 0, k.length);
-                while (table[slot] != null) {
-                    slot = (slot + 1) & (table.length - 1);
+    /**
+     * A fixed set of ASCII keys, matched by their bytes eight at a time: the first eight and the last
+     * eight (which overlap for keys shorter than 16), the bytes between them only for longer keys.
+     */
+    private static final class Keys {
+        private static final int SLOTS = 128;
+        private final byte[][] keys = new byte[SLOTS][];
+        private final long[] heads = new long[SLOTS];
+        private final long[] tails = new long[SLOTS];
+        private final int[] codes = new int[SLOTS];
+
+        Keys(String... names) {
+            for (int code = 0; code < names.length; code++) {
+                byte[] k = names[code].getBytes(StandardCharsets.US_ASCII);
+                long head = head(k, 0, k.length);
+                int slot = slot(head, k.length);
+                while (keys[slot] != null) {
+                    slot = (slot + 1) & (SLOTS - 1);
                 }
-                table[slot] = k;
+                keys[slot] = k;
+                heads[slot] = head;
+                tails[slot] = k.length > Long.BYTES ? (long) LONGS.get(k, k.length - Long.BYTES) : 0;
                 codes[slot] = code;
             }
         }
 
-        private int slot(byte[] b, int off, int len) {
-            return (len * 31 + b[off] * 7 + b[off + len - 1] * 3 + b[off + (len >> 1)]) & (table.length - 1);
+        private static int slot(long head, int len) {
+            return (int) (((head ^ len) * 0x9E3779B97F4A7C15L) >>> (Long.SIZE - 7));
         }
 
         /** The index of the key among those given, or -1. */
         int code(byte[] b, int off, int len) {
-            if (len == 0) {
-                return -1;
+            if (len <= Long.BYTES) {
+                return code(head(b, off, len), len);
             }
-            int slot = slot(b, off, len);
+            long head = (long) LONGS.get(b, off);
+            long tail = (long) LONGS.get(b, off + len - Long.BYTES);
             byte[] k;
-            while ((k = table[slot]) != null) {
-                if (k.length == len && Arrays.equals(k, 0, len, b, off, off + len)) {
+            for (int slot = slot(head, len); (k = keys[slot]) != null; slot = (slot + 1) & (SLOTS - 1)) {
+                if (heads[slot] == head && k.length == len && tails[slot] == tail && (len <= 2 * Long.BYTES
+                        || Arrays.equals(k, Long.BYTES, len, b, off + Long.BYTES, off + len))) {
                     return codes[slot];
                 }
-                slot = (slot + 1) & (table.length - 1);
+            }
+            return -1;
+        }
+
+        /** The index of a key of at most eight bytes, given as {@link #head}, or -1. */
+        int code(long head, int len) {
+            byte[] k;
+            for (int slot = slot(head, len); (k = keys[slot]) != null; slot = (slot + 1) & (SLOTS - 1)) {
+                if (heads[slot] == head && k.length == len) {
+                    return codes[slot];
+                }
             }
             return -1;
         }

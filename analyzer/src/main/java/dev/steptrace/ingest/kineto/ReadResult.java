@@ -88,7 +88,12 @@ public final class ReadResult {
     }
 
     void dropped(String category) {
-        dropped.computeIfAbsent(category, k -> new long[1])[0]++;
+        droppedCount(category)[0]++;
+    }
+
+    /** The count of dropped events of {@code category}, to add to without a lookup per event. */
+    long[] droppedCount(String category) {
+        return dropped.computeIfAbsent(category, k -> new long[1]);
     }
 
     void anomaly(String what) {
