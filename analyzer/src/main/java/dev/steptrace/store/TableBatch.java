@@ -204,6 +204,8 @@ public final class TableBatch implements AutoCloseable {
     /** Ends the current row (columns not set are NULL); flushes when the batch is full. */
     public void endRow() throws SQLException {
         Rows r = rows;
+        r.set[r.count] = r.setInRow;
+        r.setInRow = 0;
         if (++r.count == r.room) {
             if (r.room < capacity) {
                 r.grow(Math.min(capacity, 2 * r.room));
@@ -316,8 +318,8 @@ public final class TableBatch implements AutoCloseable {
     /**
      * One buffer of rows in Java arrays, by column: values of INTEGER columns in {@code ints}, of BIGINT
      * and UBIGINT columns in {@code longs}, of ENUM codes in {@code bytes}, of VARCHAR columns as UTF-8
-     * in {@code strings}, of BOOLEAN columns as bits in {@code longs}; a bit per row and column says
-     * the value is set (the rest are NULL), laid out as Arrow's validity bitmap is (little-endian words).
+     * in {@code strings}, of BOOLEAN columns as bits in {@code longs}; which values of a row are set (the
+     * rest are NULL) in {@code set}.
      */
     private static final class Rows {
         final int[][] ints;
@@ -325,7 +327,14 @@ public final class TableBatch implements AutoCloseable {
         final byte[][] bytes;
         final byte[][][] strings;
         final boolean[] isBits;
-        final long[][] validity;
+        /**
+         * Per row, the columns set in it (bit c for column c): one OR per value on the thread that fills
+         * the rows; the validity bitmaps are made from it by the copy, on the inserting thread.
+         */
+        long[] set;
+        long setInRow;
+        /** One column's validity bitmap while it is copied. */
+        long[] validity;
         int room;
         int count;
 
@@ -336,7 +345,9 @@ public final class TableBatch implements AutoCloseable {
             bytes = new byte[n][];
             strings = new byte[n][][];
             isBits = new boolean[n];
-            validity = new long[n][];
+            if (n > Long.SIZE) {
+                throw new IllegalArgumentException("a batch holds at most " + Long.SIZE + " columns, not " + n);
+            }
             for (int c = 0; c < n; c++) {
                 FieldVector v = vectors[c];
                 if (v instanceof IntVector) {
@@ -353,8 +364,9 @@ public final class TableBatch implements AutoCloseable {
                 } else {
                     throw new IllegalArgumentException("no row storage for " + v.getField());
                 }
-                validity[c] = new long[words(room)];
             }
+            set = new long[room];
+            validity = new long[words(room)];
             this.room = room;
         }
 
@@ -363,14 +375,14 @@ public final class TableBatch implements AutoCloseable {
         }
 
         void valid(int column) {
-            int n = count;
-            validity[column][n >>> 6] |= 1L << n;
+            setInRow |= 1L << column;
         }
 
         /** Makes room for {@code newRoom} rows, keeping those set. */
         void grow(int newRoom) {
-            for (int c = 0; c < validity.length; c++) {
-                validity[c] = Arrays.copyOf(validity[c], words(newRoom));
+            set = Arrays.copyOf(set, newRoom);
+            validity = new long[words(newRoom)];
+            for (int c = 0; c < ints.length; c++) {
                 if (ints[c] != null) {
                     ints[c] = Arrays.copyOf(ints[c], newRoom);
                 } else if (bytes[c] != null) {
@@ -403,7 +415,7 @@ public final class TableBatch implements AutoCloseable {
                 while (v.getValueCapacity() < n) {
                     v.reAlloc();
                 }
-                copyBits(validity[c], n, v.getValidityBuffer());
+                copyBits(validity(c, n), n, v.getValidityBuffer());
                 ArrowBuf data = v.getDataBuffer();
                 if (ints[c] != null) {
                     data.nioBuffer(0, n * Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(ints[c], 0, n);
@@ -415,6 +427,19 @@ public final class TableBatch implements AutoCloseable {
                     data.nioBuffer(0, n * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(longs[c], 0, n);
                 }
             }
+        }
+
+        /** The validity bitmap of {@code column} over the first {@code n} rows, from {@link #set}. */
+        private long[] validity(int column, int n) {
+            long[] bits = validity;
+            for (int w = 0, from = 0; from < n; w++, from += Long.SIZE) {
+                long word = 0;
+                for (int i = Math.min(n - from, Long.SIZE) - 1; i >= 0; i--) {
+                    word = word << 1 | (set[from + i] >>> column) & 1L;
+                }
+                bits[w] = word;
+            }
+            return bits;
         }
 
         /** Arrow bitmaps are little-endian bit by bit: the words' bytes in little-endian order, up to row {@code n}. */
@@ -429,9 +454,7 @@ public final class TableBatch implements AutoCloseable {
 
         /** Empties the buffer: no value set, no text kept. */
         void clear() {
-            int used = words(count);
-            for (int c = 0; c < validity.length; c++) {
-                Arrays.fill(validity[c], 0, used, 0L);
+            for (int c = 0; c < strings.length; c++) {
                 if (strings[c] != null) {
                     Arrays.fill(strings[c], 0, count, null);
                 }
