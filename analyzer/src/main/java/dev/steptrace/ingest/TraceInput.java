@@ -18,25 +18,23 @@ public final class TraceInput {
     public record Stop(long at, String reason) {}
 
     /**
-     * @param inflateAhead  decompress on a second thread (pays when cores would otherwise idle)
+     * @param readAhead     read (and decompress) on a second thread (pays when cores would otherwise idle)
      * @param fileBytesRead counts the file's bytes as they are read
      * @param jsonBytesRead counts the bytes handed out (decompressed), or null
      * @param digest        takes the file's fingerprint from the bytes read, or null
      * @param stop          where to stop, or null to read it all
      */
-    public static InputStream open(Path file, boolean gzip, boolean inflateAhead, AtomicLong fileBytesRead,
+    public static InputStream open(Path file, boolean gzip, boolean readAhead, AtomicLong fileBytesRead,
                                    AtomicLong jsonBytesRead, Fingerprint.Digest digest, Stop stop) throws IOException {
         // The reader's RecordingInput reads in large chunks itself: another buffer would be one more copy.
         InputStream in = new Counting(Files.newInputStream(file), fileBytesRead, digest);
         if (gzip) {
             in = new GzipInput(file, in);
-            if (inflateAhead) {
-                in = new BackgroundInflater(in, file.getFileName().toString());
-            }
-            if (jsonBytesRead != null) {
-                in = new Counting(in, jsonBytesRead, null);
-            }
-        } else if (jsonBytesRead != null) {
+        }
+        if (readAhead) {
+            in = new ReadAhead(in, (gzip ? "steptrace-gunzip " : "steptrace-read ") + file.getFileName());
+        }
+        if (jsonBytesRead != null) {
             in = new Counting(in, jsonBytesRead, null);
         }
         return stop == null ? in : new Stopping(in, stop);

@@ -6,11 +6,12 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
 /**
- * Decompresses a gzip stream on its own thread, a few chunks ahead of the parser. Worth it when a
- * core would otherwise sit idle (fewer files than cores): gunzip is about a fifth of the cost of
- * parsing, and this takes it off the parsing thread. docs/performance.md has the measurement.
+ * Reads a stream on its own thread, a few chunks ahead of the parser: a gzip file's inflated bytes, or a
+ * plain file's (the kernel's copy and the fingerprint's CRCs). Worth it when a core would otherwise sit
+ * idle (fewer files than cores): gunzip is about a fifth of the cost of parsing, reading a plain file a
+ * tenth, and this takes it off the parsing thread. docs/performance.md has the measurements.
  */
-final class BackgroundInflater extends InputStream {
+final class ReadAhead extends InputStream {
     private static final int CHUNK = 1 << 18;
     private static final int AHEAD = 8;
     private static final Chunk END = new Chunk(new byte[0], 0);
@@ -26,9 +27,9 @@ final class BackgroundInflater extends InputStream {
     private int pos;
     private boolean ended;
 
-    BackgroundInflater(InputStream decompressing, String name) {
-        this.source = decompressing;
-        this.thread = new Thread(this::pump, "steptrace-gunzip " + name);
+    ReadAhead(InputStream source, String threadName) {
+        this.source = source;
+        this.thread = new Thread(this::pump, threadName);
         thread.setDaemon(true);
         thread.start();
     }
@@ -47,7 +48,7 @@ final class BackgroundInflater extends InputStream {
                         n += r;
                     }
                 } catch (IOException e) {
-                    // A cut or corrupt gzip: hand over what was inflated before the damage, then the error.
+                    // A cut or corrupt gzip: hand over what was read before the damage, then the error.
                     failure = e;
                 }
                 if (n > 0) {
@@ -78,7 +79,7 @@ final class BackgroundInflater extends InputStream {
             current = filled.take();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while decompressing");
+            throw new java.io.InterruptedIOException("interrupted while reading ahead");
         }
         pos = 0;
         if (current == END) {
