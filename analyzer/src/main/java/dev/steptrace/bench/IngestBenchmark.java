@@ -25,11 +25,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -51,9 +56,9 @@ public final class IngestBenchmark {
         this.out = out;
     }
 
-    /** One measured pass. */
+    /** One measured pass; {@code threadCpu} says how the CPU of an ingest's own threads divides, or is null. */
     public record Pass(String what, long jsonBytes, long items, String itemName, double wallSeconds,
-                       double cpuSeconds) {
+                       double cpuSeconds, String threadCpu) {
         double mbPerSecond() {
             return jsonBytes / 1e6 / wallSeconds;
         }
@@ -88,8 +93,8 @@ public final class IngestBenchmark {
             print(parse(files));
             print(ingest(inputs, 1, null, workDir));
             if (files.size() == 1) {
-                // What `steptrace ingest` does with one file: inserts (and gunzip) on threads of their own.
-                print(ingest(inputs, 1, files.get(0).compressed() ? "insert, gunzip threads" : "insert thread",
+                // What `steptrace ingest` does with one file: inserts, and the read (or gunzip), on threads of their own.
+                print(ingest(inputs, 1, files.get(0).compressed() ? "insert, gunzip threads" : "insert, read threads",
                         workDir));
             }
             if (threads > 1 && files.size() > 1) {
@@ -109,6 +114,9 @@ public final class IngestBenchmark {
         out.printf(Locale.ROOT, "%-46s %7.1f MB/s %7.1f MB/s per CPU-s %6.2f M %s/s  (%.0f MB JSON in %.2f s)%n",
                 p.what(), p.mbPerSecond(), p.mbPerCpuSecond(), p.items() / 1e6 / p.wallSeconds(), p.itemName(),
                 p.jsonBytes() / 1e6, p.wallSeconds());
+        if (p.threadCpu() != null) {
+            out.printf(Locale.ROOT, "    %s%n", p.threadCpu());
+        }
         out.flush();
     }
 
@@ -131,7 +139,7 @@ public final class IngestBenchmark {
             }
         }
         return new Pass("tokenizer only (ceiling), 1 thread", bytes, tokens, "tokens", watch.wallSeconds(),
-                watch.cpuSeconds());
+                watch.cpuSeconds(), null);
     }
 
     /**
@@ -152,7 +160,7 @@ public final class IngestBenchmark {
             events += sink.events;
         }
         return new Pass("read events, no store (parse only), 1 thread", bytes, events, "kept events",
-                watch.wallSeconds(), watch.cpuSeconds());
+                watch.wallSeconds(), watch.cpuSeconds(), null);
     }
 
     /** Counts the kept events, keeps nothing. */
@@ -167,11 +175,85 @@ public final class IngestBenchmark {
 
     /** @param helpers the threads beside the file threads, for the label; null: none (no inflate-ahead) */
     Pass ingest(List<Path> inputs, int threads, String helpers, Path workDir) throws Exception {
-        Ingested i = ingested(inputs, new IngestOptions(threads, false, helpers != null), workDir);
+        ThreadCpu threadCpu = new ThreadCpu();
+        Ingested i;
+        try (threadCpu) {
+            i = ingested(inputs, new IngestOptions(threads, false, helpers != null), workDir);
+        }
         long json = i.report().files().stream().mapToLong(f -> f.jsonBytes()).sum();
         return new Pass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : "")
                 + (helpers != null ? " + " + helpers : ""), json, i.events(), "kept events", i.wallSeconds(),
-                i.cpuSeconds());
+                i.cpuSeconds(), threadCpu.summary());
+    }
+
+    /**
+     * CPU seconds of an ingest's own threads by what they do (files parsed, inserts, reading ahead), sampled
+     * every 10 ms while a pass runs, so a thread's last 10 ms may be missed. With the insert thread the
+     * parsing thread is the critical path: its CPU is the figure that says what a second core can give.
+     */
+    private static final class ThreadCpu implements AutoCloseable {
+        private static final List<String> PREFIXES = List.of("steptrace-ingest", "steptrace-insert", "steptrace-read",
+                "steptrace-gunzip");
+        private static final List<String> ROLES = List.of("file threads", "insert", "read ahead", "gunzip ahead");
+        private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        /** The most CPU seen of each thread, by thread id, and what it does. */
+        private final Map<Long, long[]> seen = new HashMap<>();
+        private final Thread sampler = new Thread(this::sampleEvery10Ms, "steptrace-bench-threads");
+
+        ThreadCpu() {
+            sampler.setDaemon(true);
+            sampler.start();
+        }
+
+        private void sampleEvery10Ms() {
+            try {
+                while (true) {
+                    sample();
+                    Thread.sleep(10);
+                }
+            } catch (InterruptedException e) {
+                // the pass is over
+            }
+        }
+
+        private synchronized void sample() {
+            for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+                int role = t == null ? -1 : role(t.getThreadName());
+                long ns = role < 0 ? -1 : threads.getThreadCpuTime(t.getThreadId());
+                if (ns > 0) {
+                    long[] s = seen.computeIfAbsent(t.getThreadId(), id -> new long[] {role, 0});
+                    s[1] = Math.max(s[1], ns);
+                }
+            }
+        }
+
+        private static int role(String threadName) {
+            for (int r = 0; r < PREFIXES.size(); r++) {
+                if (threadName.startsWith(PREFIXES.get(r))) {
+                    return r;
+                }
+            }
+            return -1;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            sampler.interrupt();
+            sampler.join();
+        }
+
+        /** For example "thread CPU: file threads 1.71 s, insert 1.29 s, read ahead 0.25 s"; null when not measured. */
+        synchronized String summary() {
+            double[] seconds = new double[ROLES.size()];
+            seen.values().forEach(s -> seconds[(int) s[0]] += s[1] / 1e9);
+            List<String> parts = new ArrayList<>();
+            for (int r = 0; r < seconds.length; r++) {
+                if (seconds[r] > 0) {
+                    parts.add(String.format(Locale.ROOT, "%s %.2f s", ROLES.get(r), seconds[r]));
+                }
+            }
+            return parts.isEmpty() ? null : "thread CPU: " + String.join(", ", parts);
+        }
     }
 
     /** A full ingest into a fresh store (deleted after), timed. */
