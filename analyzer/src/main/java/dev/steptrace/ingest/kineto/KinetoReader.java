@@ -135,8 +135,6 @@ public final class KinetoReader {
         private long lateBaseNs = -1;
         private long minTs = Long.MAX_VALUE;
         private long maxTs = Long.MIN_VALUE;
-        /** The count of dropped flow events, once there is one. */
-        private long[] flows;
 
         Run(RecordingInput input, NameDictionary names, TraceEventSink sink) {
             this.input = input;
@@ -435,11 +433,7 @@ public final class KinetoReader {
                 case 's':
                 case 'f':
                 case 't':
-                    // Half of a trace's events: counted without a map lookup each.
-                    if (flows == null) {
-                        flows = result.droppedCount("flow");
-                    }
-                    flows[0]++;
+                    result.dropped("flow");
                     break;
                 default:
                     result.dropped(PHASE_NAMES[e.ph & 0x7F]);

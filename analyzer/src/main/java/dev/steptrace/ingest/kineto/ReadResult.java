@@ -16,6 +16,9 @@ public final class ReadResult {
     private final long[] kept = new long[EventKind.values().length];
     /** Mutable counters: this is bumped for every flow event, half of a typical trace. */
     private final Map<String, long[]> dropped = new HashMap<>();
+    /** The category {@link #dropped} counted last, and its counter. */
+    private String lastDropped;
+    private long[] lastDroppedCount;
     private final Map<String, Long> anomalies = new TreeMap<>();
 
     /** Anomalies of an event being scanned, counted only once it is complete (see {@link #hold()}). */
@@ -87,13 +90,17 @@ public final class ReadResult {
         kept[kind.ordinal()]++;
     }
 
+    /**
+     * Counts a dropped event. The counter of the last category is kept at hand: runs of one category (flow
+     * events are half of a trace's events) then cost no map lookup each. The categories are constants, so
+     * the same string is the same object; another object with the same text only takes the lookup.
+     */
     void dropped(String category) {
-        droppedCount(category)[0]++;
-    }
-
-    /** The count of dropped events of {@code category}, to add to without a lookup per event. */
-    long[] droppedCount(String category) {
-        return dropped.computeIfAbsent(category, k -> new long[1]);
+        if (category != lastDropped) {
+            lastDroppedCount = dropped.computeIfAbsent(category, k -> new long[1]);
+            lastDropped = category;
+        }
+        lastDroppedCount[0]++;
     }
 
     void anomaly(String what) {
