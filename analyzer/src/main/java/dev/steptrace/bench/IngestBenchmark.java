@@ -192,8 +192,8 @@ public final class IngestBenchmark {
      * parsing thread is the critical path: its CPU is the figure that says what a second core can give.
      */
     private static final class ThreadCpu implements AutoCloseable {
-        private static final List<String> PREFIXES = List.of("steptrace-ingest", "steptrace-insert", "steptrace-read",
-                "steptrace-gunzip");
+        private static final List<String> PREFIXES = List.of(Ingestor.FILE_THREAD, KinetoImporter.INSERT_THREAD,
+                TraceInput.READ_THREAD, TraceInput.GUNZIP_THREAD);
         private static final List<String> ROLES = List.of("file threads", "insert", "read ahead", "gunzip ahead");
         private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         /** The most CPU seen of each thread, by thread id, and what it does. */

@@ -37,6 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * that changed are grouped into captures ({@link CaptureAssignment}).
  */
 public final class Ingestor {
+    /** The name of the threads that each read one file at a time into the store. */
+    public static final String FILE_THREAD = "steptrace-ingest";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String STORE_ERROR = "store error: ";
     private static final String STORE_READ_ONLY = "not loaded: the store ";
@@ -247,7 +249,7 @@ public final class Ingestor {
             return List.of();
         }
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
-            Thread t = new Thread(r, "steptrace-ingest");
+            Thread t = new Thread(r, FILE_THREAD);
             t.setDaemon(true);
             return t;
         });

@@ -9,6 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /** Opens a trace file as its decompressed bytes, counting the file bytes read for progress. */
 public final class TraceInput {
+    /** The names of the threads that read a plain file, or decompress a gzip one, ahead (then the file's name). */
+    public static final String READ_THREAD = "steptrace-read";
+    public static final String GUNZIP_THREAD = "steptrace-gunzip";
+
     private TraceInput() {}
 
     /**
@@ -32,7 +36,7 @@ public final class TraceInput {
             in = new GzipInput(file, in);
         }
         if (readAhead) {
-            in = new ReadAhead(in, (gzip ? "steptrace-gunzip " : "steptrace-read ") + file.getFileName());
+            in = new ReadAhead(in, (gzip ? GUNZIP_THREAD : READ_THREAD) + " " + file.getFileName());
         }
         if (jsonBytesRead != null) {
             in = new Counting(in, jsonBytesRead, null);

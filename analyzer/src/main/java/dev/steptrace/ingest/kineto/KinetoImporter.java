@@ -23,6 +23,8 @@ import java.util.concurrent.Executors;
  */
 public final class KinetoImporter implements Importer {
     public static final String FORMAT = "kineto";
+    /** The name of the thread that inserts a file's full batches while the next is parsed. */
+    public static final String INSERT_THREAD = "steptrace-insert";
 
     @Override
     public String family() {
@@ -48,7 +50,7 @@ public final class KinetoImporter implements Importer {
     public FileSummary read(ImportJob job) throws IOException, SQLException {
         TraceDiscovery.Found f = job.file();
         ExecutorService inserter = job.inflateAhead() ? Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "steptrace-insert");
+            Thread t = new Thread(r, INSERT_THREAD);
             t.setDaemon(true);
             return t;
         }) : null;
