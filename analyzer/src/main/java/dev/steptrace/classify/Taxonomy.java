@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import java.util.stream.IntStream;
 
 /**
  * The ordered kernel-name rules: the built-in ones ({@code taxonomy.yaml} next to this class) with any
@@ -47,15 +48,21 @@ public final class Taxonomy {
     private static final Pattern SUBCATEGORY = Pattern.compile("[A-Za-z0-9_.+-]+");
 
     private final List<Rule> rules;
-    /** Per rule, literals one of which a matching name must contain (null: no pre-check). */
-    private final String[][] literals;
+    /** Per rule, its pattern split for a faster search (null: the whole regex is run). */
+    private final SplitPattern[] splits;
+    /** Per event kind, the positions of the rules that apply to it, in order. */
+    private final Map<String, int[]> rulesOfKind = new HashMap<>();
     private final String digest;
 
     private Taxonomy(List<Rule> rules) {
         this.rules = List.copyOf(rules);
-        this.literals = new String[this.rules.size()][];
-        for (int i = 0; i < literals.length; i++) {
-            literals[i] = RequiredLiterals.of(this.rules.get(i).match());
+        this.splits = new SplitPattern[this.rules.size()];
+        for (int i = 0; i < splits.length; i++) {
+            splits[i] = SplitPattern.of(this.rules.get(i).match());
+        }
+        for (String kind : Rule.KINDS) {
+            rulesOfKind.put(kind, IntStream.range(0, this.rules.size())
+                    .filter(i -> this.rules.get(i).appliesTo(kind)).toArray());
         }
         this.digest = digestOf(this.rules);
     }
@@ -163,16 +170,12 @@ public final class Taxonomy {
     private Rule firstMatch(String name, String kind, boolean withContextRules) {
         String k = checkKind(kind);
         String n = name == null ? "" : name;
-        for (int i = 0; i < literals.length; i++) {
+        for (int i : rulesOfKind.get(k)) {
             Rule r = rules.get(i);
-            if (!r.appliesTo(k) || (!withContextRules && !r.byNameAlone())) {
+            if (!withContextRules && !r.byNameAlone()) {
                 continue;
             }
-            String[] required = literals[i];
-            if (required != null && !RequiredLiterals.anyIn(required, n)) {
-                continue; // the pattern cannot be found in a name without any of these
-            }
-            if (r.matchesName(n)) {
+            if (splits[i] != null ? splits[i].find(n) : r.matchesName(n)) {
                 return r;
             }
         }
@@ -181,7 +184,7 @@ public final class Taxonomy {
 
     /**
      * Which rule classifies {@code name}, and why each earlier rule did not; a context rule that matches
-     * before it is the class inside an MoE block. Runs every regex as written (no pre-check), so it also
+     * before it is the class inside an MoE block. Runs every regex as written (not split), so it also
      * serves as the reference {@link #classify} and {@link #inMoeBlock} are tested against.
      */
     public Explanation explain(String name, String kind) {

@@ -268,7 +268,7 @@ class TaxonomyTest {
         assertEquals(a1.digest(), sourceOnly.digest(), "source and note do not change classifications");
     }
 
-    // ---- the pre-check agrees with the plain regex --------------------------------------------------
+    // ---- the split pattern agrees with the plain regex ----------------------------------------------
 
     @Test
     void thePreCheckAgreesWithThePlainRegexOnTheCases() throws IOException {
@@ -281,16 +281,41 @@ class TaxonomyTest {
     }
 
     @Test
-    void requiredLiteralsAreConservative() {
-        assertEquals(List.of("Kernel_AllReduce"), List.of(RequiredLiterals.of("nccl(Dev|Symk?Dev)?Kernel_AllReduce")));
-        assertEquals(List.of("norm", "layer"), List.of(RequiredLiterals.of("rms_?norm|layer_?norm")));
-        assertEquals(List.of("rope"), List.of(RequiredLiterals.of("(?<![A-Za-z])m?rope(?![a-z])")));
-        assertEquals(List.of("uant"), List.of(RequiredLiterals.of("[Qq]uant")));
-        assertEquals(List.of("(deep_gemm::GemmType)"), List.of(RequiredLiterals.of("deep_gemm::\\w+<.*\\(deep_gemm::GemmType\\)[125]\\b")));
-        assertEquals(List.of("ab"), List.of(RequiredLiterals.of("abc{0,1}")));
-        assertEquals(null, RequiredLiterals.of("(?i)moe"), "inline flags: no pre-check");
-        assertEquals(null, RequiredLiterals.of("foo|\\d+"), "an alternative without a literal: no pre-check");
-        assertEquals(null, RequiredLiterals.of(".*"));
-        assertEquals(null, RequiredLiterals.of(""));
+    void eachAlternativeRequiresEveryPlainRunOutsideGroupsAndClasses() {
+        assertEquals(List.of(List.of("nccl", "Kernel_AllReduce")),
+                SplitPattern.of("nccl(Dev|Symk?Dev)?Kernel_AllReduce").runs());
+        assertEquals(List.of(List.of("rms", "norm"), List.of("layer", "norm")), SplitPattern.of("rms_?norm|layer_?norm").runs());
+        assertEquals(List.of(List.of("rope")), SplitPattern.of("(?<![A-Za-z])m?rope(?![a-z])").runs());
+        assertEquals(List.of(List.of("uant")), SplitPattern.of("[Qq]uant").runs());
+        assertEquals(List.of(List.of("deep_gemm::", "<", "(deep_gemm::GemmType)")),
+                SplitPattern.of("deep_gemm::\\w+<.*\\(deep_gemm::GemmType\\)[125]\\b").runs());
+        assertEquals(List.of(List.of("ab")), SplitPattern.of("abc{0,1}").runs());
+        assertEquals(List.of(List.of("ab", "c")), SplitPattern.of("ab+c").runs(), "b+: one b at least, then c");
+        assertEquals(List.of(List.of("quick", "reduce"), List.of("quick_all_reduce")),
+                SplitPattern.of("(?i)Quick_?Reduce|quick_all_reduce").runs(), "a leading (?i): runs in lower case");
+        assertEquals(null, SplitPattern.of("(?s)moe"), "other inline flags: the whole regex");
+        assertEquals(null, SplitPattern.of("a(?i)b"), "(?i) not at the start: the whole regex");
+        assertEquals(null, SplitPattern.of("foo|\\d+"), "an alternative without a literal: the whole regex");
+        assertEquals(null, SplitPattern.of("(a)\\1"), "a back reference: the whole regex");
+        assertEquals(null, SplitPattern.of(".*"));
+        assertEquals(null, SplitPattern.of(""));
+    }
+
+    @Test
+    void aSplitPatternIsFoundWhereTheWholeRegexIs() {
+        // An alternative's runs in the name but not the alternative itself; a match of the second alternative
+        // only; the runs in another order than the regex's; ASCII case under (?i), and a non-ASCII letter that
+        // Java's (?i) does not fold.
+        foundAsTheWholeRegex("penalt\\w*_kernel|[Aa]rg[Mm]ax", "_kernel penalty", false);
+        foundAsTheWholeRegex("penalt\\w*_kernel|[Aa]rg[Mm]ax", "reduce_ArgMax_kernel", true);
+        foundAsTheWholeRegex("rms_?norm", "norm_rms", false);
+        foundAsTheWholeRegex("(?i)quick_?reduce", "QuickReduceKernel", true);
+        foundAsTheWholeRegex("(?i)\u00e9tape", "\u00c9TAPE", false);
+        foundAsTheWholeRegex("(?i)\u00e9tape", "\u00e9TAPE", true);
+    }
+
+    private static void foundAsTheWholeRegex(String regex, String name, boolean expected) {
+        assertEquals(expected, java.util.regex.Pattern.compile(regex).matcher(name).find(), regex + " in " + name);
+        assertEquals(expected, SplitPattern.of(regex).find(name), regex + " split, in " + name);
     }
 }
