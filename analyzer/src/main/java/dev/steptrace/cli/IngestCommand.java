@@ -12,7 +12,6 @@ import dev.steptrace.ingest.FileOutcome;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.store.Store;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -101,23 +100,11 @@ public final class IngestCommand implements Callable<Integer> {
      * analysed is a warning, not a failed ingest: its report will say why.
      */
     private static List<String> prepareReports(Store store, IngestReport report, boolean quiet) {
-        boolean show = !quiet && Progress.stderrIsTerminal();
-        // A status line cleared by an escape: straight to the terminal, like the progress display.
-        PrintStream err = System.err;
-        if (show) {
-            err.print("analysing the captures loaded, for their reports...");
-            err.flush();
-        }
-        try {
+        try (Progress p = Progress.startTimer(quiet, "analysing the captures loaded, for their reports")) {
             Steptrace.of(store).prepareReports(report);
             return List.of();
         } catch (SteptraceException e) {
             return List.of("the report of a capture could not be prepared: " + e.getMessage());
-        } finally {
-            if (show) {
-                err.print("\r\u001b[K");
-                err.flush();
-            }
         }
     }
 

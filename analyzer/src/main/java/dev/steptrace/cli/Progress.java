@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * prefixed like every other line steptrace writes there.
  * When the work reads compressed files, the amount and the rate are of the uncompressed bytes (what
  * the throughput figures are stated in) and the share done and the ETA come from the file bytes read.
+ * Work with no measure of its amount (the analysis after an ingest) shows the time it has taken.
  */
 final class Progress implements AutoCloseable {
     static final long PLAIN_EVERY_MS = 10_000;
@@ -47,7 +48,7 @@ final class Progress implements AutoCloseable {
     /**
      * Starts a display on stderr, or returns null when quiet.
      *
-     * @param done         the amount done (file bytes read)
+     * @param done         the amount done (file bytes read), or null to show the time taken only
      * @param total        the amount {@code done} counts towards, 0 while unknown (it may be set later)
      * @param uncompressed the bytes those files hold once decompressed, or null when the same as {@code done}
      * @param events       events read, or null
@@ -60,6 +61,11 @@ final class Progress implements AutoCloseable {
         boolean terminal = stderrIsTerminal();
         return new Progress(System.err, terminal, terminal ? REDRAW_MS : PLAIN_EVERY_MS, label, done, total,
                 uncompressed, events);
+    }
+
+    /** Starts a display of the time taken so far on stderr, or returns null when quiet. */
+    static Progress startTimer(boolean quiet, String label) {
+        return start(quiet, label, null, null, null, null);
     }
 
     static boolean stderrIsTerminal() {
@@ -97,6 +103,9 @@ final class Progress implements AutoCloseable {
 
     /** The line after {@code seconds} of work. */
     String line(double seconds) {
+        if (done == null) {
+            return String.format(Locale.ROOT, "%s: %d s", label, (long) seconds);
+        }
         seconds = Math.max(1e-3, seconds);
         long bytes = done.get();
         long total = this.total.get();

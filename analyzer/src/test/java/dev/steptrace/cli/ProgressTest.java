@@ -65,7 +65,20 @@ class ProgressTest {
     }
 
     @Test
+    void workWithoutAnAmountShowsTheWholeSecondsTaken() {
+        Progress p = new Progress(new PrintStream(new ByteArrayOutputStream()), false, 60_000, "analysing", null, null,
+                null, null);
+        try {
+            assertEquals("analysing: 0 s", p.line(0.4));
+            assertEquals("analysing: 12 s", p.line(12.9));
+        } finally {
+            p.close();
+        }
+    }
+
+    @Test
     void quietShowsNothing() {
         assertNull(Progress.start(true, "ingest", new AtomicLong(), new AtomicLong(), new AtomicLong(), new AtomicLong()));
+        assertNull(Progress.startTimer(true, "analysing"));
     }
 }
