@@ -1,6 +1,7 @@
 package dev.steptrace.bench;
 
 import com.fasterxml.jackson.core.JsonParser;
+import dev.steptrace.api.Steptrace;
 import dev.steptrace.ingest.Fingerprint;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
@@ -57,8 +58,12 @@ public final class IngestBenchmark {
     }
 
     /** One measured pass; {@code threadCpu} says how the CPU of an ingest's own threads divides, or is null. */
+    /**
+     * @param threadCpu the CPU of the ingest's own threads, or null
+     * @param analysis  the analysis after the ingest, timed and set against the load, or null
+     */
     public record Pass(String what, long jsonBytes, long items, String itemName, double wallSeconds,
-                       double cpuSeconds, String threadCpu) {
+                       double cpuSeconds, String threadCpu, String analysis) {
         double mbPerSecond() {
             return jsonBytes / 1e6 / wallSeconds;
         }
@@ -91,14 +96,17 @@ public final class IngestBenchmark {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
             print(tokenize(files));
             print(parse(files));
-            print(ingest(inputs, 1, null, workDir));
+            // The analysis that `steptrace ingest` runs after the load is timed after the round's last pass,
+            // the one loaded as that command loads.
+            boolean parallel = threads > 1 && files.size() > 1;
+            print(ingest(inputs, 1, null, workDir, files.size() > 1 && !parallel));
             if (files.size() == 1) {
                 // What `steptrace ingest` does with one file: inserts, and the read (or gunzip), on threads of their own.
                 print(ingest(inputs, 1, files.get(0).compressed() ? "insert, gunzip threads" : "insert, read threads",
-                        workDir));
+                        workDir, true));
             }
-            if (threads > 1 && files.size() > 1) {
-                print(ingest(inputs, threads, null, workDir));
+            if (parallel) {
+                print(ingest(inputs, threads, null, workDir, true));
             }
         }
         out.printf(Locale.ROOT, "peak RSS: %d MB (VmHWM of this process)%n", peakRssKb() / 1024);
@@ -116,6 +124,9 @@ public final class IngestBenchmark {
                 p.jsonBytes() / 1e6, p.wallSeconds());
         if (p.threadCpu() != null) {
             out.printf(Locale.ROOT, "    %s%n", p.threadCpu());
+        }
+        if (p.analysis() != null) {
+            out.printf(Locale.ROOT, "    %s%n", p.analysis());
         }
         out.flush();
     }
@@ -139,7 +150,7 @@ public final class IngestBenchmark {
             }
         }
         return new Pass("tokenizer only (ceiling), 1 thread", bytes, tokens, "tokens", watch.wallSeconds(),
-                watch.cpuSeconds(), null);
+                watch.cpuSeconds(), null, null);
     }
 
     /**
@@ -160,7 +171,7 @@ public final class IngestBenchmark {
             events += sink.events;
         }
         return new Pass("read events, no store (parse only), 1 thread", bytes, events, "kept events",
-                watch.wallSeconds(), watch.cpuSeconds(), null);
+                watch.wallSeconds(), watch.cpuSeconds(), null, null);
     }
 
     /** Counts the kept events, keeps nothing. */
@@ -173,17 +184,23 @@ public final class IngestBenchmark {
         }
     }
 
-    /** @param helpers the threads beside the file threads, for the label; null: none (no inflate-ahead) */
-    Pass ingest(List<Path> inputs, int threads, String helpers, Path workDir) throws Exception {
+    /**
+     * @param helpers the threads beside the file threads, for the label; null: none (no inflate-ahead)
+     * @param analyse also run the analysis that {@code steptrace ingest} runs after the load
+     */
+    Pass ingest(List<Path> inputs, int threads, String helpers, Path workDir, boolean analyse) throws Exception {
         ThreadCpu threadCpu = new ThreadCpu();
         Ingested i;
         try (threadCpu) {
-            i = ingested(inputs, new IngestOptions(threads, false, helpers != null), workDir);
+            i = ingested(inputs, new IngestOptions(threads, false, helpers != null), workDir, analyse);
         }
         long json = i.report().files().stream().mapToLong(f -> f.jsonBytes()).sum();
+        Timed a = i.analysis();
         return new Pass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : "")
                 + (helpers != null ? " + " + helpers : ""), json, i.events(), "kept events", i.wallSeconds(),
-                i.cpuSeconds(), threadCpu.summary());
+                i.cpuSeconds(), threadCpu.summary(), a == null ? null : String.format(Locale.ROOT,
+                        "then the analysis, as `steptrace ingest` runs it: %.2f s (%.2f CPU-s), %.2fx the load's time",
+                        a.wallSeconds(), a.cpuSeconds(), a.wallSeconds() / i.wallSeconds()));
     }
 
     /**
@@ -256,10 +273,13 @@ public final class IngestBenchmark {
         }
     }
 
-    /** A full ingest into a fresh store (deleted after), timed. */
-    private record Ingested(IngestReport report, long events, double wallSeconds, double cpuSeconds) {}
+    /** A full ingest into a fresh store (deleted after), timed; the analysis after it when asked, timed apart. */
+    private record Ingested(IngestReport report, long events, double wallSeconds, double cpuSeconds, Timed analysis) {}
 
-    private static Ingested ingested(List<Path> inputs, IngestOptions options, Path workDir) throws Exception {
+    private record Timed(double wallSeconds, double cpuSeconds) {}
+
+    private static Ingested ingested(List<Path> inputs, IngestOptions options, Path workDir, boolean analyse)
+            throws Exception {
         Path db = Files.createTempFile(workDir, "bench-", ".duckdb");
         Files.delete(db);
         try (Store store = Store.open(db)) {
@@ -267,7 +287,16 @@ public final class IngestBenchmark {
             Stopwatch watch = new Stopwatch();
             IngestReport report = ingestor.ingest(inputs);
             double wall = watch.wallSeconds();
-            return new Ingested(report, ingestor.eventsRead().get(), wall, watch.cpuSeconds());
+            double cpu = watch.cpuSeconds();
+            Timed analysis = null;
+            if (analyse) {
+                Stopwatch a = new Stopwatch();
+                try (Steptrace st = Steptrace.of(store)) {
+                    st.prepareReports(report);
+                }
+                analysis = new Timed(a.wallSeconds(), a.cpuSeconds());
+            }
+            return new Ingested(report, ingestor.eventsRead().get(), wall, cpu, analysis);
         } finally {
             deleteStore(db);
         }
@@ -339,7 +368,7 @@ public final class IngestBenchmark {
     }
 
     RowsPass ingestNsys(List<Path> inputs, int threads, Path workDir) throws Exception {
-        Ingested i = ingested(inputs, new IngestOptions(threads, false, false), workDir);
+        Ingested i = ingested(inputs, new IngestOptions(threads, false, false), workDir, false);
         long bytes = i.report().files().stream().mapToLong(f -> f.jsonBytes()).sum();
         long kernels = i.report().files().stream().mapToLong(f -> f.counts().getOrDefault("kernel", 0L)).sum();
         return new RowsPass("ingest, " + threads + " file thread" + (threads > 1 ? "s" : ""), bytes, i.events(),

@@ -14,9 +14,9 @@ import java.util.regex.Pattern;
  *
  * <p>The analysis is conservative: it gives up ({@link #of} returns {@code null}: run the whole regex) on
  * inline flags (but a leading {@code (?i)}), quoting, back references, nested classes, and alternatives
- * without a plain-character run.
- * It only ever skips a search that could not have matched; {@code TaxonomyTest} checks that
- * classifications with and without it agree.
+ * without a plain-character run. It only ever skips a search that could not have matched:
+ * {@code SplitPatternProperties} checks every built-in rule against its whole regex, and {@code TaxonomyTest}
+ * that classifications with and without the split agree.
  */
 final class SplitPattern {
     /** A leading {@code (?i)}: Java's, which without {@code u} ignores the case of ASCII letters only. */
