@@ -57,9 +57,10 @@ public final class IngestBenchmark {
         this.out = out;
     }
 
-    /** One measured pass; {@code threadCpu} says how the CPU of an ingest's own threads divides, or is null. */
     /**
-     * @param threadCpu the CPU of the ingest's own threads, or null
+     * One measured pass.
+     *
+     * @param threadCpu how the CPU of an ingest's own threads divides, or null
      * @param analysis  the analysis after the ingest, timed and set against the load, or null
      */
     public record Pass(String what, long jsonBytes, long items, String itemName, double wallSeconds,
