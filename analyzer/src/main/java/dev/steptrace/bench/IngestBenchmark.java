@@ -186,7 +186,7 @@ public final class IngestBenchmark {
     }
 
     /**
-     * @param helpers the threads beside the file threads, for the label; null: none (no inflate-ahead)
+     * @param helpers the threads beside the file threads, for the label; null: none (no helper threads)
      * @param analyse also run the analysis that {@code steptrace ingest} runs after the load
      */
     Pass ingest(List<Path> inputs, int threads, String helpers, Path workDir, boolean analyse) throws Exception {

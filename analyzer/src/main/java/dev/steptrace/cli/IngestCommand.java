@@ -58,7 +58,7 @@ public final class IngestCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be 1 or more, not " + threads);
         }
         IngestOptions defaults = IngestOptions.defaults();
-        IngestOptions options = new IngestOptions(threads != null ? threads : defaults.threads(), keepPython, defaults.inflateAhead());
+        IngestOptions options = new IngestOptions(threads != null ? threads : defaults.threads(), keepPython, defaults.helperThreads());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Store store = Store.open(Store.resolve(common.db))) {

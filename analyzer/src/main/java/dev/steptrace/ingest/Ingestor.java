@@ -292,10 +292,10 @@ public final class Ingestor {
         // Largest first, so the last file to finish is a small one.
         bySize.sort(Comparator.comparingLong((Planned p) -> p.fingerprint.size()).reversed());
         int threads = Math.max(1, Math.min(options.threads(), bySize.size()));
-        boolean inflateAhead = options.inflateAhead() && threads < Runtime.getRuntime().availableProcessors();
+        boolean helperThreads = options.helperThreads() && threads < Runtime.getRuntime().availableProcessors();
         List<Callable<FileOutcome>> tasks = new ArrayList<>();
         for (Planned p : bySize) {
-            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), inflateAhead));
+            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), helperThreads));
         }
         try (DuckDbLoadSettings loading = DuckDbLoadSettings.apply(store.connection())) {
             return onThreads(threads, tasks);
@@ -306,18 +306,18 @@ public final class Ingestor {
      * Loads one trace in one transaction: the importer of its format writes the event rows, then the
      * files row is added and the transaction commits; any failure rolls the whole file back.
      */
-    private FileOutcome loadOne(Planned p, int fileId, boolean inflateAhead) {
+    private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads) {
         TraceDiscovery.Found f = p.found;
         long t0 = System.nanoTime();
         try (Connection c = store.newConnection()) {
             c.setAutoCommit(false);
             Fingerprint.Digest digest = p.fingerprint.contentHash() == null ? new Fingerprint.Digest() : null;
             try {
-                FileSummary summary = read(c, p, fileId, inflateAhead, null, digest);
+                FileSummary summary = read(c, p, fileId, helperThreads, null, digest);
                 if (summary.reread != null) {
                     // Events read after the damage were made from corrupt data: read the file again, up to it.
                     c.rollback();
-                    summary = read(c, p, fileId, inflateAhead, summary.reread, null);
+                    summary = read(c, p, fileId, helperThreads, summary.reread, null);
                 }
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
@@ -372,13 +372,13 @@ public final class Ingestor {
     }
 
     /** Writes one file's rows, in the caller's transaction, replacing its earlier rows. */
-    private FileSummary read(Connection c, Planned p, int fileId, boolean inflateAhead, TraceInput.Stop stop,
+    private FileSummary read(Connection c, Planned p, int fileId, boolean helperThreads, TraceInput.Stop stop,
                              Fingerprint.Digest digest) throws IOException, SQLException {
         if (p.previous != null) {
             StoreFiles.deleteFile(c, p.previous.fileId());
         }
         return p.found.importer().read(new ImportJob(p.found, p.fingerprint.size(), fileId, c, store.allocator(),
-                tables, options, inflateAhead, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
+                tables, options, helperThreads, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
     }
 
     /**

@@ -95,7 +95,7 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
                 }
                 IngestOptions defaults = IngestOptions.defaults();
                 IngestReport report = st.ingest(locals, new IngestOptions(cpus, defaults.keepPythonFunctions(),
-                        defaults.inflateAhead()), IngestListener.NONE);
+                        defaults.helperThreads()), IngestListener.NONE);
                 st.prepareReports(report);
                 Connection c = st.connection();
                 nameFilesAndCaptures(c, report, byLocalName);

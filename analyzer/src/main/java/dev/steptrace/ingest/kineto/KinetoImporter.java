@@ -49,12 +49,12 @@ public final class KinetoImporter implements Importer {
     @Override
     public FileSummary read(ImportJob job) throws IOException, SQLException {
         TraceDiscovery.Found f = job.file();
-        ExecutorService inserter = job.inflateAhead() ? Executors.newSingleThreadExecutor(r -> {
+        ExecutorService inserter = job.helperThreads() ? Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, INSERT_THREAD);
             t.setDaemon(true);
             return t;
         }) : null;
-        try (InputStream in = TraceInput.open(f.path(), f.compressed(), job.inflateAhead(), job.fileBytesRead(),
+        try (InputStream in = TraceInput.open(f.path(), f.compressed(), job.helperThreads(), job.fileBytesRead(),
                 job.jsonBytesRead(), job.digest(), job.stop());
              KinetoStoreWriter writer = new KinetoStoreWriter(job.sink(KinetoStoreWriter.BATCH_ROWS, inserter),
                      job.eventsRead())) {
