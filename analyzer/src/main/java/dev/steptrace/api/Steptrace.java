@@ -232,7 +232,7 @@ public final class Steptrace implements AutoCloseable {
         }
         List<Integer> ids;
         try {
-            Path real = path.toRealPath();
+            Path real = TraceDiscovery.storedPath(path);
             if (!Files.isDirectory(real) || TraceDiscovery.traceDirectory(real) != null) {
                 // A trace file, or a directory that is one trace (an nsys Parquet export).
                 Integer alone = CaptureAssignment.aloneCapture(store.connection(), real, !store.readOnly());

@@ -18,6 +18,11 @@ import java.util.Set;
  * Finds the traces under the paths given on the command line (directories recursively) and asks the
  * {@link Importers} what each file is, from its first bytes and name (a directory can be one trace
  * too: an nsys Parquet export). A file no importer claims is reported as skipped, with the reason.
+ *
+ * <p>Links: a path given is followed to where it leads (a link to a run's directory is that
+ * directory), links to directories met inside it are not (they may loop), and a link to a file is
+ * the trace where the link lies ({@link #storedPath}): a directory of links to the ranks' files is
+ * one capture, wherever the files themselves are.
  */
 public final class TraceDiscovery {
     private TraceDiscovery() {}
@@ -60,9 +65,9 @@ public final class TraceDiscovery {
             List<Path> files = new ArrayList<>();
             List<Found> traceDirs = new ArrayList<>();
             if (Files.isDirectory(abs)) {
-                walk(abs, files, traceDirs, skipped);
+                walk(abs.toRealPath(), files, traceDirs, skipped);
             } else {
-                files.add(abs);
+                files.add(storedPath(abs));
             }
             for (Found dir : traceDirs) {
                 traces.putIfAbsent(dir.path(), dir);
@@ -75,7 +80,7 @@ public final class TraceDiscovery {
                     skipped.add(Skipped.unreadable(file, e));
                     continue;
                 }
-                if (traces.containsKey(real) || exclude.contains(real) || isStoreFile(real)) {
+                if (traces.containsKey(file) || exclude.contains(real) || isStoreFile(real)) {
                     continue;
                 }
                 String special = notRegular(real);
@@ -85,18 +90,32 @@ public final class TraceDiscovery {
                     continue;
                 }
                 try {
-                    Sniffed what = identify(real);
+                    Sniffed what = identify(file);
                     if (what.found() != null) {
-                        traces.put(real, what.found());
+                        traces.put(file, what.found());
                     } else {
-                        skipped.add(Skipped.notATrace(real, what.reason()));
+                        skipped.add(Skipped.notATrace(file, what.reason()));
                     }
                 } catch (IOException e) {
-                    skipped.add(Skipped.unreadable(real, e));
+                    skipped.add(Skipped.unreadable(file, e));
                 }
             }
         }
         return new Result(new ArrayList<>(traces.values()), skipped);
+    }
+
+    /**
+     * Where the store keeps a trace found at {@code path}, and what its captures are looked up by: a
+     * directory's real path; a file's own name in its directory's real path, so that a link to a trace
+     * is kept (and grouped into captures) where the link lies, not where it leads.
+     */
+    public static Path storedPath(Path path) throws IOException {
+        Path abs = path.toAbsolutePath().normalize();
+        Path parent = abs.getParent();
+        if (parent == null || Files.isDirectory(abs)) {
+            return abs.toRealPath();
+        }
+        return parent.toRealPath().resolve(abs.getFileName());
     }
 
     /** Null for a regular file, else what it is (a FIFO, a device...). */

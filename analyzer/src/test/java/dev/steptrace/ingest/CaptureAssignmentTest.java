@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Captures as the traces say, through the command line: a folder holding two runs' rank files side by side
  * and an unrelated trace is three captures and three reports (never one report mixing runs), one file of
  * a two-rank capture reports one rank, files that could belong to more than one run are reported apart
- * with one line saying so, and ranks from file order are per capture.
+ * with one line saying so, ranks from file order are per capture, and links are what users mean by
+ * them: a folder of links to the ranks' files is their capture, a link to a run's folder is that folder.
  */
 class CaptureAssignmentTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -175,6 +176,67 @@ class CaptureAssignmentTest {
         List<String> analyses = strings(db, "SELECT capture_id || ' ' || created_at FROM analyses ORDER BY capture_id");
         assertEquals(2, analyses.size());
         assertEquals(analysed, analyses.get(0), "the workers' capture kept its id and analysis");
+    }
+
+    @Test
+    void aFolderOfLinksToTheRanksFilesIsOneCapture() throws Exception {
+        // Each rank's file where its node wrote it, and a folder of links that gathers the run.
+        List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        for (int r = 0; r < ranks.size(); r++) {
+            Path node = Files.createDirectories(tmp.resolve("scratch/node" + r));
+            Path file = Files.copy(ranks.get(r), node.resolve(ranks.get(r).getFileName()));
+            Files.createSymbolicLink(run.resolve("rank" + r + ".pt.trace.json.gz"), file);
+        }
+        Path db = tmp.resolve("st.duckdb");
+        Cli.Result ingest = Cli.ingestJson(db, run);
+        Cli.assertExit(0, ingest);
+        assertEquals(2, ingest.json().get("files").size(), ingest.describe());
+        for (JsonNode f : ingest.json().get("files")) {
+            assertEquals("run", f.get("capture").asText(), f.toString());
+            assertEquals(run.toRealPath(), Path.of(f.get("path").asText()).getParent(), f.toString());
+        }
+
+        Path out = tmp.resolve("out");
+        Cli.assertExit(0, Cli.run("report", run.toString(), "--db", db.toString(), "--out", out.toString(),
+                "--format", "json", "-q"));
+        JsonNode report = JSON.readTree(out.resolve("report.json").toFile());
+        assertEquals(List.of("0", "1"), strings(report.at("/capture/ranks")));
+        assertEquals(meanOverRanks(ranks), report.at("/phases/decode/kernel_ms_per_step/mean").asDouble(), 1e-6);
+
+        // One link alone is that rank alone.
+        Cli.assertExit(0, Cli.run("report", run.resolve("rank1.pt.trace.json.gz").toString(), "--db", db.toString(),
+                "--out", tmp.resolve("one").toString(), "--format", "json", "-q"));
+        assertEquals(List.of("1"), strings(JSON.readTree(tmp.resolve("one/report.json").toFile()).at("/capture/ranks")));
+    }
+
+    @Test
+    void aLinkToARunsFolderIsThatFolderAndLinksToFoldersInsideAreNotFollowed() throws Exception {
+        Path run = Files.createDirectories(tmp.resolve("runs/run-42"));
+        for (Path f : list(DECODE.resolve("graph-nccl-ll"))) {
+            Files.copy(f, run.resolve(f.getFileName()));
+        }
+        Path latest = Files.createSymbolicLink(tmp.resolve("latest"), run);
+        Path db = tmp.resolve("st.duckdb");
+        Path out = tmp.resolve("out");
+        Cli.assertExit(0, Cli.run("report", latest.toString(), "--db", db.toString(), "--out", out.toString(),
+                "--format", "json", "-q"));
+        assertEquals(List.of("0", "1"),
+                strings(JSON.readTree(out.resolve("report.json").toFile()).at("/capture/ranks")));
+        // The files are the run folder's: named by their own path, they are already in the store.
+        Cli.Result again = Cli.ingestJson(db, run);
+        Cli.assertExit(0, again);
+        for (JsonNode f : again.json().get("files")) {
+            assertEquals("unchanged", f.get("status").asText(), f.toString());
+            assertEquals(run.toRealPath(), Path.of(f.get("path").asText()).getParent(), f.toString());
+        }
+
+        // Met inside a folder, a link to a folder may lead back up: it is reported, not walked.
+        Path top = Files.createDirectories(tmp.resolve("top"));
+        Files.createSymbolicLink(top.resolve("loop"), tmp);
+        Cli.Result inside = Cli.run("ingest", top.toString(), "--db", db.toString());
+        assertEquals(1, inside.exit(), inside::describe);
+        assertTrue(inside.err().contains("loop: a link to a directory: not followed"), inside.describe());
     }
 
     private static Map<String, JsonNode> byFile(JsonNode ingest) {
