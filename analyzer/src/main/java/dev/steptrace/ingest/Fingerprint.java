@@ -1,7 +1,9 @@
 package dev.steptrace.ingest;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -46,6 +48,63 @@ public record Fingerprint(long size, String contentHash) {
 
     private static String hash(CRC32C crc32c, CRC32 crc32) {
         return String.format("crc32c:%08x-crc32:%08x", crc32c.getValue(), crc32.getValue());
+    }
+
+    /**
+     * What a gzip member's trailer says of the content it holds (RFC 1952): its CRC-32 and its length
+     * modulo 2^32. A plain file and a gzip file of one member (as torch.profiler writes them) with the same
+     * content have the same, so a gunzipped copy left beside its {@code .gz} is suspected without inflating
+     * it. Only suspected: the trailer of a file of several members is its last member's, and that of a
+     * damaged file says what its content should have been ({@link #ofGunzipped} tells).
+     */
+    public record Content(long crc32, long lengthMod32) {}
+
+    /** This fingerprint's bytes as {@link Content}: compared with gzip files' {@link #gzipContent}. Null without a hash. */
+    public Content content() {
+        if (contentHash == null) {
+            return null;
+        }
+        return new Content(Long.parseLong(contentHash.substring(contentHash.indexOf("-crc32:") + 7), 16),
+                size & 0xFFFFFFFFL);
+    }
+
+    /**
+     * The fingerprint of a gzip file's content (every member inflated and checked), as a plain file of that
+     * content would have it; null when the file is damaged.
+     */
+    public static Fingerprint ofGunzipped(Path gzip) throws IOException {
+        Digest digest = new Digest();
+        byte[] buf = new byte[1 << 16];
+        try (InputStream in = TraceInput.gunzip(gzip)) {
+            for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
+                digest.update(buf, 0, n);
+            }
+        } catch (InputDamage e) {
+            return null;
+        }
+        digest.end();
+        return digest.fingerprint();
+    }
+
+    /**
+     * The content of a gzip file's last member, from its trailer: the whole file's content when it has one
+     * member. Null when the file is too short to be gzip.
+     */
+    public static Content gzipContent(Path gzip) throws IOException {
+        ByteBuffer trailer = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel ch = FileChannel.open(gzip, StandardOpenOption.READ)) {
+            // A member is at least a 10-byte header, an empty deflate block and the 8-byte trailer.
+            if (ch.size() < 20) {
+                return null;
+            }
+            long at = ch.size() - 8;
+            while (trailer.hasRemaining()) {
+                if (ch.read(trailer, at + trailer.position()) < 0) {
+                    return null;
+                }
+            }
+        }
+        return new Content(trailer.getInt(0) & 0xFFFFFFFFL, trailer.getInt(4) & 0xFFFFFFFFL);
     }
 
     /**

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -141,7 +142,8 @@ public final class Ingestor {
             throws IOException, SQLException {
         Connection c = store.connection();
         List<Planned> candidates = new ArrayList<>();
-        List<Fingerprinted> fingerprints = fingerprints(traces, fingerprintWhileLoading(c, traces));
+        Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents = gzipContents(traces);
+        List<Fingerprinted> fingerprints = fingerprints(traces, fingerprintWhileLoading(c, traces, gzipContents));
         for (int i = 0; i < traces.size(); i++) {
             TraceDiscovery.Found f = traces.get(i);
             if (fingerprints.get(i).failure() != null) {
@@ -159,18 +161,32 @@ public final class Ingestor {
             }
             candidates.add(new Planned(f, fp, StoreFiles.byPath(c, f.path())));
         }
-        // Of several files with the same content in one directory, one that the store already holds keeps
-        // it (else the first in path order): loading a new copy beside it would count that rank twice.
+        // Of several files with the same content in one directory (as stored, or once decompressed: a
+        // gunzipped copy left beside its .gz), one that the store already holds keeps it (else the first in
+        // path order): loading a copy beside it would count that rank twice, or make it a second run.
         List<Planned> claimOrder = new ArrayList<>(candidates);
         claimOrder.sort(Comparator.comparing((Planned p) -> !p.unchanged));
         Map<String, Path> seenContent = new HashMap<>();
+        Map<String, Planned> seenDecompressed = new HashMap<>();
         Set<Planned> copies = new HashSet<>();
         for (Planned p : claimOrder) {
+            String dir = p.found.dir() + "/";
+            String once = "";
             Path sameContent = seenContent.putIfAbsent(
-                    p.found.dir() + "/" + p.fingerprint.contentHash() + "/" + p.fingerprint.size(), p.found.path());
+                    dir + p.fingerprint.contentHash() + "/" + p.fingerprint.size(), p.found.path());
+            Fingerprint.Content content = p.found.compressed() ? gzipContents.get(p.found)
+                    : p.found.format().equals(KinetoImporter.FORMAT) ? p.fingerprint.content() : null;
+            if (sameContent == null && content != null) {
+                Planned first = seenDecompressed.putIfAbsent(dir + content, p);
+                if (first != null && Objects.equals(decompressed(first), decompressed(p))) {
+                    sameContent = first.found.path();
+                    once = " once decompressed";
+                }
+            }
             if (sameContent != null) {
-                outcomes.add(FileOutcome.notLoaded(p.found.path(), Status.SKIPPED,
-                        "same content as " + sameContent.getFileName() + " (a copy of the same rank?)"));
+                outcomes.add(FileOutcome.notLoaded(p.found.path(), Status.SKIPPED, "same content as "
+                        + sameContent.getFileName() + once + " (a copy of the same rank?)"
+                        + removeStaleRows(p.found.path())));
                 copies.add(p);
             }
         }
@@ -179,17 +195,53 @@ public final class Ingestor {
         return plan;
     }
 
+    /**
+     * The fingerprint of a planned file's content once decompressed, or null when it cannot be had (a
+     * damaged or unreadable gzip file, a plain file fingerprinted while loading). Inflates a gzip file: only
+     * asked of a file whose trailer matches another file's content.
+     */
+    private static Fingerprint decompressed(Planned p) {
+        if (!p.found.compressed()) {
+            return p.fingerprint.contentHash() == null ? null : p.fingerprint;
+        }
+        try {
+            return Fingerprint.ofGunzipped(p.found.path());
+        } catch (IOException e) {
+            // Its load reports it.
+            return null;
+        }
+    }
+
+    /** What the trailers of the gzip Kineto files say of their content; a file that cannot be read is left out. */
+    private static Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents(List<TraceDiscovery.Found> traces) {
+        Map<TraceDiscovery.Found, Fingerprint.Content> contents = new HashMap<>();
+        for (TraceDiscovery.Found f : traces) {
+            if (f.compressed() && f.format().equals(KinetoImporter.FORMAT)) {
+                try {
+                    Fingerprint.Content c = Fingerprint.gzipContent(f.path());
+                    if (c != null) {
+                        contents.put(f, c);
+                    }
+                } catch (IOException e) {
+                    // Its fingerprint's read reports it.
+                }
+            }
+        }
+        return contents;
+    }
+
     /** A file's fingerprint, or why it could not be read. */
     private record Fingerprinted(Fingerprint fingerprint, IOException failure) {}
 
     /**
      * The traces whose fingerprint is taken as they are parsed, so they are read once: Kineto files
      * that cannot be unchanged (the store has no row for their path with their size), cannot be a copy
-     * of another file of their directory (none of the same size) and were not found not to be a trace.
+     * of another file of their directory (none of the same size, and for a plain file no gzip file whose
+     * content is as long) and were not found not to be a trace.
      * The others are fingerprinted first, which is the only read of an unchanged file.
      */
-    private Map<TraceDiscovery.Found, Long> fingerprintWhileLoading(Connection c, List<TraceDiscovery.Found> traces)
-            throws SQLException {
+    private Map<TraceDiscovery.Found, Long> fingerprintWhileLoading(Connection c, List<TraceDiscovery.Found> traces,
+            Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents) throws SQLException {
         if (store.readOnly()) {
             return Map.of();
         }
@@ -206,13 +258,21 @@ public final class Ingestor {
                 }
             }
         }
+        // A plain file as long as the content of a gzip file beside it may be its gunzipped copy: its CRC is
+        // needed before the load, to tell (see plan).
+        Set<String> gzipLengths = new HashSet<>();
+        for (Map.Entry<TraceDiscovery.Found, Fingerprint.Content> g : gzipContents.entrySet()) {
+            gzipLengths.add(g.getKey().dir() + "/" + g.getValue().lengthMod32());
+        }
         Map<TraceDiscovery.Found, Long> deferred = new HashMap<>();
         for (Map.Entry<TraceDiscovery.Found, Long> e : sizes.entrySet()) {
             Path path = e.getKey().path();
             long size = e.getValue();
             StoreFiles.Row previous = StoreFiles.byPath(c, path);
-            if (ofSize.get(e.getKey().dir() + "/" + size) == 1 && (previous == null || previous.size() != size)
-                    && !StoreFiles.isNonTrace(c, path, size)) {
+            boolean maybeGunzipped = !e.getKey().compressed()
+                    && gzipLengths.contains(e.getKey().dir() + "/" + (size & 0xFFFFFFFFL));
+            if (ofSize.get(e.getKey().dir() + "/" + size) == 1 && !maybeGunzipped
+                    && (previous == null || previous.size() != size) && !StoreFiles.isNonTrace(c, path, size)) {
                 deferred.put(e.getKey(), size);
             }
         }

@@ -11,6 +11,8 @@ import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.ProfilerStepOracle;
 import dev.steptrace.testsupport.StoreDb;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -197,12 +200,7 @@ class CaptureAssignmentTest {
             assertEquals(run.toRealPath(), Path.of(f.get("path").asText()).getParent(), f.toString());
         }
 
-        Path out = tmp.resolve("out");
-        Cli.assertExit(0, Cli.run("report", run.toString(), "--db", db.toString(), "--out", out.toString(),
-                "--format", "json", "-q"));
-        JsonNode report = JSON.readTree(out.resolve("report.json").toFile());
-        assertEquals(List.of("0", "1"), strings(report.at("/capture/ranks")));
-        assertEquals(meanOverRanks(ranks), report.at("/phases/decode/kernel_ms_per_step/mean").asDouble(), 1e-6);
+        assertReportsTheRun(run, db, ranks);
 
         // One link alone is that rank alone.
         Cli.assertExit(0, Cli.run("report", run.resolve("rank1.pt.trace.json.gz").toString(), "--db", db.toString(),
@@ -237,6 +235,57 @@ class CaptureAssignmentTest {
         Cli.Result inside = Cli.run("ingest", top.toString(), "--db", db.toString());
         assertEquals(1, inside.exit(), inside::describe);
         assertTrue(inside.err().contains("loop: a link to a directory: not followed"), inside.describe());
+    }
+
+    @Test
+    void aGunzippedCopyBesideItsGzipFileIsThatRankNotASecondRun() throws Exception {
+        List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        for (Path f : ranks) {
+            Files.copy(f, run.resolve(f.getFileName()));
+        }
+        // Rank 0 gunzipped beside its .gz, as a user does to read it.
+        String gz = ranks.get(0).getFileName().toString();
+        String plain = gz.substring(0, gz.length() - ".gz".length());
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(ranks.get(0)))) {
+            Files.copy(in, run.resolve(plain));
+        }
+        Path db = tmp.resolve("st.duckdb");
+        Cli.Result ingest = Cli.ingestJson(db, run);
+        Cli.assertExit(0, ingest);
+        Map<String, JsonNode> files = byFile(ingest.json());
+        // The plain file comes first in path order and keeps the rank; the .gz is its copy.
+        assertEquals("skipped", files.get(gz).get("status").asText(), files.get(gz).toString());
+        assertEquals("same content as " + plain + " once decompressed (a copy of the same rank?)",
+                files.get(gz).get("reason").asText());
+        String rank1 = ranks.get(1).getFileName().toString();
+        assertEquals(files.get(plain).get("capture").asText(), files.get(rank1).get("capture").asText());
+        assertEquals(List.of(), strings(ingest.json().get("warnings")));
+        assertReportsTheRun(run, db, ranks);
+
+        // As long as the .gz's content but one letter of a name different: not a copy, so two rank 0s, in
+        // two captures (the one the .gz joins keeps rank 1).
+        byte[] bytes = Files.readAllBytes(run.resolve(plain));
+        int name = new String(bytes, StandardCharsets.ISO_8859_1).indexOf("\"name\": \"") + "\"name\": \"".length();
+        bytes[name] = (byte) (bytes[name] == 'X' ? 'Y' : 'X');
+        Files.write(run.resolve(plain), bytes);
+        Cli.Result changed = Cli.ingestJson(db, run);
+        Cli.assertExit(0, changed);
+        files = byFile(changed.json());
+        assertEquals("ingested", files.get(gz).get("status").asText(), files.get(gz).toString());
+        assertEquals("ingested", files.get(plain).get("status").asText(), files.get(plain).toString());
+        assertEquals(files.get(rank1).get("capture").asText(), files.get(gz).get("capture").asText());
+        assertNotEquals(files.get(gz).get("capture").asText(), files.get(plain).get("capture").asText());
+    }
+
+    /** The report of {@code run} is one capture of ranks 0 and 1, with the kernel time of {@code ranks}' own events. */
+    private void assertReportsTheRun(Path run, Path db, List<Path> ranks) throws Exception {
+        Path out = tmp.resolve("out");
+        Cli.assertExit(0, Cli.run("report", run.toString(), "--db", db.toString(), "--out", out.toString(),
+                "--format", "json", "-q"));
+        JsonNode report = JSON.readTree(out.resolve("report.json").toFile());
+        assertEquals(List.of("0", "1"), strings(report.at("/capture/ranks")));
+        assertEquals(meanOverRanks(ranks), report.at("/phases/decode/kernel_ms_per_step/mean").asDouble(), 1e-6);
     }
 
     private static Map<String, JsonNode> byFile(JsonNode ingest) {

@@ -30,7 +30,11 @@ class FingerprintWhileLoadingTest {
         byte[] json = Files.readAllBytes(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"));
         Path capture = Files.createDirectories(tmp.resolve("capture"));
         Path plain = Files.write(capture.resolve("rank0.pt.trace.json"), json);
-        Path gzip = Files.write(capture.resolve("rank1.pt.trace.json.gz"), gzip(json));
+        // A space before the document: with rank0's very content it would be skipped as its copy.
+        byte[] spaced = new byte[json.length + 1];
+        spaced[0] = ' ';
+        System.arraycopy(json, 0, spaced, 1, json.length);
+        Path gzip = Files.write(capture.resolve("rank1.pt.trace.json.gz"), gzip(spaced));
         // Bytes after the document: the reader stops at the end of the JSON, before the end of the file.
         byte[] trailing = Arrays.copyOf(json, json.length + 20);
         System.arraycopy("  {\"not\": \"read\"}   ".getBytes(StandardCharsets.US_ASCII), 0, trailing, json.length, 20);
