@@ -64,10 +64,11 @@ public final class TraceDiscovery {
             }
             List<Path> files = new ArrayList<>();
             List<Found> traceDirs = new ArrayList<>();
-            if (Files.isDirectory(abs)) {
-                walk(abs.toRealPath(), files, traceDirs, skipped);
+            Path stored = storedPath(abs);
+            if (Files.isDirectory(stored)) {
+                walk(stored, files, traceDirs, skipped);
             } else {
-                files.add(storedPath(abs));
+                files.add(stored);
             }
             for (Found dir : traceDirs) {
                 traces.putIfAbsent(dir.path(), dir);
