@@ -93,18 +93,25 @@ public final class IngestBenchmark {
         out.printf(Locale.ROOT, "input: %d file(s), %.1f MB on disk (%s)%n", files.size(), onDisk / 1e6,
                 files.stream().allMatch(TraceDiscovery.Found::compressed) ? "gzip" : "plain or mixed");
         printJvm();
+        int cores = Runtime.getRuntime().availableProcessors();
         for (int r = 1; r <= repeat; r++) {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
             print(tokenize(files));
-            print(parse(files));
+            print(parse(files, 1));
+            if (files.size() == 1 && cores > 1) {
+                // How the scan of one file's event list scales with the cores, with no store beside it.
+                print(parse(files, cores));
+            }
             // The analysis that `steptrace ingest` runs after the load is timed after the round's last pass,
             // the one loaded as that command loads.
             boolean parallel = threads > 1 && files.size() > 1;
             print(ingest(inputs, 1, null, workDir, files.size() > 1 && !parallel));
             if (files.size() == 1) {
-                // What `steptrace ingest` does with one file: inserts, and the read (or gunzip), on threads of their own.
-                print(ingest(inputs, 1, files.get(0).compressed() ? "insert, gunzip threads" : "insert, read threads",
-                        workDir, true));
+                // What `steptrace ingest` does with one file: inserts, the read (or gunzip) and, with cores to
+                // spare, the scan of the event list on threads of their own.
+                int scan = Ingestor.scanThreads(cores, new IngestOptions(1, false, true));
+                print(ingest(inputs, 1, (files.get(0).compressed() ? "insert, gunzip" : "insert, read") + " threads"
+                        + (scan > 1 ? ", " + scan + " scan threads" : ""), workDir, true));
             }
             if (parallel) {
                 print(ingest(inputs, threads, null, workDir, true));
@@ -156,22 +163,24 @@ public final class IngestBenchmark {
 
     /**
      * The reader alone: decompress and read every file's events (the scanner, and Jackson for the
-     * document around the list), one thread, storing nothing: what ingest costs before the store.
+     * document around the list), storing nothing: what ingest costs before the store. With {@code scanThreads}
+     * over 1 the event list is scanned on that many threads besides the file's, as ingest does when cores are free.
      */
-    Pass parse(List<TraceDiscovery.Found> files) throws IOException {
+    Pass parse(List<TraceDiscovery.Found> files, int scanThreads) throws IOException {
         Stopwatch watch = new Stopwatch();
         long bytes = 0;
         long events = 0;
         for (TraceDiscovery.Found f : files) {
             Counted sink = new Counted();
             try (InputStream in = TraceInput.open(f.path(), f.compressed(), false, new AtomicLong(), null, null, null)) {
-                bytes += new KinetoReader(false).read(in, new NameDictionary(), sink).jsonBytes;
+                bytes += new KinetoReader(false, scanThreads).read(in, new NameDictionary(), sink).jsonBytes;
             } catch (NotATraceException e) {
                 continue;
             }
             events += sink.events;
         }
-        return new Pass("read events, no store (parse only), 1 thread", bytes, events, "kept events",
+        return new Pass("read events, no store (parse only), " + (scanThreads == 1 ? "1 thread"
+                : "+ " + scanThreads + " scan threads"), bytes, events, "kept events",
                 watch.wallSeconds(), watch.cpuSeconds(), null, null);
     }
 
@@ -211,8 +220,8 @@ public final class IngestBenchmark {
      */
     private static final class ThreadCpu implements AutoCloseable {
         private static final List<String> PREFIXES = List.of(Ingestor.FILE_THREAD, KinetoImporter.INSERT_THREAD,
-                TraceInput.READ_THREAD, TraceInput.GUNZIP_THREAD);
-        private static final List<String> ROLES = List.of("file threads", "insert", "read ahead", "gunzip ahead");
+                TraceInput.READ_THREAD, TraceInput.GUNZIP_THREAD, KinetoImporter.SCAN_THREAD);
+        private static final List<String> ROLES = List.of("file threads", "insert", "read ahead", "gunzip ahead", "scan");
         private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         /** The most CPU seen of each thread, by thread id, and what it does. */
         private final Map<Long, long[]> seen = new HashMap<>();
@@ -318,6 +327,7 @@ public final class IngestBenchmark {
         out.printf(Locale.ROOT, "input: %d Nsight Systems export(s), %.1f MB on disk (%s)%n", files.size(), onDisk / 1e6,
                 String.join(", ", files.stream().map(TraceDiscovery.Found::format).distinct().toList()));
         printJvm();
+        int cores = Runtime.getRuntime().availableProcessors();
         for (int r = 1; r <= repeat; r++) {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);
             printRows(scanKernels(files, onDisk));

@@ -13,6 +13,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * @param size          the trace's bytes on disk (all its parts)
  * @param tables        the store's table columns, read once for the whole ingest
  * @param helperThreads a core is free for helper threads (inserts, the read or gunzip ahead) beside the reader
+ * @param scanThreads   threads a reader may parse this one file on (1: its own only)
  * @param stop          where to stop reading (a re-read up to damage), or null
  * @param eventsRead    events read by the whole ingest, for progress
  * @param fileBytesRead file bytes read by the whole ingest, for progress
@@ -20,7 +21,8 @@ import org.apache.arrow.memory.BufferAllocator;
  * @param digest        where a Kineto file's fingerprint is taken as it is read, or null (fingerprinted before)
  */
 public record ImportJob(TraceDiscovery.Found file, long size, int fileId, Connection connection,
-                        BufferAllocator allocator, TableColumns.Cache tables, IngestOptions options, boolean helperThreads, TraceInput.Stop stop,
+                        BufferAllocator allocator, TableColumns.Cache tables, IngestOptions options, boolean helperThreads, int scanThreads,
+                        TraceInput.Stop stop,
                         AtomicLong eventsRead, AtomicLong fileBytesRead, AtomicLong jsonBytesRead,
                         Fingerprint.Digest digest) {
     /** The sink for this file's rows, with {@code batchRows} rows per batch, inserting on {@code inserter} (or inline). */

@@ -352,10 +352,12 @@ public final class Ingestor {
         // Largest first, so the last file to finish is a small one.
         bySize.sort(Comparator.comparingLong((Planned p) -> p.fingerprint.size()).reversed());
         int threads = Math.max(1, Math.min(options.threads(), bySize.size()));
-        boolean helperThreads = options.helperThreads() && threads < Runtime.getRuntime().availableProcessors();
+        int cores = Runtime.getRuntime().availableProcessors();
+        boolean helperThreads = options.helperThreads() && threads < cores;
+        int scanThreads = helperThreads ? scanThreads(cores / threads, options) : 1;
         List<Callable<FileOutcome>> tasks = new ArrayList<>();
         for (Planned p : bySize) {
-            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), helperThreads));
+            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), helperThreads, scanThreads));
         }
         try (DuckDbLoadSettings loading = DuckDbLoadSettings.apply(store.connection())) {
             return onThreads(threads, tasks);
@@ -366,18 +368,31 @@ public final class Ingestor {
      * Loads one trace in one transaction: the importer of its format writes the event rows, then the
      * files row is added and the transaction commits; any failure rolls the whole file back.
      */
-    private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads) {
+    /**
+     * Threads to scan a file's event list on, of {@code cores} (its share), unless the options say: those its
+     * insert thread leaves, when two or more. With two cores the insert and read-ahead threads already keep the
+     * second busy, and the scan's hand-offs only cost (docs/performance.md, "The event list scanned on several
+     * threads").
+     */
+    public static int scanThreads(int cores, IngestOptions options) {
+        if (options.scanThreads() > 0) {
+            return options.scanThreads();
+        }
+        return cores - 1 >= 2 ? cores - 1 : 1;
+    }
+
+    private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads) {
         TraceDiscovery.Found f = p.found;
         long t0 = System.nanoTime();
         try (Connection c = store.newConnection()) {
             c.setAutoCommit(false);
             Fingerprint.Digest digest = p.fingerprint.contentHash() == null ? new Fingerprint.Digest() : null;
             try {
-                FileSummary summary = read(c, p, fileId, helperThreads, null, digest);
+                FileSummary summary = read(c, p, fileId, helperThreads, scanThreads, null, digest);
                 if (summary.reread != null) {
                     // Events read after the damage were made from corrupt data: read the file again, up to it.
                     c.rollback();
-                    summary = read(c, p, fileId, helperThreads, summary.reread, null);
+                    summary = read(c, p, fileId, helperThreads, scanThreads, summary.reread, null);
                 }
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
@@ -432,13 +447,13 @@ public final class Ingestor {
     }
 
     /** Writes one file's rows, in the caller's transaction, replacing its earlier rows. */
-    private FileSummary read(Connection c, Planned p, int fileId, boolean helperThreads, TraceInput.Stop stop,
-                             Fingerprint.Digest digest) throws IOException, SQLException {
+    private FileSummary read(Connection c, Planned p, int fileId, boolean helperThreads, int scanThreads,
+                             TraceInput.Stop stop, Fingerprint.Digest digest) throws IOException, SQLException {
         if (p.previous != null) {
             StoreFiles.deleteFile(c, p.previous.fileId());
         }
         return p.found.importer().read(new ImportJob(p.found, p.fingerprint.size(), fileId, c, store.allocator(),
-                tables, options, helperThreads, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
+                tables, options, helperThreads, scanThreads, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
     }
 
     /**

@@ -80,9 +80,9 @@ final class EventScanner {
             TraceEvent.DEVICE, TraceEvent.STREAM, TraceEvent.BYTES, TraceEvent.CBID, TraceEvent.GRAPH_ID,
             TraceEvent.GRAPH_NODE_ID, 0, 0, 0, 0, TraceEvent.SORT_INDEX};
 
-    /** Receives each complete event, in file order. */
+    /** Receives each complete event, in file order, and gives the holder to read the next one into. */
     interface Events {
-        void event(TraceEvent e);
+        TraceEvent event(TraceEvent e);
     }
 
     private final RecordingInput in;
@@ -127,6 +127,7 @@ final class EventScanner {
     /** Where the last {@link #scan} stopped, and whether a list entry comes just before that offset. */
     private long stoppedAt;
     private boolean stoppedAfterValue;
+    private boolean ranOut;
 
     EventScanner(RecordingInput in, NameDictionary names, EventFields fields, ReadResult result,
                  boolean keepPythonFunctions, JsonFactory factory) {
@@ -144,6 +145,11 @@ final class EventScanner {
 
     boolean stoppedAfterValue() {
         return stoppedAfterValue;
+    }
+
+    /** The last scan stopped because the input had no more bytes (not for Jackson). */
+    boolean ranOut() {
+        return ranOut;
     }
 
     /**
@@ -175,12 +181,14 @@ final class EventScanner {
                 result.hold();
                 event(e);
                 result.release(true);
-                events.event(e);
+                e = events.event(e);
                 afterValue = true;
             } catch (Stop s) {
                 result.release(false);
-                if (s == JACKSON || base + end - mark > MAX_EVENT || !in.fillFrom(mark)) {
+                boolean forJackson = s == JACKSON || base + end - mark > MAX_EVENT;
+                if (forJackson || !in.fillFrom(mark)) {
                     stop(mark, markAfterValue);
+                    ranOut = !forJackson;
                     return;
                 }
                 window();
@@ -197,6 +205,7 @@ final class EventScanner {
     }
 
     private void stop(long at, boolean afterValue) {
+        ranOut = false;
         stoppedAt = at;
         stoppedAfterValue = afterValue;
     }

@@ -25,6 +25,8 @@ public final class KinetoImporter implements Importer {
     public static final String FORMAT = "kineto";
     /** The name of the thread that inserts a file's full batches while the next is parsed. */
     public static final String INSERT_THREAD = "steptrace-insert";
+    /** The names of the threads that scan a file's event list beside the reader ({@link ParallelScan}). */
+    public static final String SCAN_THREAD = ParallelScan.THREAD;
 
     @Override
     public String family() {
@@ -58,7 +60,10 @@ public final class KinetoImporter implements Importer {
                 job.jsonBytesRead(), job.digest(), job.stop());
              KinetoStoreWriter writer = new KinetoStoreWriter(job.sink(KinetoStoreWriter.BATCH_ROWS, inserter),
                      job.eventsRead())) {
-            ReadResult r = new KinetoReader(job.options().keepPythonFunctions()).read(in, writer.names(), writer);
+            // A file of one chunk or less is scanned on this thread alone.
+            int scanThreads = job.size() > ParallelScan.CHUNK_BYTES ? job.scanThreads() : 1;
+            ReadResult r = new KinetoReader(job.options().keepPythonFunctions(), scanThreads)
+                    .read(in, writer.names(), writer);
             KinetoStoreWriter.Summary w = writer.finish();
             FileSummary s = new FileSummary();
             s.bytesRead = r.jsonBytes;

@@ -75,15 +75,28 @@ public final class KinetoReader {
 
     private final boolean keepPythonFunctions;
     private final boolean scan;
+    private final int scanThreads;
+    private final int chunkBytes;
 
     public KinetoReader(boolean keepPythonFunctions) {
-        this(keepPythonFunctions, true);
+        this(keepPythonFunctions, 1);
+    }
+
+    /** With {@code scanThreads} over 1, the event list is scanned on that many threads ({@link ParallelScan}). */
+    public KinetoReader(boolean keepPythonFunctions, int scanThreads) {
+        this(keepPythonFunctions, true, scanThreads, ParallelScan.CHUNK_BYTES);
     }
 
     /** With {@code scan} false, Jackson reads the event list too: the reference the scanner is tested against. */
     KinetoReader(boolean keepPythonFunctions, boolean scan) {
+        this(keepPythonFunctions, scan, 1, ParallelScan.CHUNK_BYTES);
+    }
+
+    KinetoReader(boolean keepPythonFunctions, boolean scan, int scanThreads, int chunkBytes) {
         this.keepPythonFunctions = keepPythonFunctions;
         this.scan = scan;
+        this.scanThreads = scanThreads;
+        this.chunkBytes = chunkBytes;
     }
 
     /** The factory configured for Kineto's quirks; the benchmark tokenizes with the same settings. */
@@ -98,7 +111,14 @@ public final class KinetoReader {
      * @throws IOException when reading the file itself fails
      */
     public ReadResult read(InputStream decompressed, NameDictionary names, TraceEventSink sink) throws IOException {
-        return new Run(new RecordingInput(decompressed), names, sink).read();
+        Run run = new Run(new RecordingInput(decompressed), names, sink);
+        try {
+            return run.read();
+        } finally {
+            if (run.parallel != null) {
+                run.parallel.close();
+            }
+        }
     }
 
     /** State of one read; a new parser is started on the same input after each recovery. */
@@ -108,6 +128,8 @@ public final class KinetoReader {
         private final TraceEventSink sink;
         private final EventFields fields;
         private final EventScanner scanner;
+        /** The scanner's work on several threads, or null. */
+        private final ParallelScan parallel;
         private final TraceEvent event = new TraceEvent();
         private final ReadResult result = new ReadResult();
 
@@ -146,6 +168,8 @@ public final class KinetoReader {
             this.sink = sink;
             this.fields = new EventFields(names, result, MAPPER, keepPythonFunctions);
             this.scanner = scan ? new EventScanner(input, names, fields, result, keepPythonFunctions, FACTORY) : null;
+            this.parallel = scan && scanThreads > 1 ? new ParallelScan(input, names, result, keepPythonFunctions, FACTORY,
+                    MAPPER, scanThreads, chunkBytes) : null;
         }
 
         ReadResult read() throws IOException {
@@ -417,8 +441,21 @@ public final class KinetoReader {
             if (parserOffset < 0 || at < input.keptFrom() || at > input.bytesRead()) {
                 return;
             }
-            scanner.scan(at, afterEntry, event, this::dispatch);
+            if (parallel != null) {
+                parallel.scan(at, afterEntry, this::dispatched);
+                if (parallel.damage() != null) {
+                    throw parallel.damage();
+                }
+                throw new ScannerStopped(parallel.stoppedAt(), parallel.stoppedAfterValue());
+            }
+            scanner.scan(at, afterEntry, event, this::dispatched);
             throw new ScannerStopped(scanner.stoppedAt(), scanner.stoppedAfterValue());
+        }
+
+        /** Dispatches a scanned event; the scanner reads the next one into the same holder. */
+        private TraceEvent dispatched(TraceEvent e) {
+            dispatch(e);
+            return e;
         }
 
         private void dispatch(TraceEvent e) {

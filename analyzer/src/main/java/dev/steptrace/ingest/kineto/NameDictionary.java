@@ -107,6 +107,11 @@ public final class NameDictionary {
         return nextId;
     }
 
+    /** Characters of name text kept. */
+    long textChars() {
+        return textChars;
+    }
+
     private int insert(int slot, int h, char[] buf, int off, int len) {
         int id = nextId++;
         char[] copy = Arrays.copyOfRange(buf, off, off + len);

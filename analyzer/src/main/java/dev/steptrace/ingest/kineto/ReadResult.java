@@ -111,6 +111,21 @@ public final class ReadResult {
         anomalies.merge(what, 1L, Long::sum);
     }
 
+    /** Counts {@code count} anomalies of one kind at once (a {@link ParallelScan} worker's). */
+    void anomalies(String what, long count) {
+        anomalies.merge(what, count, Long::sum);
+    }
+
+    /** The anomalies counted so far, which this result then forgets. */
+    Map<String, Long> takeAnomalies() {
+        if (anomalies.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Long> taken = new TreeMap<>(anomalies);
+        anomalies.clear();
+        return taken;
+    }
+
     /**
      * Anomalies from now on are held until {@link #release}: the scanner may give an event up half-way
      * (to read more input, or to hand it to Jackson) and read it again.

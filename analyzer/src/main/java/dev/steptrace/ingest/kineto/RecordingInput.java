@@ -20,11 +20,32 @@ final class RecordingInput extends InputStream {
     private long cursor;
     private long keepFrom;
     private boolean eof;
+    /**
+     * The underlying stream's failure, thrown again by every later fill: a reader that has read ahead
+     * ({@link ParallelScan}) meets it where a reader that had not would.
+     */
+    private DamagedInputException damaged;
     /** A read since the last seek returned the end of input: the parser ran out of bytes. */
     private boolean endReturned;
 
     RecordingInput(InputStream in) {
         this.in = in;
+    }
+
+    /** Input that is only ever given bytes by {@link #over}: a chunk of the file at a time. */
+    RecordingInput() {
+        this(InputStream.nullInputStream());
+    }
+
+    /** Makes {@code bytes[0, length)}, at absolute offset {@code start}, the whole input (nothing is copied). */
+    void over(byte[] bytes, int length, long start) {
+        buf = bytes;
+        bufLen = length;
+        bufStart = start;
+        cursor = start;
+        keepFrom = start;
+        eof = true;
+        endReturned = false;
     }
 
     /** Absolute offset of the next byte {@link #read} returns. */
@@ -84,6 +105,64 @@ final class RecordingInput extends InputStream {
         endReturned = false;
     }
 
+    /**
+     * For {@link ParallelScan}: the bytes from the cursor on, the buffered ones first, then straight from
+     * the stream, not kept here (no copy into the buffer): the caller keeps them, and gives back with
+     * {@link #giveBack} those still to be read before this input is read, sought or asked anything else.
+     * -1 at the end of the stream.
+     */
+    int readPast(byte[] b, int off, int len) throws DamagedInputException {
+        long buffered = bufStart + bufLen - cursor;
+        if (buffered > 0) {
+            int n = (int) Math.min(len, buffered);
+            System.arraycopy(buf, (int) (cursor - bufStart), b, off, n);
+            cursor += n;
+            return n;
+        }
+        if (damaged != null) {
+            throw damaged;
+        }
+        if (eof) {
+            return -1;
+        }
+        int n;
+        try {
+            n = in.read(b, off, len);
+        } catch (IOException e) {
+            damaged = new DamagedInputException(cursor, e);
+            throw damaged;
+        }
+        if (n < 0) {
+            eof = true;
+            return -1;
+        }
+        cursor += n;
+        return n;
+    }
+
+    /**
+     * After {@link #readPast}: {@code bytes[0, length)} are the bytes read from absolute offset {@code offset}
+     * up to the cursor; they are kept again, before any bytes still buffered past the cursor, and the
+     * cursor is at {@code offset}.
+     */
+    void giveBack(long offset, byte[] bytes, int length) {
+        if (offset + length != cursor) {
+            throw new IllegalStateException("bytes given back end at " + (offset + length) + ", not at " + cursor);
+        }
+        int buffered = (int) Math.max(0, bufStart + bufLen - cursor);
+        byte[] kept = new byte[Math.max(length + buffered, 1 << 17)];
+        System.arraycopy(bytes, 0, kept, 0, length);
+        if (buffered > 0) {
+            System.arraycopy(buf, (int) (cursor - bufStart), kept, length, buffered);
+        }
+        buf = kept;
+        bufStart = offset;
+        bufLen = length + buffered;
+        keepFrom = offset;
+        cursor = offset;
+        endReturned = false;
+    }
+
     /** True when a read since the last {@link #seek} found no more input. */
     boolean endReturned() {
         return endReturned;
@@ -121,6 +200,9 @@ final class RecordingInput extends InputStream {
 
     /** Reads more from the underlying stream; false at its end. */
     private boolean fill() throws DamagedInputException {
+        if (damaged != null) {
+            throw damaged;
+        }
         if (eof) {
             return false;
         }
@@ -129,8 +211,8 @@ final class RecordingInput extends InputStream {
         try {
             n = in.read(buf, bufLen, buf.length - bufLen);
         } catch (IOException e) {
-            eof = true;
-            throw new DamagedInputException(bufStart + bufLen, e);
+            damaged = new DamagedInputException(bufStart + bufLen, e);
+            throw damaged;
         }
         if (n < 0) {
             eof = true;

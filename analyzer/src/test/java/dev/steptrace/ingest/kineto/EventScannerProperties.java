@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import net.jqwik.api.ForAll;
@@ -55,6 +56,7 @@ class EventScannerProperties {
         Outcome tokens = read(g.json, keepPython, false);
         assertEquals(tokens.toString(), scanned.toString(), () -> "seed " + seed + ", first difference: "
                 + firstDifference(tokens.toString(), scanned.toString()) + "\n" + g.text());
+        assertParallelReadsTheSame(g.json, keepPython, seed, scanned);
         if (!g.rare) {
             assertTrue(!scanned.partial, () -> scanned + "\n" + g.text());
             assertEquals(g.expectedNamesAndTimes(keepPython), scanned.namesAndTimes, () -> "seed " + seed);
@@ -93,6 +95,86 @@ class EventScannerProperties {
         assertEquals(tokens.toString(), scanned.toString(), () -> "seed " + seed + ", damage " + damage + " at " + p
                 + ", first difference: " + firstDifference(tokens.toString(), scanned.toString()) + "\n"
                 + new String(damaged, StandardCharsets.UTF_8));
+        assertParallelReadsTheSame(damaged, keepPython, seed, scanned);
+    }
+
+    /**
+     * A gzip file damaged in its compressed bytes (a flipped byte, a cut), read through the reader's
+     * decompression: the damage the decompression reports is met by the scan on several threads (which
+     * reads ahead of the events it hands on) where one scanner meets it, with the same events before it.
+     */
+    @Property(tries = 150)
+    void damagedGzipReadsTheSameOnSeveralThreads(@ForAll long seed, @ForAll boolean cut) throws IOException {
+        Random r = new Random(seed);
+        Generated g = generate(r);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(bytes)) {
+            gz.write(g.json);
+        }
+        byte[] file = bytes.toByteArray();
+        int p = 10 + r.nextInt(file.length - 10);
+        if (cut) {
+            file = Arrays.copyOf(file, p);
+        } else {
+            file[p] ^= (byte) (1 + r.nextInt(255));
+        }
+        Path gz = Files.createTempFile("damaged-", ".json.gz");
+        try {
+            Files.write(gz, file);
+            Outcome scanned;
+            try (InputStream in = dev.steptrace.ingest.TraceInput.gunzip(gz)) {
+                scanned = read(in, false, true, 1, ParallelScan.CHUNK_BYTES);
+            }
+            Random chunks = new Random(seed ^ 0x5DEECE66DL);
+            int chunk = 48 + chunks.nextInt(Math.max(1, g.json.length / 2));
+            Outcome parallel;
+            try (InputStream in = dev.steptrace.ingest.TraceInput.gunzip(gz)) {
+                parallel = read(in, false, true, 2, chunk);
+            }
+            assertSameRead(scanned, parallel, g.json.length, () -> "seed " + seed + ", chunks of " + chunk);
+        } finally {
+            Files.delete(gz);
+        }
+    }
+
+    /**
+     * The scan on two or three threads ({@link ParallelScan}), in chunks small enough that a trace has
+     * several (and some cut inside an event, or holding no cut at all), from an input that hands out a
+     * few bytes per read (so chunks are cut from bytes the reader had buffered and from bytes it had
+     * not), reads what one scanner reads: the same events, counts and damage, and every name the same id.
+     */
+    private static void assertParallelReadsTheSame(byte[] json, boolean keepPython, long seed, Outcome scanned)
+            throws IOException {
+        Random r = new Random(seed ^ 0x5DEECE66DL);
+        int threads = 2 + r.nextInt(2);
+        int chunk = 48 + r.nextInt(Math.max(1, json.length / 2));
+        int perRead = 1 + r.nextInt(Math.max(1, json.length / 3));
+        Outcome parallel = read(new InputStream() {
+            private final ByteArrayInputStream in = new ByteArrayInputStream(json);
+
+            @Override
+            public int read() {
+                return in.read();
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                return in.read(b, off, Math.min(len, perRead));
+            }
+        }, keepPython, true, threads, chunk);
+        assertSameRead(scanned, parallel, json.length, () -> "seed " + seed + ", " + threads + " threads, chunks of "
+                + chunk + " bytes, " + perRead + " bytes per read\n" + new String(json, StandardCharsets.UTF_8));
+    }
+
+    /** The same events, counts, damage and name ids; {@code what} says which read this was. */
+    private static void assertSameRead(Outcome scanned, Outcome parallel, int jsonLength, Supplier<String> what) {
+        // How far a read that stopped early (at damage it could not skip) had read depends on how far ahead it
+        // read, as with any buffer: that count is compared only when the whole input was read.
+        boolean stoppedEarly = Math.min(scanned.jsonBytes, parallel.jsonBytes) < jsonLength;
+        String expected = stoppedEarly ? scanned.withoutJsonBytes() : scanned.toString();
+        String actual = stoppedEarly ? parallel.withoutJsonBytes() : parallel.toString();
+        assertEquals(expected, actual, () -> what.get() + ", first difference: " + firstDifference(expected, actual));
+        assertEquals(scanned.idsInOrder(), parallel.idsInOrder(), () -> what.get() + ": name ids");
     }
 
     /**
@@ -127,6 +209,12 @@ class EventScannerProperties {
             Outcome scanned = read(json, false, true);
             assertEquals(read(json, false, false).toString(), scanned.toString(), t::toString);
             assertTrue(scanned.events > 0, t::toString);
+            for (int chunk : new int[] {4096, 65536}) {
+                Outcome parallel = read(new ByteArrayInputStream(json), false, true, 2, chunk);
+                assertEquals(scanned.toString(), parallel.toString(), () -> t + " in chunks of " + chunk
+                        + ", first difference: " + firstDifference(scanned.toString(), parallel.toString()));
+                assertEquals(scanned.idsInOrder(), parallel.idsInOrder(), () -> t + " in chunks of " + chunk);
+            }
         }
     }
 
@@ -152,6 +240,20 @@ class EventScannerProperties {
         final List<String> namesAndTimes = new ArrayList<>();
         boolean partial;
         int events;
+        long jsonBytes;
+
+        String withoutJsonBytes() {
+            return toString().replaceAll(" json=\\d+ ", " ");
+        }
+
+        /** Every name of the dictionary in the order of its id. */
+        List<String> idsInOrder() {
+            List<String> all = new ArrayList<>();
+            for (int id = 0; id < names.size(); id++) {
+                all.add(names.name(id));
+            }
+            return all;
+        }
 
         @Override
         public void event(TraceEvent e) {
@@ -232,10 +334,16 @@ class EventScannerProperties {
     }
 
     private static Outcome read(byte[] json, boolean keepPython, boolean scan) throws IOException {
+        return read(new ByteArrayInputStream(json), keepPython, scan, 1, ParallelScan.CHUNK_BYTES);
+    }
+
+    private static Outcome read(InputStream json, boolean keepPython, boolean scan, int threads, int chunkBytes)
+            throws IOException {
         Outcome o = new Outcome();
         try {
-            ReadResult r = new KinetoReader(keepPython, scan).read(new ByteArrayInputStream(json), o.names, o);
+            ReadResult r = new KinetoReader(keepPython, scan, threads, chunkBytes).read(json, o.names, o);
             o.partial = r.partial();
+            o.jsonBytes = r.jsonBytes;
             o.log.append("result partial=").append(r.partial()).append(" at ").append(r.damageOffset()).append(' ')
                     .append(r.damageReason()).append(" seen=").append(r.eventsSeen).append(" json=").append(r.jsonBytes)
                     .append(" dropped=").append(r.dropped()).append(" anomalies=").append(r.anomalies())
