@@ -5,15 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.Ingestor;
+import dev.steptrace.store.Sql;
 import dev.steptrace.store.Store;
 import dev.steptrace.testsupport.Cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -57,33 +55,20 @@ class ParallelScanIngestTest {
         ingest(trace, alone, false);
         ingest(trace, split, true);
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
-            exec(c, "ATTACH '" + alone + "' AS alone (READ_ONLY)");
-            exec(c, "ATTACH '" + split + "' AS split (READ_ONLY)");
+            Sql.exec(c, "ATTACH '" + alone + "' AS alone (READ_ONLY)");
+            Sql.exec(c, "ATTACH '" + split + "' AS split (READ_ONLY)");
             for (String t : TABLES) {
-                assertEquals(0, count(c, "SELECT count(*) FROM (SELECT * FROM alone." + t + " EXCEPT ALL SELECT * FROM split." + t + ")"), t);
-                assertEquals(0, count(c, "SELECT count(*) FROM (SELECT * FROM split." + t + " EXCEPT ALL SELECT * FROM alone." + t + ")"), t);
+                assertEquals(0, Sql.count(c, "SELECT count(*) FROM (SELECT * FROM alone." + t + " EXCEPT ALL SELECT * FROM split." + t + ")"), t);
+                assertEquals(0, Sql.count(c, "SELECT count(*) FROM (SELECT * FROM split." + t + " EXCEPT ALL SELECT * FROM alone." + t + ")"), t);
             }
-            assertTrue(count(c, "SELECT count(*) FROM split.gpu_ops") > 2_000, "a trace of many events");
-            assertEquals(count(c, "SELECT count(*) FROM alone.launches"), count(c, "SELECT count(*) FROM split.launches"));
+            assertTrue(Sql.count(c, "SELECT count(*) FROM split.gpu_ops") > 2_000, "a trace of many events");
+            assertEquals(Sql.count(c, "SELECT count(*) FROM alone.launches"), Sql.count(c, "SELECT count(*) FROM split.launches"));
         }
     }
 
     private static void ingest(Path trace, Path db, boolean helperThreads) throws Exception {
         try (Store store = Store.open(db)) {
             new Ingestor(store, new IngestOptions(1, false, helperThreads, helperThreads ? 2 : 1)).ingest(List.of(trace));
-        }
-    }
-
-    private static void exec(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
-    private static long count(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
         }
     }
 }

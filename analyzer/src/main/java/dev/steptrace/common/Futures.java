@@ -1,0 +1,40 @@
+package dev.steptrace.common;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+/** Results of work handed to other threads. */
+public final class Futures {
+    private Futures() {}
+
+    /**
+     * The task's result; what it threw is thrown here as it was (an IOException, a RuntimeException or an
+     * Error), anything else in an IOException.
+     *
+     * @param doing what the task does, for the message when this thread is interrupted while waiting
+     */
+    public static <T> T result(Future<T> task, String doing) throws IOException {
+        try {
+            return task.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            InterruptedIOException interrupted = new InterruptedIOException("interrupted while " + doing);
+            interrupted.initCause(e);
+            throw interrupted;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IOException(cause);
+        }
+    }
+}
