@@ -109,7 +109,7 @@ public final class IngestBenchmark {
             if (files.size() == 1) {
                 // What `steptrace ingest` does with one file: inserts, the read (or gunzip) and, with cores to
                 // spare, the scan of the event list on threads of their own.
-                int scan = Ingestor.scanThreads(cores, new IngestOptions(1, false, true));
+                int scan = Ingestor.scanThreads(cores, 1, new IngestOptions(1, false, true));
                 print(ingest(inputs, 1, (files.get(0).compressed() ? "insert, gunzip" : "insert, read") + " threads"
                         + (scan > 1 ? ", " + scan + " scan threads" : ""), workDir, true));
             }

@@ -5,8 +5,8 @@ package dev.steptrace.ingest;
  * @param keepPythonFunctions  keep {@code python_function} events (dropped by default: no analysis uses them)
  * @param helperThreads        when there are fewer files than cores, give a file helper threads: its inserts into
  *                             DuckDB, and its read (or gunzip) ahead of the parser
- * @param scanThreads          threads that scan one file's event list with helper threads (0: those of its share
- *                             of the cores that its inserts leave, when that is two or more)
+ * @param scanThreads          threads that scan one file's event list with helper threads (0: as
+ *                             {@link Ingestor#scanThreads} chooses from the cores and the files at once)
  */
 public record IngestOptions(int threads, boolean keepPythonFunctions, boolean helperThreads, int scanThreads) {
     public IngestOptions(int threads, boolean keepPythonFunctions, boolean helperThreads) {

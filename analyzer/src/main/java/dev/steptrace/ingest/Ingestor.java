@@ -38,6 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * that changed are grouped into captures ({@link CaptureAssignment}).
  */
 public final class Ingestor {
+    /** Scan threads a file gets at most (see {@link #scanThreads}). */
+    static final int MAX_SCAN_THREADS = 4;
     /** The name of the threads that each read one file at a time into the store. */
     public static final String FILE_THREAD = "steptrace-ingest";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -354,7 +356,7 @@ public final class Ingestor {
         int threads = Math.max(1, Math.min(options.threads(), bySize.size()));
         int cores = Runtime.getRuntime().availableProcessors();
         boolean helperThreads = options.helperThreads() && threads < cores;
-        int scanThreads = helperThreads ? scanThreads(cores / threads, options) : 1;
+        int scanThreads = helperThreads ? scanThreads(cores, threads, options) : 1;
         List<Callable<FileOutcome>> tasks = new ArrayList<>();
         for (Planned p : bySize) {
             tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), helperThreads, scanThreads));
@@ -369,16 +371,20 @@ public final class Ingestor {
      * files row is added and the transaction commits; any failure rolls the whole file back.
      */
     /**
-     * Threads to scan a file's event list on, of {@code cores} (its share), unless the options say: those its
-     * insert thread leaves, when two or more. With two cores the insert and read-ahead threads already keep the
-     * second busy, and the scan's hand-offs only cost (docs/performance.md, "The event list scanned on several
-     * threads").
+     * Threads to scan each file's event list on while {@code files} load at once on {@code cores}, unless the
+     * options say. With one or two files: those of a file's share of the cores that its insert thread leaves,
+     * when two or more, and at most {@value #MAX_SCAN_THREADS}. With two cores the insert and read-ahead
+     * threads already keep the second busy, and the scan's hand-offs only cost (docs/performance.md, "The
+     * event list scanned on several threads"); past four threads the file's insert thread is the slower one;
+     * and each file's scan holds its chunks and their events (about 20 MB of heap), so with more files at
+     * once, which use the cores themselves, it is not used.
      */
-    public static int scanThreads(int cores, IngestOptions options) {
+    public static int scanThreads(int cores, int files, IngestOptions options) {
         if (options.scanThreads() > 0) {
             return options.scanThreads();
         }
-        return cores - 1 >= 2 ? cores - 1 : 1;
+        int spare = cores / files - 1;
+        return files <= 2 && spare >= 2 ? Math.min(spare, MAX_SCAN_THREADS) : 1;
     }
 
     private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads) {

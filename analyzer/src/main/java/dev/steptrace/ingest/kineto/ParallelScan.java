@@ -38,7 +38,7 @@ final class ParallelScan implements AutoCloseable {
      * Bytes cut ahead of the reader: at most this, or two chunks a worker if that is more (and more while a
      * chunk grows to hold a large event).
      */
-    private static final int AHEAD_BYTES = 16 << 20;
+    private static final int AHEAD_BYTES = 8 << 20;
     /** A worker's dictionary is started afresh past this many characters, so n workers keep at most n times it. */
     private static final long MAX_WORKER_NAME_CHARS = 1L << 20;
 

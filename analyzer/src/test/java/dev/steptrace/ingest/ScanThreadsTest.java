@@ -1,0 +1,35 @@
+package dev.steptrace.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * How many threads scan each file's event list: only with one or two files at once, the cores of a file's
+ * share that its insert thread leaves when two or more, four at most (docs/performance.md, "The event list
+ * scanned on several threads"); 1 means the file's own thread alone.
+ */
+class ScanThreadsTest {
+    @ParameterizedTest(name = "{0} cores, {1} file(s) at once: {2}")
+    @CsvSource({
+        "2, 1, 1",   // the insert and read-ahead threads already use the second core
+        "3, 1, 2",
+        "4, 1, 3",
+        "8, 1, 4",
+        "64, 1, 4",  // past four the insert thread is the slower one
+        "8, 2, 3",
+        "6, 2, 2",
+        "4, 2, 1",
+        "64, 3, 1",  // more files at once use the cores themselves
+    })
+    void chosenFromTheCoresAndTheFiles(int cores, int files, int expected) {
+        assertEquals(expected, Ingestor.scanThreads(cores, files, new IngestOptions(files, false, true)));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"2, 2", "3, 3"})
+    void theOptionsMaySay(int cores, int asked) {
+        assertEquals(asked, Ingestor.scanThreads(cores, 1, new IngestOptions(1, false, true, asked)));
+    }
+}
