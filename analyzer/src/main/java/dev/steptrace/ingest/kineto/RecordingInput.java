@@ -119,24 +119,10 @@ final class RecordingInput extends InputStream {
             cursor += n;
             return n;
         }
-        if (damaged != null) {
-            throw damaged;
+        int n = readStream(b, off, len, cursor);
+        if (n > 0) {
+            cursor += n;
         }
-        if (eof) {
-            return -1;
-        }
-        int n;
-        try {
-            n = in.read(b, off, len);
-        } catch (IOException e) {
-            damaged = new DamagedInputException(cursor, e);
-            throw damaged;
-        }
-        if (n < 0) {
-            eof = true;
-            return -1;
-        }
-        cursor += n;
         return n;
     }
 
@@ -200,26 +186,39 @@ final class RecordingInput extends InputStream {
 
     /** Reads more from the underlying stream; false at its end. */
     private boolean fill() throws DamagedInputException {
-        if (damaged != null) {
-            throw damaged;
+        if (damaged == null && !eof) {
+            makeRoom();
         }
-        if (eof) {
-            return false;
-        }
-        makeRoom();
-        int n;
-        try {
-            n = in.read(buf, bufLen, buf.length - bufLen);
-        } catch (IOException e) {
-            damaged = new DamagedInputException(bufStart + bufLen, e);
-            throw damaged;
-        }
+        int n = readStream(buf, bufLen, buf.length - bufLen, bufStart + bufLen);
         if (n < 0) {
-            eof = true;
             return false;
         }
         bufLen += n;
         return true;
+    }
+
+    /**
+     * Reads from the underlying stream: -1 at its end, and after it. Its failure, at absolute offset {@code at},
+     * is thrown now and by every later read.
+     */
+    private int readStream(byte[] b, int off, int len, long at) throws DamagedInputException {
+        if (damaged != null) {
+            throw damaged;
+        }
+        if (eof) {
+            return -1;
+        }
+        int n;
+        try {
+            n = in.read(b, off, len);
+        } catch (IOException e) {
+            damaged = new DamagedInputException(at, e);
+            throw damaged;
+        }
+        if (n < 0) {
+            eof = true;
+        }
+        return n;
     }
 
     private void makeRoom() {
