@@ -217,17 +217,27 @@ public final class IngestBenchmark {
      * CPU seconds of an ingest's own threads by what they do (files parsed, inserts, reading ahead), sampled
      * every 10 ms while a pass runs, so a thread's last 10 ms may be missed. With the insert thread the
      * parsing thread is the critical path: its CPU is the figure that says what a second core can give.
+     * Only what a thread spends during the pass counts: a thread of an earlier pass still ending (a scan
+     * worker is shut down, not waited for) is counted from the CPU it had when this pass began.
      */
-    private static final class ThreadCpu implements AutoCloseable {
+    static final class ThreadCpu implements AutoCloseable {
         private static final List<String> PREFIXES = List.of(Ingestor.FILE_THREAD, KinetoImporter.INSERT_THREAD,
                 TraceInput.READ_THREAD, TraceInput.GUNZIP_THREAD, KinetoImporter.SCAN_THREAD);
         private static final List<String> ROLES = List.of("file threads", "insert", "read ahead", "gunzip ahead", "scan");
         private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         /** The most CPU seen of each thread, by thread id, and what it does. */
         private final Map<Long, long[]> seen = new HashMap<>();
+        /** The CPU each thread alive when the pass began had then, by thread id. */
+        private final Map<Long, Long> before = new HashMap<>();
         private final Thread sampler = new Thread(this::sampleEvery10Ms, "steptrace-bench-threads");
 
         ThreadCpu() {
+            for (long id : threads.getAllThreadIds()) {
+                long ns = threads.getThreadCpuTime(id);
+                if (ns > 0) {
+                    before.put(id, ns);
+                }
+            }
             sampler.setDaemon(true);
             sampler.start();
         }
@@ -272,10 +282,10 @@ public final class IngestBenchmark {
         /** For example "thread CPU: file threads 1.71 s, insert 1.29 s, read ahead 0.25 s"; null when not measured. */
         synchronized String summary() {
             double[] seconds = new double[ROLES.size()];
-            seen.values().forEach(s -> seconds[(int) s[0]] += s[1] / 1e9);
+            seen.forEach((id, s) -> seconds[(int) s[0]] += (s[1] - before.getOrDefault(id, 0L)) / 1e9);
             List<String> parts = new ArrayList<>();
             for (int r = 0; r < seconds.length; r++) {
-                if (seconds[r] > 0) {
+                if (seconds[r] >= 0.005) {
                     parts.add(String.format(Locale.ROOT, "%s %.2f s", ROLES.get(r), seconds[r]));
                 }
             }

@@ -3,12 +3,18 @@ package dev.steptrace.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.testing.TestData;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -51,6 +57,61 @@ class IngestBenchmarkTest {
         List<Integer> analysed = indexes(lines);
         assertEquals(1, analysed.size(), String.join("\n", lines));
         assertTrue(lines.get(analysed.get(0) - 2).startsWith("ingest, 2 file threads"), String.join("\n", lines));
+    }
+
+    /**
+     * A scan worker of an earlier pass that is still alive (they are shut down, not waited for) counts with
+     * what it spends during the pass only: here it burns 300 ms of CPU before the pass and 100 ms during it.
+     */
+    @Test
+    void aThreadOfAnEarlierPassCountsOnlyWhatItSpendsDuringThePass() throws Exception {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        CountDownLatch burnt = new CountDownLatch(1);
+        CountDownLatch passBegun = new CountDownLatch(1);
+        CountDownLatch burntAgain = new CountDownLatch(1);
+        CountDownLatch passOver = new CountDownLatch(1);
+        Thread worker = new Thread(() -> {
+            try {
+                burn(mx, 300);
+                burnt.countDown();
+                passBegun.await();
+                burn(mx, 100);
+                burntAgain.countDown();
+                passOver.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, KinetoImporter.SCAN_THREAD + " of an earlier pass");
+        worker.start();
+        try {
+            assertTrue(burnt.await(30, TimeUnit.SECONDS));
+            IngestBenchmark.ThreadCpu cpu = new IngestBenchmark.ThreadCpu();
+            try (cpu) {
+                passBegun.countDown();
+                assertTrue(burntAgain.await(30, TimeUnit.SECONDS));
+                Thread.sleep(50); // a few of the sampler's 10 ms rounds after the last burn
+            }
+            String summary = cpu.summary();
+            Matcher scan = Pattern.compile("scan ([0-9.]+) s").matcher(summary);
+            assertTrue(scan.find(), summary);
+            double seconds = Double.parseDouble(scan.group(1));
+            assertTrue(seconds >= 0.09 && seconds < 0.2, summary);
+        } finally {
+            passOver.countDown();
+            worker.join();
+        }
+    }
+
+    /** Spins until this thread has used {@code ms} more milliseconds of CPU. */
+    private static void burn(ThreadMXBean mx, long ms) {
+        long until = mx.getCurrentThreadCpuTime() + ms * 1_000_000;
+        long x = 0;
+        while (mx.getCurrentThreadCpuTime() < until) {
+            x += System.nanoTime() & 1;
+        }
+        if (x == -1) {
+            throw new AssertionError(); // keeps the loop from being optimised away
+        }
     }
 
     private List<String> bench(List<Path> inputs, int repeat) throws Exception {
