@@ -60,11 +60,12 @@ public final class IngestBenchmark {
     /**
      * One measured pass.
      *
-     * @param threadCpu how the CPU of an ingest's own threads divides, or null
+     * @param detail    a line under the pass: how the CPU of an ingest's own threads divides, or how much the
+     *                  scan threads were given; or null
      * @param analysis  the analysis after the ingest, timed and set against the load, or null
      */
     public record Pass(String what, long jsonBytes, long items, String itemName, double wallSeconds,
-                       double cpuSeconds, String threadCpu, String analysis) {
+                       double cpuSeconds, String detail, String analysis) {
         double mbPerSecond() {
             return jsonBytes / 1e6 / wallSeconds;
         }
@@ -130,8 +131,8 @@ public final class IngestBenchmark {
         out.printf(Locale.ROOT, "%-46s %7.1f MB/s %7.1f MB/s per CPU-s %6.2f M %s/s  (%.0f MB JSON in %.2f s)%n",
                 p.what(), p.mbPerSecond(), p.mbPerCpuSecond(), p.items() / 1e6 / p.wallSeconds(), p.itemName(),
                 p.jsonBytes() / 1e6, p.wallSeconds());
-        if (p.threadCpu() != null) {
-            out.printf(Locale.ROOT, "    %s%n", p.threadCpu());
+        if (p.detail() != null) {
+            out.printf(Locale.ROOT, "    %s%n", p.detail());
         }
         if (p.analysis() != null) {
             out.printf(Locale.ROOT, "    %s%n", p.analysis());
@@ -170,18 +171,22 @@ public final class IngestBenchmark {
         Stopwatch watch = new Stopwatch();
         long bytes = 0;
         long events = 0;
+        KinetoReader reader = new KinetoReader(false, scanThreads);
         for (TraceDiscovery.Found f : files) {
             Counted sink = new Counted();
             try (InputStream in = TraceInput.open(f.path(), f.compressed(), false, new AtomicLong(), null, null, null)) {
-                bytes += new KinetoReader(false, scanThreads).read(in, new NameDictionary(), sink).jsonBytes;
+                bytes += reader.read(in, new NameDictionary(), sink).jsonBytes;
             } catch (NotATraceException e) {
                 continue;
             }
             events += sink.events;
         }
+        // Chunks dropped after the scan stopped short are scanned for nothing: this shows how many there were.
+        String scanned = scanThreads == 1 ? null : String.format(Locale.ROOT,
+                "the scan threads were given %.2fx the JSON read", reader.bytesScannedInParallel() / (double) bytes);
         return new Pass("read events, no store (parse only), " + (scanThreads == 1 ? "1 thread"
                 : "+ " + scanThreads + " scan threads"), bytes, events, "kept events",
-                watch.wallSeconds(), watch.cpuSeconds(), null, null);
+                watch.wallSeconds(), watch.cpuSeconds(), scanned, null);
     }
 
     /** Counts the kept events, keeps nothing. */

@@ -376,8 +376,8 @@ public final class Ingestor {
      * when two or more, and at most {@value #MAX_SCAN_THREADS}. With two cores the insert and read-ahead
      * threads already keep the second busy, and the scan's hand-offs only cost (docs/performance.md, "The
      * event list scanned on several threads"); past four threads the file's insert thread is the slower one;
-     * and each file's scan holds its chunks and their events (about 20 MB of heap), so with more files at
-     * once, which use the cores themselves, it is not used.
+     * and each file's scan holds its chunks and their events (about 20 MB of heap, up to 75 MB for tiny
+     * entries), so with more files at once, which use the cores themselves, it is not used.
      */
     public static int scanThreads(int cores, int files, IngestOptions options) {
         if (options.scanThreads() > 0) {

@@ -80,7 +80,10 @@ final class EventScanner {
             TraceEvent.DEVICE, TraceEvent.STREAM, TraceEvent.BYTES, TraceEvent.CBID, TraceEvent.GRAPH_ID,
             TraceEvent.GRAPH_NODE_ID, 0, 0, 0, 0, TraceEvent.SORT_INDEX};
 
-    /** Receives each complete event, in file order, and gives the holder to read the next one into. */
+    /**
+     * Receives each complete event, in file order, and gives the holder to read the next one into, or null
+     * to end the scan after this entry.
+     */
     interface Events {
         TraceEvent event(TraceEvent e);
     }
@@ -182,6 +185,10 @@ final class EventScanner {
                 event(e);
                 result.release(true);
                 e = events.event(e);
+                if (e == null) {
+                    stop(base + pos, true);
+                    return;
+                }
                 afterValue = true;
             } catch (Stop s) {
                 result.release(false);

@@ -77,6 +77,7 @@ public final class KinetoReader {
     private final boolean scan;
     private final int scanThreads;
     private final int chunkBytes;
+    private long bytesScannedInParallel;
 
     public KinetoReader(boolean keepPythonFunctions) {
         this(keepPythonFunctions, 1);
@@ -117,8 +118,17 @@ public final class KinetoReader {
         } finally {
             if (run.parallel != null) {
                 run.parallel.close();
+                bytesScannedInParallel += run.parallel.bytesScanned();
             }
         }
+    }
+
+    /**
+     * Bytes of the event lists that scan threads were given in this reader's reads so far, chunks dropped
+     * after a stop included: the work done beside the reader's thread, against the bytes read.
+     */
+    public long bytesScannedInParallel() {
+        return bytesScannedInParallel;
     }
 
     /** State of one read; a new parser is started on the same input after each recovery. */
@@ -441,7 +451,7 @@ public final class KinetoReader {
             if (parserOffset < 0 || at < input.keptFrom() || at > input.bytesRead()) {
                 return;
             }
-            if (parallel != null) {
+            if (parallel != null && parallel.worthScanning(at)) {
                 parallel.scan(at, afterEntry, this::dispatched);
                 if (parallel.damage() != null) {
                     throw parallel.damage();

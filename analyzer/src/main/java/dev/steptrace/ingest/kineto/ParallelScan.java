@@ -27,8 +27,15 @@ import java.util.concurrent.Future;
  * the same as Jackson): the bytes cut ahead from there on go back to {@link RecordingInput}, and Jackson
  * reads on from them, as after any stop. Damage of the input itself (a broken gzip) met while cutting
  * ahead is thrown where a single scanner would have met it. About {@link #AHEAD_BYTES} are cut ahead,
- * so memory stays bounded; the hand-offs cost about a fifth more CPU than one scanner
+ * and a chunk holds at most one event per 64 of its bytes (a worker's scan ends there, as at a stop), so
+ * memory stays bounded; the hand-offs cost about a fifth more CPU than one scanner
  * (docs/performance.md, "The event list scanned on several threads").
+ *
+ * <p>Every stop short of the list's end drops the chunks cut ahead of it, scanned for nothing, and the
+ * reader waits for them: a list whose entries go to Jackson often (NaN, the unescaped quotes Kineto
+ * writes, runs of tiny entries) would spend nearly all its time so. {@link #worthScanning} therefore
+ * allows, past the first stop, one stop per {@link #PROGRESS_PER_STOP} times the bytes cut ahead of the
+ * reader's progress; otherwise the single scanner reads on until the input has gone far enough.
  */
 final class ParallelScan implements AutoCloseable {
     /** Worker threads' names start with this. */
@@ -39,6 +46,10 @@ final class ParallelScan implements AutoCloseable {
      * chunk grows to hold a large event).
      */
     private static final int AHEAD_BYTES = 8 << 20;
+    /** Bytes of a chunk per event it may hold: past that many events its worker's scan ends, as at a stop. */
+    private static final int BYTES_PER_EVENT_HELD = 64;
+    /** Progress, in bytes cut ahead, that each stop after the first must be preceded by ({@link #worthScanning}). */
+    private static final int PROGRESS_PER_STOP = 8;
     /** A worker's dictionary is started afresh past this many characters, so n workers keep at most n times it. */
     private static final long MAX_WORKER_NAME_CHARS = 1L << 20;
 
@@ -48,7 +59,11 @@ final class ParallelScan implements AutoCloseable {
     private final int chunkBytes;
     private final Worker[] workers;
     private final int maxAhead;
+    private final int maxEvents;
     private final ArrayDeque<Chunk> free = new ArrayDeque<>();
+    /** Scans so far (each ends at a stop, the list's end included), and the bytes their workers were given. */
+    private int scans;
+    private long bytesScanned;
     private long stoppedAt;
     private boolean stoppedAfterValue;
     private RecordingInput.DamagedInputException damage;
@@ -71,6 +86,21 @@ final class ParallelScan implements AutoCloseable {
             workers[w] = new Worker(keepPythonFunctions, factory, mapper, THREAD + " " + (w + 1));
         }
         this.maxAhead = Math.max(2 * threads, Math.min(4 * threads, AHEAD_BYTES / chunkBytes));
+        this.maxEvents = Math.max(1, chunkBytes / BYTES_PER_EVENT_HELD);
+    }
+
+    /**
+     * Whether the list from absolute offset {@code at} on is worth scanning here rather than by a single
+     * scanner: before the second stop always, then while the stops past the first came no more often than
+     * one per {@link #PROGRESS_PER_STOP} times the bytes cut ahead (see the class comment).
+     */
+    boolean worthScanning(long at) {
+        return (long) (scans - 1) * PROGRESS_PER_STOP * maxAhead * chunkBytes <= at;
+    }
+
+    /** Bytes handed to the workers so far, those of chunks dropped after a stop included. */
+    long bytesScanned() {
+        return bytesScanned;
     }
 
     long stoppedAt() {
@@ -87,6 +117,7 @@ final class ParallelScan implements AutoCloseable {
      * closing bracket or anything Jackson must read: {@link #stoppedAt()} says where.
      */
     void scan(long at, boolean afterValue, EventScanner.Events events) throws IOException {
+        scans++;
         damage = null;
         in.seek(at);
         ArrayDeque<Chunk> ahead = new ArrayDeque<>();
@@ -189,7 +220,10 @@ final class ParallelScan implements AutoCloseable {
     private Chunk submit(Chunk c, int sequence) {
         Worker w = workers[sequence % workers.length];
         c.worker = w;
-        c.done = c.uncut ? null : w.thread.submit(() -> w.scan(c));
+        c.done = c.uncut ? null : w.thread.submit(() -> w.scan(c, maxEvents));
+        if (!c.uncut) {
+            bytesScanned += c.length;
+        }
         return c;
     }
 
@@ -307,7 +341,7 @@ final class ParallelScan implements AutoCloseable {
                     c.length = end;
                     break;
                 }
-                if (c.bytes.length > EventScanner.MAX_EVENT) {
+                if (c.bytes.length >= EventScanner.MAX_EVENT) {
                     c.length = n;
                     c.uncut = true;
                     ended = true;
@@ -386,8 +420,8 @@ final class ParallelScan implements AutoCloseable {
             fresh = true;
         }
 
-        /** Scans one chunk, on this worker's thread. */
-        Void scan(Chunk c) {
+        /** Scans one chunk, on this worker's thread, ending after {@code maxEvents} events. */
+        Void scan(Chunk c, int maxEvents) {
             if (scanner == null || restartNames || localNames.textChars() > MAX_WORKER_NAME_CHARS) {
                 startNames();
                 restartNames = false;
@@ -399,7 +433,7 @@ final class ParallelScan implements AutoCloseable {
             c.count = 0;
             c.failure = null;
             try {
-                scanner.scan(c.start, c.afterValue, c.event(0), e -> c.event(++c.count));
+                scanner.scan(c.start, c.afterValue, c.event(0), e -> ++c.count < maxEvents ? c.event(c.count) : null);
                 c.stoppedAt = scanner.stoppedAt();
                 c.stoppedAfterValue = scanner.stoppedAfterValue();
                 c.ranOut = scanner.ranOut();

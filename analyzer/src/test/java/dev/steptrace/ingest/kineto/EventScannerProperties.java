@@ -218,6 +218,49 @@ class EventScannerProperties {
         }
     }
 
+    /**
+     * A list whose every fourth entry goes to Jackson (a key with an escape): each such stop drops the chunks
+     * cut ahead of it (eight of 4 KiB here, 32 KiB), so without a limit the scan threads would be given
+     * about 1,000 x 32 KiB for a list of 0.3 MB. Past the second stop they get a stretch only after 256 KiB
+     * of progress per stop, and the single scanner reads the rest: the same read, the threads given at
+     * most twice the list.
+     */
+    @Test
+    void frequentStopsLeaveTheListToTheSingleScanner() throws IOException {
+        StringBuilder text = new StringBuilder("{\"traceEvents\":[");
+        for (int i = 0; i < 4000; i++) {
+            text.append(i == 0 ? "" : ",\n").append("{\"ph\":\"X\",\"cat\":\"kernel\",")
+                    .append(i % 4 == 0 ? "\"na\\u006de\"" : "\"name\"").append(":\"k").append(i % 50)
+                    .append("\",\"ts\":").append(i).append(",\"dur\":2,\"pid\":0,\"tid\":7}");
+        }
+        byte[] json = text.append("]}").toString().getBytes(StandardCharsets.UTF_8);
+        Outcome scanned = read(json, false, true);
+        assertEquals(4000, scanned.events);
+        KinetoReader reader = new KinetoReader(false, true, 2, 4096);
+        Outcome parallel = read(reader, new ByteArrayInputStream(json));
+        assertSameRead(scanned, parallel, json.length, () -> "a stop every fourth entry");
+        assertTrue(reader.bytesScannedInParallel() <= 2L * json.length,
+                () -> reader.bytesScannedInParallel() + " bytes given to the scan threads for a list of " + json.length);
+    }
+
+    /**
+     * A chunk holds at most one event per 64 of its bytes (64 in a chunk of 4 KiB): a list of 100,000 empty
+     * entries (3 bytes each) would otherwise keep about 1,400 events' holders per chunk. Each worker's scan
+     * ends at the 64th, as at a stop, so the stops soon leave the list to the single scanner (above): the
+     * same read, and the scan threads given well under half of the list.
+     */
+    @Test
+    void tinyEntriesAreHeldAFewPerChunk() throws IOException {
+        byte[] json = ("{\"traceEvents\":[" + "{},".repeat(99_999) + "{}]}").getBytes(StandardCharsets.UTF_8);
+        Outcome scanned = read(json, false, true);
+        KinetoReader reader = new KinetoReader(false, true, 2, 4096);
+        Outcome parallel = read(reader, new ByteArrayInputStream(json));
+        assertSameRead(scanned, parallel, json.length, () -> "empty entries");
+        assertTrue(scanned.toString().contains("seen=100000"), scanned::toString);
+        assertTrue(reader.bytesScannedInParallel() < json.length / 2,
+                () -> reader.bytesScannedInParallel() + " bytes given to the scan threads for a list of " + json.length);
+    }
+
     private static String firstDifference(String expected, String actual) {
         String[] e = expected.split("\n");
         String[] a = actual.split("\n");
@@ -339,9 +382,13 @@ class EventScannerProperties {
 
     private static Outcome read(InputStream json, boolean keepPython, boolean scan, int threads, int chunkBytes)
             throws IOException {
+        return read(new KinetoReader(keepPython, scan, threads, chunkBytes), json);
+    }
+
+    private static Outcome read(KinetoReader reader, InputStream json) throws IOException {
         Outcome o = new Outcome();
         try {
-            ReadResult r = new KinetoReader(keepPython, scan, threads, chunkBytes).read(json, o.names, o);
+            ReadResult r = reader.read(json, o.names, o);
             o.partial = r.partial();
             o.jsonBytes = r.jsonBytes;
             o.log.append("result partial=").append(r.partial()).append(" at ").append(r.damageOffset()).append(' ')
