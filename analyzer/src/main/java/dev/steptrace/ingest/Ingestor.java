@@ -20,7 +20,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -88,7 +87,7 @@ public final class Ingestor {
         for (TraceDiscovery.Skipped s : found.skipped()) {
             // A file that cannot be read now keeps the rows of its last ingest: it may well be unchanged.
             outcomes.add(FileOutcome.notLoaded(s.path(), s.failed() ? Status.FAILED : Status.SKIPPED,
-                    s.failed() ? s.reason() : s.reason() + removeStaleRows(s.path())));
+                    s.failed() ? s.reason() : s.reason() + removeStaleRows(store.connection(), s.path())));
         }
         List<Planned> plan = plan(found.traces(), outcomes);
         long totalBytes = plan.stream().filter(p -> !p.unchanged).mapToLong(p -> p.fingerprint.size()).sum();
@@ -180,7 +179,9 @@ public final class Ingestor {
                     : p.found.format().equals(KinetoImporter.FORMAT) ? p.fingerprint.content() : null;
             if (sameContent == null && content != null) {
                 Planned first = seenDecompressed.putIfAbsent(dir + content, p);
-                if (first != null && Objects.equals(decompressed(first), decompressed(p))) {
+                // A damaged file has no decompressed fingerprint: it is no copy, whatever its trailer says.
+                Fingerprint firstOnce = first == null ? null : decompressed(first);
+                if (firstOnce != null && firstOnce.equals(decompressed(p))) {
                     sameContent = first.found.path();
                     once = " once decompressed";
                 }
@@ -188,7 +189,7 @@ public final class Ingestor {
             if (sameContent != null) {
                 outcomes.add(FileOutcome.notLoaded(p.found.path(), Status.SKIPPED, "same content as "
                         + sameContent.getFileName() + once + " (a copy of the same rank?)"
-                        + removeStaleRows(p.found.path())));
+                        + removeStaleRows(c, p.found.path())));
                 copies.add(p);
             }
         }
@@ -418,8 +419,9 @@ public final class Ingestor {
                             "cannot read: " + Messages.io(unreadable));
                 }
                 StoreFiles.putNonTrace(c, f.path(), fp.size(), fp.contentHash(), e.getMessage());
+                String removed = removeStaleRows(c, f.path());
                 c.commit();
-                return FileOutcome.notLoaded(f.path(), Status.SKIPPED, e.getMessage() + removeStaleRows(f.path()));
+                return FileOutcome.notLoaded(f.path(), Status.SKIPPED, e.getMessage() + removed);
             } catch (IOException e) {
                 rollback(c);
                 return FileOutcome.notLoaded(f.path(), Status.FAILED, "cannot read: " + Messages.io(e));
@@ -476,14 +478,15 @@ public final class Ingestor {
 
     /**
      * A file that was a trace when last ingested and no longer is: its old rows describe nothing on
-     * disk any more, so they go. Returns the note for the file's reason ("" when there was nothing).
+     * disk any more, so they go, on {@code c} (a load thread's own connection: the store's is not shared
+     * between threads). Returns the note for the file's reason ("" when there was nothing).
      */
-    private String removeStaleRows(Path path) throws SQLException {
-        StoreFiles.Row stale = StoreFiles.byPath(store.connection(), path);
+    private String removeStaleRows(Connection c, Path path) throws SQLException {
+        StoreFiles.Row stale = StoreFiles.byPath(c, path);
         if (stale == null || store.readOnly()) {
             return "";
         }
-        StoreFiles.deleteFile(store.connection(), stale.fileId());
+        StoreFiles.deleteFile(c, stale.fileId());
         return STALE_ROWS_REMOVED;
     }
 

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -276,6 +277,28 @@ class CaptureAssignmentTest {
         assertEquals("ingested", files.get(plain).get("status").asText(), files.get(plain).toString());
         assertEquals(files.get(rank1).get("capture").asText(), files.get(gz).get("capture").asText());
         assertNotEquals(files.get(gz).get("capture").asText(), files.get(plain).get("capture").asText());
+    }
+
+    /**
+     * Two ranks' gzip files, each with the same 4 KiB of zeros after its end (as a crash leaves them): their
+     * trailers then read the same, but a damaged file is no copy (docs/schema.md), so both ranks load.
+     */
+    @Test
+    void damagedGzipFilesWithTheSameTailAreNotCopies() throws Exception {
+        List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        for (Path f : ranks) {
+            byte[] bytes = Files.readAllBytes(f);
+            Files.write(run.resolve(f.getFileName()), Arrays.copyOf(bytes, bytes.length + 4096));
+        }
+        Path db = tmp.resolve("st.duckdb");
+        Cli.Result ingest = Cli.ingestJson(db, run);
+        Map<String, JsonNode> files = byFile(ingest.json());
+        assertEquals(2, files.size(), ingest::describe);
+        for (JsonNode f : files.values()) {
+            assertNotEquals("skipped", f.get("status").asText(), f.toString());
+        }
+        assertEquals(List.of("0", "1"), strings(db, "SELECT DISTINCT rank::VARCHAR FROM files ORDER BY 1"));
     }
 
     /** The report of {@code run} is one capture of ranks 0 and 1, with the kernel time of {@code ranks}' own events. */
