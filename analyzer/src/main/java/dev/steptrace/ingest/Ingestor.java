@@ -9,6 +9,8 @@ import dev.steptrace.store.StoreFiles;
 import dev.steptrace.store.TableColumns;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -89,6 +92,10 @@ public final class Ingestor {
             outcomes.add(FileOutcome.notLoaded(s.path(), s.failed() ? Status.FAILED : Status.SKIPPED,
                     s.failed() ? s.reason() : s.reason() + removeStaleRows(store.connection(), s.path())));
         }
+        for (Path gone : goneFrom(inputs, found)) {
+            outcomes.add(FileOutcome.notLoaded(gone, Status.SKIPPED,
+                    "no longer on disk" + removeStaleRows(store.connection(), gone)));
+        }
         List<Planned> plan = plan(found.traces(), outcomes);
         long totalBytes = plan.stream().filter(p -> !p.unchanged).mapToLong(p -> p.fingerprint.size()).sum();
         fileBytesToRead.set(totalBytes);
@@ -121,6 +128,32 @@ public final class Ingestor {
         }
         result.sort(Comparator.comparing((FileOutcome o) -> o.path().toString()));
         return new IngestReport(result, warnings, totalBytes, storeProblem(result));
+    }
+
+    /**
+     * The stored files inside the directories given that are no longer on disk (deleted, moved, or compressed
+     * in place): their rows would still count as ranks of the directory's capture. A path found now, even
+     * unreadable, is not one of them.
+     */
+    private Set<Path> goneFrom(List<Path> inputs, TraceDiscovery.Result found) throws IOException, SQLException {
+        Set<Path> gone = new TreeSet<>();
+        if (store.readOnly()) {
+            return gone;
+        }
+        Set<Path> seen = new HashSet<>();
+        found.traces().forEach(t -> seen.add(t.path()));
+        found.skipped().forEach(s -> seen.add(s.path()));
+        for (Path input : inputs) {
+            if (!Files.isDirectory(input)) {
+                continue;
+            }
+            for (StoreFiles.Row r : StoreFiles.under(store.connection(), input.toRealPath())) {
+                if (!seen.contains(r.path()) && Files.notExists(r.path(), LinkOption.NOFOLLOW_LINKS)) {
+                    gone.add(r.path());
+                }
+            }
+        }
+        return gone;
     }
 
     /** One file to load or skip, with what the store already holds for its path. */

@@ -27,6 +27,13 @@ public final class StoreFiles {
         return rows.isEmpty() ? null : rows.get(0);
     }
 
+    /** The stored files whose path lies inside the directory {@code dir} (at any depth). */
+    public static List<Row> under(Connection c, Path dir) throws SQLException {
+        String prefix = dir.toString().endsWith(dir.getFileSystem().getSeparator()) ? dir.toString()
+                : dir + dir.getFileSystem().getSeparator();
+        return query(c, "starts_with(path, ?)", ps -> ps.setString(1, prefix));
+    }
+
     /** The name of the capture the file at {@code path} belongs to, or null. */
     public static String captureName(Connection c, Path path) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(

@@ -301,6 +301,49 @@ class CaptureAssignmentTest {
         assertEquals(List.of("0", "1"), strings(db, "SELECT DISTINCT rank::VARCHAR FROM files ORDER BY 1"));
     }
 
+    /**
+     * A run's folder ingested as plain JSON, then one rank compressed in place (its .json gone, its .json.gz
+     * new), then the other rank deleted: the rows of a file no longer on disk leave the store, with a line,
+     * so the capture holds each rank once and then only the one left.
+     */
+    @Test
+    void filesGoneFromARunsFolderLeaveItsCapture() throws Exception {
+        List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        List<String> plain = new ArrayList<>();
+        for (Path f : ranks) {
+            String gz = f.getFileName().toString();
+            plain.add(gz.substring(0, gz.length() - ".gz".length()));
+            try (InputStream in = new GZIPInputStream(Files.newInputStream(f))) {
+                Files.copy(in, run.resolve(plain.get(plain.size() - 1)));
+            }
+        }
+        Path db = tmp.resolve("st.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, run));
+
+        Files.delete(run.resolve(plain.get(0)));
+        Files.copy(ranks.get(0), run.resolve(ranks.get(0).getFileName()));
+        Cli.Result compressed = Cli.ingestJson(db, run);
+        Cli.assertExit(0, compressed);
+        Map<String, JsonNode> files = byFile(compressed.json());
+        assertEquals("skipped", files.get(plain.get(0)).get("status").asText(), compressed::describe);
+        assertEquals("no longer on disk; its rows from an earlier ingest were removed from the store",
+                files.get(plain.get(0)).get("reason").asText());
+        assertEquals(List.of(), strings(compressed.json().get("warnings")));
+        assertEquals(List.of(ranks.get(0).getFileName().toString(), plain.get(1)),
+                strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+        assertReportsTheRun(run, db, ranks);
+
+        Files.delete(run.resolve(plain.get(1)));
+        Cli.Result deleted = Cli.ingestJson(db, run);
+        Cli.assertExit(0, deleted);
+        assertEquals(List.of("0"), strings(db, "SELECT rank::VARCHAR FROM files"));
+        Path out = tmp.resolve("out-one");
+        Cli.assertExit(0, Cli.run("report", run.toString(), "--db", db.toString(), "--out", out.toString(),
+                "--format", "json", "-q"));
+        assertEquals(List.of("0"), strings(JSON.readTree(out.resolve("report.json").toFile()).at("/capture/ranks")));
+    }
+
     /** The report of {@code run} is one capture of ranks 0 and 1, with the kernel time of {@code ranks}' own events. */
     private void assertReportsTheRun(Path run, Path db, List<Path> ranks) throws Exception {
         Path out = tmp.resolve("out");
