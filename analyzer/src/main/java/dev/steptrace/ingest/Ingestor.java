@@ -49,6 +49,8 @@ public final class Ingestor {
     private static final String STORE_READ_ONLY = "not loaded: the store ";
     /** The end of a skipped file's reason when the file was a trace before and its rows went. */
     private static final String STALE_ROWS_REMOVED = "; its rows from an earlier ingest were removed from the store";
+    private static final String CHANGED_WHILE_READ = "changed while it was read (still being written or copied?):"
+            + " not loaded; ingest it again once it is complete";
 
     private final Store store;
     private final IngestOptions options;
@@ -401,10 +403,6 @@ public final class Ingestor {
     }
 
     /**
-     * Loads one trace in one transaction: the importer of its format writes the event rows, then the
-     * files row is added and the transaction commits; any failure rolls the whole file back.
-     */
-    /**
      * Threads to scan each file's event list on while {@code files} load at once on {@code cores}, unless the
      * options say. With one or two files: those of a file's share of the cores that its insert thread leaves,
      * when two or more, and at most {@value #MAX_SCAN_THREADS}. With two cores the insert and read-ahead
@@ -421,9 +419,20 @@ public final class Ingestor {
         return files <= 2 && spare >= 2 ? Math.min(spare, MAX_SCAN_THREADS) : 1;
     }
 
+    /**
+     * Loads one trace in one transaction: the importer of its format writes the event rows, then the
+     * files row is added and the transaction commits; any failure rolls the whole file back, and so does a
+     * file that changed while it was read (its rows and fingerprint may be of two contents).
+     */
     private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads) {
         TraceDiscovery.Found f = p.found;
         long t0 = System.nanoTime();
+        FileIdentity before;
+        try {
+            before = FileIdentity.of(f.path());
+        } catch (IOException e) {
+            return FileOutcome.notLoaded(f.path(), Status.FAILED, "cannot read: " + Messages.io(e));
+        }
         try (Connection c = store.newConnection()) {
             c.setAutoCommit(false);
             Fingerprint.Digest digest = p.fingerprint.contentHash() == null ? new Fingerprint.Digest() : null;
@@ -436,7 +445,12 @@ public final class Ingestor {
                 }
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
-                insertFileRow(c, fileId, p, fingerprint(p, digest), summary, rank, seconds);
+                Fingerprint fp = fingerprint(p, digest);
+                if (!before.isStill(f.path())) {
+                    c.rollback();
+                    return FileOutcome.notLoaded(f.path(), Status.FAILED, CHANGED_WHILE_READ);
+                }
+                insertFileRow(c, fileId, p, fp, summary, rank, seconds);
                 StoreFiles.deleteNonTrace(c, f.path());
                 c.commit();
                 Status status = summary.partial ? Status.PARTIAL : Status.INGESTED;
@@ -445,11 +459,16 @@ public final class Ingestor {
             } catch (NotATraceException e) {
                 c.rollback();
                 Fingerprint fp;
+                boolean changed;
                 try {
                     fp = fingerprint(p, digest);
+                    changed = !before.isStill(f.path());
                 } catch (IOException unreadable) {
                     return FileOutcome.notLoaded(f.path(), Status.FAILED,
                             "cannot read: " + Messages.io(unreadable));
+                }
+                if (changed) {
+                    return FileOutcome.notLoaded(f.path(), Status.FAILED, CHANGED_WHILE_READ);
                 }
                 StoreFiles.putNonTrace(c, f.path(), fp.size(), fp.contentHash(), e.getMessage());
                 String removed = removeStaleRows(c, f.path());
