@@ -39,7 +39,7 @@ public final class IngestCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the per-file summary (with each file's capture) as JSON on stdout.")
     boolean json;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Files loaded at once (default: all cores).")
+    @Option(names = "--threads", paramLabel = "N", description = "Files loaded at once (default: all cores; at most one per 32 MB of Java heap).")
     Integer threads;
 
     @Option(names = "--no-analysis",

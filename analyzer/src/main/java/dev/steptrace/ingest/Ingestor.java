@@ -42,6 +42,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Ingestor {
     /** Scan threads a file gets at most (see {@link #scanThreads}). */
     static final int MAX_SCAN_THREADS = 4;
+    /**
+     * Java heap one file's load may take (its batches, twice over with an insert thread, its reader and
+     * dictionaries): on the launcher's 512 MB, 16 files of 100 MB loaded at once with their helper threads,
+     * 24 ran out of heap (docs/performance.md).
+     */
+    static final long HEAP_PER_FILE = 32L << 20;
     /** The name of the threads that each read one file at a time into the store. */
     public static final String FILE_THREAD = "steptrace-ingest";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -389,7 +395,7 @@ public final class Ingestor {
         List<Planned> bySize = new ArrayList<>(work);
         // Largest first, so the last file to finish is a small one.
         bySize.sort(Comparator.comparingLong((Planned p) -> p.fingerprint.size()).reversed());
-        int threads = Math.max(1, Math.min(options.threads(), bySize.size()));
+        int threads = filesAtOnce(options.threads(), bySize.size(), Runtime.getRuntime().maxMemory());
         int cores = Runtime.getRuntime().availableProcessors();
         boolean helperThreads = options.helperThreads() && threads < cores;
         int scanThreads = helperThreads ? scanThreads(cores, threads, options) : 1;
@@ -400,6 +406,11 @@ public final class Ingestor {
         try (DuckDbLoadSettings loading = DuckDbLoadSettings.apply(store.connection())) {
             return onThreads(threads, tasks);
         }
+    }
+
+    /** Files to load at once: as many as asked (cores by default) and there are, as far as the heap holds them. */
+    static int filesAtOnce(int asked, int files, long maxHeap) {
+        return (int) Math.max(1, Math.min(Math.min(asked, files), maxHeap / HEAP_PER_FILE));
     }
 
     /**

@@ -22,7 +22,8 @@ final class ReadAhead extends InputStream {
     private final BlockingQueue<Chunk> filled = new ArrayBlockingQueue<>(AHEAD);
     private final BlockingQueue<byte[]> free = new ArrayBlockingQueue<>(AHEAD + 2);
     private final Thread thread;
-    private volatile IOException failure;
+    /** What ended the reading early: an IOException, or anything else the source threw (rethrown as it was). */
+    private volatile Throwable failure;
     private Chunk current;
     private int pos;
     private boolean ended;
@@ -47,8 +48,9 @@ final class ReadAhead extends InputStream {
                     while (n < buf.length && (r = source.read(buf, n, buf.length - n)) >= 0) {
                         n += r;
                     }
-                } catch (IOException e) {
-                    // A cut or corrupt gzip: hand over what was read before the damage, then the error.
+                } catch (IOException | RuntimeException | Error e) {
+                    // A cut or corrupt gzip: hand over what was read before the damage, then the error (and
+                    // anything else, so that the reader does not wait for an end that never comes).
                     failure = e;
                 }
                 if (n > 0) {
@@ -84,8 +86,14 @@ final class ReadAhead extends InputStream {
         pos = 0;
         if (current == END) {
             ended = true;
-            if (failure != null) {
-                throw failure;
+            if (failure instanceof IOException io) {
+                throw io;
+            }
+            if (failure instanceof RuntimeException r) {
+                throw r;
+            }
+            if (failure instanceof Error e) {
+                throw e;
             }
             return false;
         }
@@ -114,9 +122,24 @@ final class ReadAhead extends InputStream {
         return n;
     }
 
+    /**
+     * Stops the thread and waits for it before closing the source: closed under a read, a gzip source's
+     * inflater would throw on that thread.
+     */
     @Override
     public void close() throws IOException {
         thread.interrupt();
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         source.close();
     }
 }

@@ -27,6 +27,19 @@ class ScanThreadsTest {
         assertEquals(expected, Ingestor.scanThreads(cores, files, new IngestOptions(files, false, true)));
     }
 
+    /** Files at once: the fewest of those asked for, those there are and one per 32 MiB of heap. */
+    @ParameterizedTest(name = "{0} asked, {1} files, {2} MiB of heap: {3}")
+    @CsvSource({
+        "64, 24, 512, 16",
+        "64, 24, 455, 14",
+        "2, 24, 512, 2",
+        "64, 3, 512, 3",
+        "64, 24, 16, 1",
+    })
+    void filesAtOnceAreAsManyAsTheHeapHolds(int asked, int files, long heapMib, int expected) {
+        assertEquals(expected, Ingestor.filesAtOnce(asked, files, heapMib << 20));
+    }
+
     @ParameterizedTest
     @CsvSource({"2, 2", "3, 3"})
     void theOptionsMaySay(int cores, int asked) {
