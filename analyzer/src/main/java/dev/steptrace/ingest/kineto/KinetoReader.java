@@ -265,11 +265,12 @@ public final class KinetoReader {
          * ({@link ReadResult#rereadUpTo()}). Without such breaks the events read from the member are
          * kept and the file says its content may be wrong.
          */
-        private void inputDamaged(RecordingInput.DamagedInputException e) {
+        private void inputDamaged(RecordingInput.DamagedInputException e) throws IOException {
             inputEnded = true;
             if (!(e.getCause() instanceof InputDamage damage)) {
-                result.markDamaged(e.offset, "cannot read the rest of the file (" + e.getMessage() + ")");
-                return;
+                // Not the file's content but its reading (an I/O error, an interrupt): the file fails and is
+                // read again by the next ingest, rather than kept in part under the fingerprint of it whole.
+                throw (IOException) e.getCause();
             }
             long suspect = damage.suspectFrom();
             if (suspect < 0) {

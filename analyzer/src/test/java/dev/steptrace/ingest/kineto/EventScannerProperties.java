@@ -1,6 +1,7 @@
 package dev.steptrace.ingest.kineto;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -259,6 +260,47 @@ class EventScannerProperties {
         assertTrue(scanned.toString().contains("seen=100000"), scanned::toString);
         assertTrue(reader.bytesScannedInParallel() < json.length / 2,
                 () -> reader.bytesScannedInParallel() + " bytes given to the scan threads for a list of " + json.length);
+    }
+
+    /**
+     * A read that fails halfway (an I/O error of the disk or the network file system, not damage of the file's
+     * content) fails the file, on one thread or several: no part of it is kept as if the file ended there.
+     */
+    @Test
+    void aReadErrorFailsTheFileRatherThanCuttingItShort() throws IOException {
+        Path trace;
+        try (Stream<Path> files = Files.list(TestData.smallTraces())) {
+            trace = files.filter(f -> f.toString().endsWith(".json.gz")).sorted().findFirst().orElseThrow();
+        }
+        byte[] json;
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(trace))) {
+            json = in.readAllBytes();
+        }
+        for (int threads : new int[] {1, 2}) {
+            InputStream failing = new InputStream() {
+                private int pos;
+
+                @Override
+                public int read() {
+                    throw new UnsupportedOperationException();
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) throws IOException {
+                    if (pos >= json.length / 2) {
+                        throw new IOException("Input/output error");
+                    }
+                    int n = Math.min(len, json.length / 2 - pos);
+                    System.arraycopy(json, pos, b, off, n);
+                    pos += n;
+                    return n;
+                }
+            };
+            KinetoReader reader = new KinetoReader(false, true, threads, 4096);
+            IOException e = assertThrows(IOException.class, () -> reader.read(failing, new NameDictionary(), event -> { }),
+                    () -> threads + " thread(s)");
+            assertEquals("Input/output error", e.getMessage(), () -> threads + " thread(s)");
+        }
     }
 
     private static String firstDifference(String expected, String actual) {
