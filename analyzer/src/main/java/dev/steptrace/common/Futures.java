@@ -2,12 +2,34 @@ package dev.steptrace.common;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 /** Results of work handed to other threads. */
 public final class Futures {
     private Futures() {}
+
+    /**
+     * Waits for the task to end, also when this thread is interrupted meanwhile (its flag is set again after),
+     * whatever the task's outcome: for freeing what the task still uses, after a failure reported elsewhere.
+     */
+    public static void finish(Future<?> task) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                task.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException | CancellationException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
 
     /**
      * The task's result; what it threw is thrown here as it was (an IOException, a RuntimeException or an

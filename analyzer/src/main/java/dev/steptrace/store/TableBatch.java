@@ -1,5 +1,6 @@
 package dev.steptrace.store;
 
+import dev.steptrace.common.Futures;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -261,13 +262,15 @@ public final class TableBatch implements AutoCloseable {
         if (f == null) {
             return;
         }
-        pending[buffer] = null;
         try {
             f.get();
+            pending[buffer] = null;
         } catch (InterruptedException e) {
+            // The insert may still be running: it stays pending, so close() waits for it before freeing its vectors.
             Thread.currentThread().interrupt();
             throw new SQLException("interrupted while inserting into " + columns.table, e);
         } catch (ExecutionException e) {
+            pending[buffer] = null;
             Throwable cause = e.getCause();
             if (cause instanceof SQLException se) {
                 throw se;
@@ -297,19 +300,16 @@ public final class TableBatch implements AutoCloseable {
         }
     }
 
-    /** Waits for inserts still running (their failure was or will be reported by flush), then frees the buffers. */
+    /**
+     * Waits for inserts still running, also when interrupted (their failure was or will be reported by flush,
+     * or the caller is closing after a failure of its own), then frees the buffers.
+     */
     @Override
     public void close() {
         for (int b = 0; b < buffers.length; b++) {
-            Future<?> f = pending[b];
-            if (f != null) {
-                try {
-                    f.get();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (ExecutionException e) {
-                    // the caller is closing after a failure of its own, or flush reported this one
-                }
+            if (pending[b] != null) {
+                Futures.finish(pending[b]);
+                pending[b] = null;
             }
         }
         root.close();

@@ -265,11 +265,14 @@ final class ParallelScan implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits for a chunk after the stop, also when interrupted, so that it is not reused while its worker still
+     * scans it; what its scanner met is met again by the reader, or not at all.
+     */
     private static void awaitQuietly(Chunk c) {
-        try {
-            await(c);
-        } catch (IOException | RuntimeException e) {
-            // a chunk after the stop: what its scanner met is met again by the reader, or not at all
+        if (c.done != null) {
+            Futures.finish(c.done);
+            c.done = null;
         }
     }
 
