@@ -141,7 +141,8 @@ public final class Ingestor {
     /**
      * The stored files inside the directories given that are no longer on disk (deleted, moved, or compressed
      * in place): their rows would still count as ranks of the directory's capture. A path found now, even
-     * unreadable, is not one of them.
+     * unreadable, is not one of them; nor is anything under a directory in which nothing was found (a disk
+     * not mounted, a copy not begun): its captures stay as stored.
      */
     private Set<Path> goneFrom(List<Path> inputs, TraceDiscovery.Result found) throws IOException, SQLException {
         Set<Path> gone = new TreeSet<>();
@@ -152,10 +153,11 @@ public final class Ingestor {
         found.traces().forEach(t -> seen.add(t.path()));
         found.skipped().forEach(s -> seen.add(s.path()));
         for (Path input : inputs) {
-            if (!Files.isDirectory(input)) {
+            Path dir = TraceDiscovery.storedPath(input);
+            if (!Files.isDirectory(dir) || seen.stream().noneMatch(p -> p.startsWith(dir))) {
                 continue;
             }
-            for (StoreFiles.Row r : StoreFiles.under(store.connection(), input.toRealPath())) {
+            for (StoreFiles.Row r : StoreFiles.under(store.connection(), dir)) {
                 if (!seen.contains(r.path()) && Files.notExists(r.path(), LinkOption.NOFOLLOW_LINKS)) {
                     gone.add(r.path());
                 }

@@ -49,8 +49,8 @@ final class ReadAhead extends InputStream {
                         n += r;
                     }
                 } catch (IOException | RuntimeException | Error e) {
-                    // A cut or corrupt gzip: hand over what was read before the damage, then the error (and
-                    // anything else, so that the reader does not wait for an end that never comes).
+                    // A cut or corrupt gzip (or anything else the source threw): hand over what was read
+                    // before it, then the error.
                     failure = e;
                 }
                 if (n > 0) {
@@ -62,6 +62,9 @@ final class ReadAhead extends InputStream {
             }
         } catch (InterruptedException e) {
             return;
+        } catch (RuntimeException | Error e) {
+            // No heap for a buffer, say: the reader gets it too, and does not wait for an end that never comes.
+            failure = e;
         }
         try {
             filled.put(END);

@@ -304,7 +304,7 @@ class CaptureAssignmentTest {
     /**
      * A run's folder ingested as plain JSON, then one rank compressed in place (its .json gone, its .json.gz
      * new), then the other rank deleted: the rows of a file no longer on disk leave the store, with a line,
-     * so the capture holds each rank once and then only the one left.
+     * so the capture holds each rank once and then only the one left; unless nothing is left to find.
      */
     @Test
     void filesGoneFromARunsFolderLeaveItsCapture() throws Exception {
@@ -342,6 +342,11 @@ class CaptureAssignmentTest {
         Cli.assertExit(0, Cli.run("report", run.toString(), "--db", db.toString(), "--out", out.toString(),
                 "--format", "json", "-q"));
         assertEquals(List.of("0"), strings(JSON.readTree(out.resolve("report.json").toFile()).at("/capture/ranks")));
+
+        // Nothing found in the folder at all (a disk not mounted, a copy not begun): nothing is taken for gone.
+        Files.move(run.resolve(ranks.get(0).getFileName()), tmp.resolve(ranks.get(0).getFileName()));
+        Cli.Result empty = Cli.ingestJson(db, run);
+        assertEquals(List.of("0"), strings(db, "SELECT rank::VARCHAR FROM files"), empty::describe);
     }
 
     /** The report of {@code run} is one capture of ranks 0 and 1, with the kernel time of {@code ranks}' own events. */

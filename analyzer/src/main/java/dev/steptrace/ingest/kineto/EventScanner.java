@@ -150,6 +150,11 @@ final class EventScanner {
         return stoppedAfterValue;
     }
 
+    /** The absolute offset the running scan has reached: in an {@link Events} callback, the end of its entry. */
+    long position() {
+        return base + pos;
+    }
+
     /** The last scan stopped because the input had no more bytes (not for Jackson). */
     boolean ranOut() {
         return ranOut;

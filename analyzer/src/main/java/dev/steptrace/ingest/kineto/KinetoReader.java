@@ -459,6 +459,15 @@ public final class KinetoReader {
                 }
                 throw new ScannerStopped(parallel.stoppedAt(), parallel.stoppedAfterValue());
             }
+            if (parallel != null) {
+                // Stops came often: this thread scans on, up to where the scan threads are worth it again.
+                long from = parallel.worthScanningFrom();
+                scanner.scan(at, afterEntry, event, e -> {
+                    dispatch(e);
+                    return scanner.position() < from ? e : null;
+                });
+                throw new ScannerStopped(scanner.stoppedAt(), scanner.stoppedAfterValue());
+            }
             scanner.scan(at, afterEntry, event, this::dispatched);
             throw new ScannerStopped(scanner.stoppedAt(), scanner.stoppedAfterValue());
         }

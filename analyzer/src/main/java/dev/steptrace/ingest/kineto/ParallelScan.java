@@ -35,7 +35,8 @@ import java.util.concurrent.Future;
  * reader waits for them: a list whose entries go to Jackson often (NaN, the unescaped quotes Kineto
  * writes, runs of tiny entries) would spend nearly all its time so. {@link #worthScanning} therefore
  * allows, past the first stop, one stop per {@link #PROGRESS_PER_STOP} times the bytes cut ahead of the
- * reader's progress; otherwise the single scanner reads on until the input has gone far enough.
+ * reader's progress; otherwise the single scanner reads on until the input has gone far enough, and hands
+ * back there.
  */
 final class ParallelScan implements AutoCloseable {
     /** Worker threads' names start with this. */
@@ -95,7 +96,12 @@ final class ParallelScan implements AutoCloseable {
      * one per {@link #PROGRESS_PER_STOP} times the bytes cut ahead (see the class comment).
      */
     boolean worthScanning(long at) {
-        return (long) (scans - 1) * PROGRESS_PER_STOP * maxAhead * chunkBytes <= at;
+        return at >= worthScanningFrom();
+    }
+
+    /** The absolute offset from which the list is {@linkplain #worthScanning worth scanning} here again. */
+    long worthScanningFrom() {
+        return (long) (scans - 1) * PROGRESS_PER_STOP * maxAhead * chunkBytes;
     }
 
     /** Bytes handed to the workers so far, those of chunks dropped after a stop included. */

@@ -245,6 +245,28 @@ class EventScannerProperties {
     }
 
     /**
+     * Two stops at the start of a long list (keys with an escape in its first two entries): the single scanner
+     * reads on only until 256 KiB (eight times the 32 KiB cut ahead), then the scan threads take the rest
+     * again, so they are given most of the list; the same read.
+     */
+    @Test
+    void afterEarlyStopsTheScanThreadsTakeOverAgain() throws IOException {
+        StringBuilder text = new StringBuilder("{\"traceEvents\":[");
+        for (int i = 0; i < 16_000; i++) {
+            text.append(i == 0 ? "" : ",\n").append("{\"ph\":\"X\",\"cat\":\"kernel\",")
+                    .append(i < 2 ? "\"na\\u006de\"" : "\"name\"").append(":\"k").append(i % 50)
+                    .append("\",\"ts\":").append(i).append(",\"dur\":2,\"pid\":0,\"tid\":7}");
+        }
+        byte[] json = text.append("]}").toString().getBytes(StandardCharsets.UTF_8);
+        Outcome scanned = read(json, false, true);
+        KinetoReader reader = new KinetoReader(false, true, 2, 4096);
+        Outcome parallel = read(reader, new ByteArrayInputStream(json));
+        assertSameRead(scanned, parallel, json.length, () -> "two stops at the start");
+        assertTrue(reader.bytesScannedInParallel() > json.length / 2,
+                () -> reader.bytesScannedInParallel() + " bytes given to the scan threads for a list of " + json.length);
+    }
+
+    /**
      * A chunk holds at most one event per 64 of its bytes (64 in a chunk of 4 KiB): a list of 100,000 empty
      * entries (3 bytes each) would otherwise keep about 1,400 events' holders per chunk. Each worker's scan
      * ends at the 64th, as at a stop, so the stops soon leave the list to the single scanner (above): the
