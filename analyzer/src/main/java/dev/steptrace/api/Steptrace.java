@@ -7,7 +7,6 @@ import dev.steptrace.analysis.DiffBuilder;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.CaptureAssignment;
-import dev.steptrace.ingest.FileOutcome;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.ingest.Ingestor;
@@ -395,30 +394,16 @@ public final class Steptrace implements AutoCloseable {
     }
 
     /**
-     * Analyses each capture that an ingest loaded files into (under the default options) and keeps the
-     * analysis in the store, as {@code steptrace ingest} does: the next {@code steptrace report} of an
-     * unchanged capture only reads it.
+     * Analyses each capture whose files an ingest changed (loaded, or removed: {@link IngestReport#changedCaptures})
+     * under the default options and keeps the analysis in the store, as {@code steptrace ingest} does: the next
+     * {@code steptrace report} of an unchanged capture only reads it. One whose analysis is kept already is only
+     * looked up.
      *
      * @param ingested what {@link #ingest} returned
      * @return the captures analysed, by id
      */
     public List<Integer> prepareReports(IngestReport ingested) {
-        List<Integer> ids = new ArrayList<>();
-        try (PreparedStatement ps = store.connection().prepareStatement("SELECT capture_id FROM files WHERE path = ?")) {
-            for (FileOutcome f : ingested.files()) {
-                if (f.status() != FileOutcome.Status.INGESTED && f.status() != FileOutcome.Status.PARTIAL) {
-                    continue;
-                }
-                ps.setString(1, f.path().toString());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next() && !ids.contains(rs.getInt(1))) {
-                        ids.add(rs.getInt(1));
-                    }
-                }
-            }
-        } catch (SQLException e) {
-            throw SteptraceException.internal("finding the captures ingested failed: " + Messages.firstLine(e.getMessage()), e);
-        }
+        List<Integer> ids = ingested.changedCaptures();
         AnalysisOptions defaults = AnalysisOptions.defaults();
         for (int id : ids) {
             capture(id, defaults).close();

@@ -5,10 +5,13 @@ import java.util.List;
 /**
  * The per-file outcomes of one ingest, and warnings that concern several files.
  *
- * @param storeProblem why nothing could be loaded when the store, not the traces, is at fault (it is
- *                     read-only, full or broken), else null
+ * @param storeProblem    why nothing could be loaded when the store, not the traces, is at fault (it is
+ *                        read-only, full or broken), else null
+ * @param changedCaptures the captures of the directories whose files changed (loaded, or their rows removed),
+ *                        by id: those to analyse again
  */
-public record IngestReport(List<FileOutcome> files, List<String> warnings, long bytesToLoad, String storeProblem) {
+public record IngestReport(List<FileOutcome> files, List<String> warnings, long bytesToLoad, String storeProblem,
+                           List<Integer> changedCaptures) {
     /** True when at least one trace is in the store for the inputs (loaded now or earlier). */
     public boolean anyUsable() {
         return files.stream().anyMatch(f -> f.status().usable());

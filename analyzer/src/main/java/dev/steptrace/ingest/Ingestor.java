@@ -116,6 +116,7 @@ public final class Ingestor {
         }
         // The directories whose files changed are grouped into captures again (and any left ungrouped).
         Map<Path, Integer> assumed = Map.of();
+        List<Integer> changedCaptures = List.of();
         if (!store.readOnly()) {
             Set<Path> changedDirs = new HashSet<>();
             for (FileOutcome o : outcomes) {
@@ -126,6 +127,7 @@ public final class Ingestor {
             }
             changedDirs.addAll(CaptureAssignment.ungrouped(store.connection()));
             assumed = CaptureAssignment.regroup(store.connection(), changedDirs, warnings);
+            changedCaptures = StoreFiles.capturesIn(store.connection(), changedDirs);
         }
         List<FileOutcome> result = new ArrayList<>();
         for (FileOutcome o : outcomes) {
@@ -135,7 +137,7 @@ public final class Ingestor {
                     : ranked);
         }
         result.sort(Comparator.comparing((FileOutcome o) -> o.path().toString()));
-        return new IngestReport(result, warnings, totalBytes, storeProblem(result));
+        return new IngestReport(result, warnings, totalBytes, storeProblem(result), changedCaptures);
     }
 
     /**

@@ -6,9 +6,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /** Reads and writes the bookkeeping rows of the store: captures, files, and files that are no traces. */
 public final class StoreFiles {
@@ -32,6 +34,20 @@ public final class StoreFiles {
         String prefix = dir.toString().endsWith(dir.getFileSystem().getSeparator()) ? dir.toString()
                 : dir + dir.getFileSystem().getSeparator();
         return query(c, "starts_with(path, ?)", ps -> ps.setString(1, prefix));
+    }
+
+    /** The captures of the stored files directly inside any of {@code dirs}, by id, in order. */
+    public static List<Integer> capturesIn(Connection c, Collection<Path> dirs) throws SQLException {
+        TreeSet<Integer> ids = new TreeSet<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT capture_id, path FROM files WHERE capture_id IS NOT NULL");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                if (dirs.contains(Path.of(rs.getString(2)).getParent())) {
+                    ids.add(rs.getInt(1));
+                }
+            }
+        }
+        return List.copyOf(ids);
     }
 
     /** The name of the capture the file at {@code path} belongs to, or null. */

@@ -338,6 +338,8 @@ class CaptureAssignmentTest {
         Cli.Result deleted = Cli.ingestJson(db, run);
         Cli.assertExit(0, deleted);
         assertEquals(List.of("0"), strings(db, "SELECT rank::VARCHAR FROM files"));
+        // The capture that only lost a file is analysed again by the ingest, as one that gained one is.
+        assertEquals(List.of("1"), strings(db, "SELECT count(*)::VARCHAR FROM analyses"));
         Path out = tmp.resolve("out-one");
         Cli.assertExit(0, Cli.run("report", run.toString(), "--db", db.toString(), "--out", out.toString(),
                 "--format", "json", "-q"));
