@@ -46,17 +46,21 @@ public final class Futures {
             interrupted.initCause(e);
             throw interrupted;
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new IOException(cause);
+            throw asThrown(e.getCause());
         }
+    }
+
+    /**
+     * What another thread threw, to throw on this one as it was: a RuntimeException or an Error is thrown
+     * from here, an IOException is returned, anything else is returned in an IOException.
+     */
+    public static IOException asThrown(Throwable failure) {
+        if (failure instanceof RuntimeException r) {
+            throw r;
+        }
+        if (failure instanceof Error err) {
+            throw err;
+        }
+        return failure instanceof IOException io ? io : new IOException(failure);
     }
 }

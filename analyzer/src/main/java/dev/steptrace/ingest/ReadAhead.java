@@ -1,5 +1,6 @@
 package dev.steptrace.ingest;
 
+import dev.steptrace.common.Futures;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -89,14 +90,8 @@ final class ReadAhead extends InputStream {
         pos = 0;
         if (current == END) {
             ended = true;
-            if (failure instanceof IOException io) {
-                throw io;
-            }
-            if (failure instanceof RuntimeException r) {
-                throw r;
-            }
-            if (failure instanceof Error e) {
-                throw e;
+            if (failure != null) {
+                throw Futures.asThrown(failure);
             }
             return false;
         }
