@@ -6,7 +6,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
-/** Results of work handed to other threads. */
+/** Work handed to other threads: waiting for its end, and its results. */
 public final class Futures {
     private Futures() {}
 
@@ -15,15 +15,32 @@ public final class Futures {
      * whatever the task's outcome: for freeing what the task still uses, after a failure reported elsewhere.
      */
     public static void finish(Future<?> task) {
+        uninterruptibly(() -> {
+            try {
+                task.get();
+            } catch (ExecutionException | CancellationException e) {
+                // its outcome is reported elsewhere
+            }
+        });
+    }
+
+    /** Waits for the thread to end, also when this thread is interrupted meanwhile (its flag is set again after). */
+    public static void join(Thread thread) {
+        uninterruptibly(thread::join);
+    }
+
+    private interface Wait {
+        void await() throws InterruptedException;
+    }
+
+    private static void uninterruptibly(Wait wait) {
         boolean interrupted = false;
         while (true) {
             try {
-                task.get();
+                wait.await();
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;
-            } catch (ExecutionException | CancellationException e) {
-                break;
             }
         }
         if (interrupted) {

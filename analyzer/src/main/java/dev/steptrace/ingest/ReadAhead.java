@@ -127,17 +127,7 @@ final class ReadAhead extends InputStream {
     @Override
     public void close() throws IOException {
         thread.interrupt();
-        boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Futures.join(thread);
         source.close();
     }
 }

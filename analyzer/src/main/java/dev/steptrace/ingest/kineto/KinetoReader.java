@@ -452,7 +452,8 @@ public final class KinetoReader {
             if (parserOffset < 0 || at < input.keptFrom() || at > input.bytesRead()) {
                 return;
             }
-            if (parallel != null && parallel.worthScanning(at)) {
+            long parallelFrom = parallel == null ? Long.MAX_VALUE : parallel.worthScanningFrom();
+            if (at >= parallelFrom) {
                 parallel.scan(at, afterEntry, this::dispatched);
                 if (parallel.damage() != null) {
                     throw parallel.damage();
@@ -461,7 +462,7 @@ public final class KinetoReader {
             }
             if (parallel != null) {
                 // Stops came often: this thread scans on, up to where the scan threads are worth it again.
-                long from = parallel.worthScanningFrom();
+                long from = parallelFrom;
                 scanner.scan(at, afterEntry, event, e -> {
                     dispatch(e);
                     return scanner.position() < from ? e : null;

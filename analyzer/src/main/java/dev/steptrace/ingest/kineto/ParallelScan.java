@@ -33,7 +33,7 @@ import java.util.concurrent.Future;
  *
  * <p>Every stop short of the list's end drops the chunks cut ahead of it, scanned for nothing, and the
  * reader waits for them: a list whose entries go to Jackson often (NaN, the unescaped quotes Kineto
- * writes, runs of tiny entries) would spend nearly all its time so. {@link #worthScanning} therefore
+ * writes, runs of tiny entries) would spend nearly all its time so. {@link #worthScanningFrom} therefore
  * allows, past the first stop, one stop per {@link #PROGRESS_PER_STOP} times the bytes cut ahead of the
  * reader's progress; otherwise the single scanner reads on until the input has gone far enough, and hands
  * back there.
@@ -49,7 +49,7 @@ final class ParallelScan implements AutoCloseable {
     private static final int AHEAD_BYTES = 8 << 20;
     /** Bytes of a chunk per event it may hold: past that many events its worker's scan ends, as at a stop. */
     private static final int BYTES_PER_EVENT_HELD = 64;
-    /** Progress, in bytes cut ahead, that each stop after the first must be preceded by ({@link #worthScanning}). */
+    /** Progress, in bytes cut ahead, that each stop after the first must be preceded by ({@link #worthScanningFrom}). */
     private static final int PROGRESS_PER_STOP = 8;
     /** A worker's dictionary is started afresh past this many characters, so n workers keep at most n times it. */
     private static final long MAX_WORKER_NAME_CHARS = 1L << 20;
@@ -91,15 +91,10 @@ final class ParallelScan implements AutoCloseable {
     }
 
     /**
-     * Whether the list from absolute offset {@code at} on is worth scanning here rather than by a single
-     * scanner: before the second stop always, then while the stops past the first came no more often than
-     * one per {@link #PROGRESS_PER_STOP} times the bytes cut ahead (see the class comment).
+     * The absolute offset from which the list is worth scanning here rather than by a single scanner: anywhere
+     * before the second stop, then only where the stops past the first came no more often than one per
+     * {@link #PROGRESS_PER_STOP} times the bytes cut ahead (see the class comment).
      */
-    boolean worthScanning(long at) {
-        return at >= worthScanningFrom();
-    }
-
-    /** The absolute offset from which the list is {@linkplain #worthScanning worth scanning} here again. */
     long worthScanningFrom() {
         return (long) (scans - 1) * PROGRESS_PER_STOP * maxAhead * chunkBytes;
     }
