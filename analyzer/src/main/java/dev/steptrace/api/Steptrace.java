@@ -7,6 +7,7 @@ import dev.steptrace.analysis.DiffBuilder;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.CaptureAssignment;
+import dev.steptrace.ingest.FileOutcome;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.IngestReport;
 import dev.steptrace.ingest.Ingestor;
@@ -233,8 +234,11 @@ public final class Steptrace implements AutoCloseable {
         try {
             Path real = TraceDiscovery.storedPath(path);
             if (!Files.isDirectory(real) || TraceDiscovery.traceDirectory(real) != null) {
-                // A trace file, or a directory that is one trace (an nsys Parquet export).
-                Integer alone = CaptureAssignment.aloneCapture(store.connection(), real, !store.readOnly());
+                // A trace file, or a directory that is one trace (an nsys Parquet export); a copy of a file beside
+                // it is that file.
+                Path trace = report.files().stream().filter(f -> f.path().equals(real) && f.copyOf() != null)
+                        .map(FileOutcome::copyOf).findFirst().orElse(real);
+                Integer alone = CaptureAssignment.aloneCapture(store.connection(), trace, !store.readOnly());
                 ids = alone == null ? List.of() : List.of(alone);
             } else {
                 ids = CaptureScope.under(store.connection(), real);

@@ -47,7 +47,8 @@ public final class IngestCommand implements Callable<Integer> {
     boolean noAnalysis;
 
     @Option(names = "--keep-python-functions",
-            description = "Keep python_function events (dropped by default: no analysis reads them).")
+            description = "Keep python_function events (dropped by default: no analysis reads them). Files loaded"
+                    + " without them are loaded again.")
     boolean keepPython;
 
     @CommandLine.Spec

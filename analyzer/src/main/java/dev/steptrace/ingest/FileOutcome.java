@@ -10,9 +10,11 @@ import java.util.Map;
  * @param capture the name of the capture the file is in; null when it is not in the store
  * @param counts kept events by kind: kernel, memcpy, memset, runtime (CUDA runtime and driver calls),
  *               cpu_op, annotation (user and GPU user annotations); empty when nothing was loaded
+ * @param copyOf for a file skipped as a copy, the file of its directory whose content it holds (in the store,
+ *               whose capture and rank it is given); else null
  */
 public record FileOutcome(Path path, String capture, Integer rank, Status status, String reason,
-                          Map<String, Long> counts, long jsonBytes, double seconds) {
+                          Map<String, Long> counts, long jsonBytes, double seconds, Path copyOf) {
 
     public enum Status {
         INGESTED, UNCHANGED, PARTIAL, SKIPPED, FAILED;
@@ -28,15 +30,25 @@ public record FileOutcome(Path path, String capture, Integer rank, Status status
     }
 
     public static FileOutcome notLoaded(Path path, Status status, String reason) {
-        return new FileOutcome(path, null, null, status, reason, emptyCounts(), 0, 0);
+        return new FileOutcome(path, null, null, status, reason, emptyCounts(), 0, 0, null);
+    }
+
+    /** A file skipped because it holds the content of {@code original}, a file of its directory. */
+    public static FileOutcome copy(Path path, Path original, String reason) {
+        return new FileOutcome(path, null, null, Status.SKIPPED, reason, emptyCounts(), 0, 0, original);
+    }
+
+    /** Its rows are in the store, or those of the file it is a copy of. */
+    public boolean inStore() {
+        return status.usable() || copyOf != null;
     }
 
     public FileOutcome withRank(Integer newRank) {
-        return new FileOutcome(path, capture, newRank, status, reason, counts, jsonBytes, seconds);
+        return new FileOutcome(path, capture, newRank, status, reason, counts, jsonBytes, seconds, copyOf);
     }
 
     public FileOutcome withCapture(String captureName) {
-        return new FileOutcome(path, captureName, rank, status, reason, counts, jsonBytes, seconds);
+        return new FileOutcome(path, captureName, rank, status, reason, counts, jsonBytes, seconds, copyOf);
     }
 
     static Map<String, Long> emptyCounts() {

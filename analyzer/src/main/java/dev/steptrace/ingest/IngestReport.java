@@ -12,8 +12,8 @@ import java.util.List;
  */
 public record IngestReport(List<FileOutcome> files, List<String> warnings, long bytesToLoad, String storeProblem,
                            List<Integer> changedCaptures) {
-    /** True when at least one trace is in the store for the inputs (loaded now or earlier). */
+    /** True when at least one trace is in the store for the inputs (loaded now or earlier, or as the file it copies). */
     public boolean anyUsable() {
-        return files.stream().anyMatch(f -> f.status().usable());
+        return files.stream().anyMatch(FileOutcome::inStore);
     }
 }

@@ -133,8 +133,12 @@ public final class Ingestor {
         for (FileOutcome o : outcomes) {
             Integer rank = assumed.get(o.path());
             FileOutcome ranked = rank != null ? o.withRank(rank) : o;
-            result.add(o.status().usable() ? ranked.withCapture(StoreFiles.captureName(store.connection(), o.path()))
-                    : ranked);
+            if (o.copyOf() != null) {
+                StoreFiles.Row original = StoreFiles.byPath(store.connection(), o.copyOf());
+                ranked = ranked.withRank(original == null ? null : original.rank());
+            }
+            result.add(o.inStore() ? ranked.withCapture(StoreFiles.captureName(store.connection(),
+                    o.copyOf() != null ? o.copyOf() : o.path())) : ranked);
         }
         result.sort(Comparator.comparing((FileOutcome o) -> o.path().toString()));
         return new IngestReport(result, warnings, totalBytes, storeProblem(result), changedCaptures);
@@ -173,14 +177,21 @@ public final class Ingestor {
         final TraceDiscovery.Found found;
         final Fingerprint fingerprint;
         final StoreFiles.Row previous;
+        /** The store holds this file's content for its path. */
+        final boolean stored;
+        /** ... and as these options would load it: the file is skipped. */
         final boolean unchanged;
 
-        Planned(TraceDiscovery.Found found, Fingerprint fingerprint, StoreFiles.Row previous) {
+        Planned(TraceDiscovery.Found found, Fingerprint fingerprint, StoreFiles.Row previous, IngestOptions options) {
             this.found = found;
             this.fingerprint = fingerprint;
             this.previous = previous;
-            this.unchanged = previous != null && previous.size() == fingerprint.size()
+            this.stored = previous != null && previous.size() == fingerprint.size()
                     && previous.contentHash().equals(fingerprint.contentHash());
+            // A file loaded without its python_function events is loaded again when they are asked for; one
+            // loaded with them serves an ingest that would drop them (no analysis reads them).
+            this.unchanged = stored && (!options.keepPythonFunctions() || previous.pythonFunctions()
+                    || !previous.format().equals(KinetoImporter.FORMAT));
         }
     }
 
@@ -189,7 +200,9 @@ public final class Ingestor {
         Connection c = store.connection();
         List<Planned> candidates = new ArrayList<>();
         Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents = gzipContents(traces);
-        List<Fingerprinted> fingerprints = fingerprints(traces, fingerprintWhileLoading(c, traces, gzipContents));
+        List<DirectoryCopies.Candidate> neighbours = storedNeighbours(c, traces);
+        List<Fingerprinted> fingerprints = fingerprints(traces,
+                fingerprintWhileLoading(c, traces, gzipContents, neighbours));
         for (int i = 0; i < traces.size(); i++) {
             TraceDiscovery.Found f = traces.get(i);
             if (fingerprints.get(i).failure() != null) {
@@ -205,36 +218,25 @@ public final class Ingestor {
                 outcomes.add(FileOutcome.notLoaded(f.path(), Status.SKIPPED, notTrace));
                 continue;
             }
-            candidates.add(new Planned(f, fp, StoreFiles.byPath(c, f.path())));
+            candidates.add(new Planned(f, fp, StoreFiles.byPath(c, f.path()), options));
         }
         // Of several files with the same content in one directory (as stored, or once decompressed: a
         // gunzipped copy left beside its .gz), one that the store already holds keeps it (else the first in
         // path order): loading a copy beside it would count that rank twice, or make it a second run.
         List<Planned> claimOrder = new ArrayList<>(candidates);
-        claimOrder.sort(Comparator.comparing((Planned p) -> !p.unchanged));
-        Map<String, Path> seenContent = new HashMap<>();
-        Map<String, Planned> seenDecompressed = new HashMap<>();
+        claimOrder.sort(Comparator.comparing((Planned p) -> !p.stored));
+        DirectoryCopies directories = new DirectoryCopies();
+        neighbours.forEach(directories::claim);
         Set<Planned> copies = new HashSet<>();
         for (Planned p : claimOrder) {
-            String dir = p.found.dir() + "/";
-            String once = "";
-            Path sameContent = seenContent.putIfAbsent(
-                    dir + p.fingerprint.contentHash() + "/" + p.fingerprint.size(), p.found.path());
             Fingerprint.Content content = p.found.compressed() ? gzipContents.get(p.found)
                     : p.found.format().equals(KinetoImporter.FORMAT) ? p.fingerprint.content() : null;
-            if (sameContent == null && content != null) {
-                Planned first = seenDecompressed.putIfAbsent(dir + content, p);
-                // A damaged file has no decompressed fingerprint: it is no copy, whatever its trailer says.
-                Fingerprint firstOnce = first == null ? null : decompressed(first);
-                if (firstOnce != null && firstOnce.equals(decompressed(p))) {
-                    sameContent = first.found.path();
-                    once = " once decompressed";
-                }
-            }
-            if (sameContent != null) {
-                outcomes.add(FileOutcome.notLoaded(p.found.path(), Status.SKIPPED, "same content as "
-                        + sameContent.getFileName() + once + " (a copy of the same rank?)"
-                        + removeStaleRows(c, p.found.path())));
+            DirectoryCopies.Copy copy = directories.claim(
+                    new DirectoryCopies.Candidate(p.found.path(), p.found.compressed(), p.fingerprint, content));
+            if (copy != null) {
+                outcomes.add(FileOutcome.copy(p.found.path(), copy.of(), "same content as "
+                        + copy.of().getFileName() + (copy.onceDecompressed() ? " once decompressed" : "")
+                        + " (a copy of the same rank?)" + removeStaleRows(c, p.found.path())));
                 copies.add(p);
             }
         }
@@ -244,20 +246,39 @@ public final class Ingestor {
     }
 
     /**
-     * The fingerprint of a planned file's content once decompressed, or null when it cannot be had (a
-     * damaged or unreadable gzip file, a plain file fingerprinted while loading). Inflates a gzip file: only
-     * asked of a file whose trailer matches another file's content.
+     * The files the store holds in the directories of these traces, other than theirs, that are still on disk
+     * with their stored size: a trace of this ingest with the same content is a copy of one of them, as it
+     * would be if both were ingested together.
      */
-    private static Fingerprint decompressed(Planned p) {
-        if (!p.found.compressed()) {
-            return p.fingerprint.contentHash() == null ? null : p.fingerprint;
+    private static List<DirectoryCopies.Candidate> storedNeighbours(Connection c, List<TraceDiscovery.Found> traces)
+            throws SQLException {
+        Set<Path> given = new HashSet<>();
+        Set<Path> dirs = new TreeSet<>();
+        for (TraceDiscovery.Found f : traces) {
+            given.add(f.path());
+            dirs.add(f.dir());
         }
-        try {
-            return Fingerprint.ofGunzipped(p.found.path());
-        } catch (IOException e) {
-            // Its load reports it.
-            return null;
+        List<DirectoryCopies.Candidate> neighbours = new ArrayList<>();
+        for (Path dir : dirs) {
+            for (StoreFiles.Row r : StoreFiles.under(c, dir)) {
+                if (!dir.equals(r.path().getParent()) || given.contains(r.path())) {
+                    continue;
+                }
+                Fingerprint stored = new Fingerprint(r.size(), r.contentHash());
+                boolean kineto = r.format().equals(KinetoImporter.FORMAT);
+                try {
+                    if (!Files.isRegularFile(r.path()) || Files.size(r.path()) != r.size()) {
+                        continue;
+                    }
+                    Fingerprint.Content content = !kineto ? null
+                            : r.compressed() ? Fingerprint.gzipContent(r.path()) : stored.content();
+                    neighbours.add(new DirectoryCopies.Candidate(r.path(), r.compressed(), stored, content));
+                } catch (IOException e) {
+                    // Not readable now: nothing to compare with.
+                }
+            }
         }
+        return neighbours;
     }
 
     /** What the trailers of the gzip Kineto files say of their content; a file that cannot be read is left out. */
@@ -289,7 +310,8 @@ public final class Ingestor {
      * The others are fingerprinted first, which is the only read of an unchanged file.
      */
     private Map<TraceDiscovery.Found, Long> fingerprintWhileLoading(Connection c, List<TraceDiscovery.Found> traces,
-            Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents) throws SQLException {
+            Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents, List<DirectoryCopies.Candidate> neighbours)
+            throws SQLException {
         if (store.readOnly()) {
             return Map.of();
         }
@@ -311,6 +333,13 @@ public final class Ingestor {
         Set<String> gzipLengths = new HashSet<>();
         for (Map.Entry<TraceDiscovery.Found, Fingerprint.Content> g : gzipContents.entrySet()) {
             gzipLengths.add(g.getKey().dir() + "/" + g.getValue().lengthMod32());
+        }
+        // So may a file as long as one the store holds beside it, or as the content of such a gzip file.
+        for (DirectoryCopies.Candidate n : neighbours) {
+            ofSize.merge(n.dir() + "/" + n.size(), 1, Integer::sum);
+            if (n.compressed() && n.content() != null) {
+                gzipLengths.add(n.dir() + "/" + n.content().lengthMod32());
+            }
         }
         Map<TraceDiscovery.Found, Long> deferred = new HashMap<>();
         for (Map.Entry<TraceDiscovery.Found, Long> e : sizes.entrySet()) {
@@ -470,7 +499,7 @@ public final class Ingestor {
                 c.commit();
                 Status status = summary.partial ? Status.PARTIAL : Status.INGESTED;
                 return new FileOutcome(f.path(), null, rank.value, status, summary.partialReason,
-                        summary.counts(), summary.bytesRead, seconds);
+                        summary.counts(), summary.bytesRead, seconds, null);
             } catch (NotATraceException e) {
                 c.rollback();
                 Fingerprint fp;
@@ -603,14 +632,16 @@ public final class Ingestor {
                 .set("distributed_info", s.distributedInfo)
                 .set("metadata", s.metadata)
                 .set("ingested_at", Timestamp.from(Instant.now()))
-                .set("parse_seconds", seconds);
+                .set("parse_seconds", seconds)
+                .set("python_functions", p.found.format().equals(KinetoImporter.FORMAT)
+                        ? options.keepPythonFunctions() : null);
         NamedRow.insert(c, "files", List.of(row));
     }
 
     private FileOutcome unchangedOutcome(Planned p) {
         StoreFiles.Row prev = p.previous;
         return new FileOutcome(p.found.path(), null, prev.rank(), Status.UNCHANGED, null,
-                prev.counts(), prev.jsonBytes(), 0);
+                prev.counts(), prev.jsonBytes(), 0, null);
     }
 
     private String notWritable() {
@@ -624,7 +655,7 @@ public final class Ingestor {
      */
     private static String storeProblem(List<FileOutcome> outcomes) {
         List<FileOutcome> failed = outcomes.stream().filter(o -> o.status() == Status.FAILED).toList();
-        if (failed.isEmpty() || outcomes.stream().anyMatch(o -> o.status().usable())) {
+        if (failed.isEmpty() || outcomes.stream().anyMatch(FileOutcome::inStore)) {
             return null;
         }
         return failed.stream().map(FileOutcome::reason)

@@ -28,7 +28,7 @@ public final class Store implements AutoCloseable {
     public static final String DEFAULT_FILE = "steptrace.duckdb";
     public static final String ENV_DB = "STEPTRACE_DB";
     /** Bumped whenever schema.sql changes incompatibly. */
-    static final String SCHEMA_VERSION = "5";
+    static final String SCHEMA_VERSION = "6";
 
     private final Path path;
     private final DuckDBConnection connection;

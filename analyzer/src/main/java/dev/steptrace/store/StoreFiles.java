@@ -20,9 +20,14 @@ public final class StoreFiles {
 
     private StoreFiles() {}
 
-    /** A stored file, as ingest needs it to decide whether to skip, replace or report it. */
-    public record Row(int fileId, Path path, long size, String contentHash, Integer rank, long jsonBytes,
-                      Map<String, Long> counts) {}
+    /**
+     * A stored file, as ingest needs it to decide whether to skip, replace or report it.
+     *
+     * @param pythonFunctions whether its {@code python_function} events were kept (Kineto, {@code
+     *                        --keep-python-functions})
+     */
+    public record Row(int fileId, Path path, long size, String contentHash, String format, boolean compressed,
+                      boolean pythonFunctions, Integer rank, long jsonBytes, Map<String, Long> counts) {}
 
     public static Row byPath(Connection c, Path path) throws SQLException {
         List<Row> rows = query(c, "path = ?", ps -> ps.setString(1, path.toString()));
@@ -144,7 +149,8 @@ public final class StoreFiles {
     private static List<Row> query(Connection c, String where, Binder binder) throws SQLException {
         List<Row> rows = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT file_id, path, size_bytes, content_hash, rank,"
-                + " json_bytes, n_kernel, n_memcpy, n_memset, n_runtime, n_cpu_op, n_annotation FROM files WHERE "
+                + " json_bytes, n_kernel, n_memcpy, n_memset, n_runtime, n_cpu_op, n_annotation, format, compressed,"
+                + " coalesce(python_functions, false) FROM files WHERE "
                 + where + " ORDER BY path")) {
             binder.bind(ps);
             try (ResultSet rs = ps.executeQuery()) {
@@ -157,7 +163,8 @@ public final class StoreFiles {
                     counts.put("cpu_op", rs.getLong(11));
                     counts.put("annotation", rs.getLong(12));
                     rows.add(new Row(rs.getInt(1), Path.of(rs.getString(2)), rs.getLong(3), rs.getString(4),
-                            (Integer) rs.getObject(5), rs.getLong(6), counts));
+                            rs.getString(13), rs.getBoolean(14), rs.getBoolean(15), (Integer) rs.getObject(5),
+                            rs.getLong(6), counts));
                 }
             }
         }

@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS files (
     distributed_info JSON,
     metadata         JSON,                  -- other top-level keys of the trace (versions, flags, trace_id...)
     ingested_at      TIMESTAMP NOT NULL,
-    parse_seconds    DOUBLE
+    parse_seconds    DOUBLE,
+    python_functions BOOLEAN                -- Kineto: python_function events kept (ingest --keep-python-functions); NULL for other formats
 );
 
 CREATE TABLE IF NOT EXISTS devices (

@@ -280,6 +280,54 @@ class CaptureAssignmentTest {
     }
 
     /**
+     * Copies made after a run was ingested, each ingested alone: a byte copy of rank 0 and rank 1 gunzipped
+     * beside its .gz are those ranks, not new ones (as when the folder is ingested whole).
+     */
+    @Test
+    void aCopyIngestedAloneAfterItsRunIsThatRank() throws Exception {
+        List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        for (Path f : ranks) {
+            Files.copy(f, run.resolve(f.getFileName()));
+        }
+        Path db = tmp.resolve("st.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, run));
+
+        String gz0 = ranks.get(0).getFileName().toString();
+        Path copy = Files.copy(ranks.get(0), run.resolve("copy_of_" + gz0));
+        Cli.Result byBytes = Cli.ingestJson(db, copy);
+        Cli.assertExit(0, byBytes);
+        assertEquals("skipped", byFile(byBytes.json()).get(copy.getFileName().toString()).get("status").asText(),
+                byBytes::describe);
+        JsonNode skipped = byFile(byBytes.json()).get(copy.getFileName().toString());
+        assertEquals("same content as " + gz0 + " (a copy of the same rank?)", skipped.get("reason").asText());
+        // It is that rank of that run, and a report of the copy is one of the file it copies.
+        assertEquals(0, skipped.get("rank").asInt(), skipped.toString());
+        assertEquals(run.getFileName().toString(), skipped.get("capture").asText(), skipped.toString());
+        Path out = tmp.resolve("out-copy");
+        Cli.assertExit(0, Cli.run("report", copy.toString(), "--db", db.toString(), "--out", out.toString(),
+                "--format", "json", "-q"));
+        JsonNode report = JSON.readTree(out.resolve("report.json").toFile());
+        assertEquals(List.of("0"), strings(report.at("/capture/ranks")));
+        assertEquals(meanOverRanks(List.of(ranks.get(0))),
+                report.at("/phases/decode/kernel_ms_per_step/mean").asDouble(), 1e-6);
+
+        String gz1 = ranks.get(1).getFileName().toString();
+        Path plain1 = run.resolve(gz1.substring(0, gz1.length() - ".gz".length()));
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(ranks.get(1)))) {
+            Files.copy(in, plain1);
+        }
+        Cli.Result gunzipped = Cli.ingestJson(db, plain1);
+        Cli.assertExit(0, gunzipped);
+        assertEquals("same content as " + gz1 + " once decompressed (a copy of the same rank?)",
+                byFile(gunzipped.json()).get(plain1.getFileName().toString()).get("reason").asText(),
+                gunzipped::describe);
+
+        assertEquals(List.of(gz0, gz1), strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+        assertReportsTheRun(run, db, ranks);
+    }
+
+    /**
      * Two ranks' gzip files, each with the same 4 KiB of zeros after its end (as a crash leaves them): their
      * trailers then read the same, but a damaged file is no copy (docs/schema.md), so both ranks load.
      */

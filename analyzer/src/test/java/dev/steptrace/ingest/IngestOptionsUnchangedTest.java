@@ -1,0 +1,61 @@
+package dev.steptrace.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.steptrace.testing.TestData;
+import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.StoreDb;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A file loaded without its python_function events is not "unchanged" to an ingest that asks for them: it
+ * is loaded again, with them. A file loaded with them stays as it is when ingested again without the option.
+ */
+class IngestOptionsUnchangedTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void askingForPythonFunctionsLoadsAFileLoadedWithoutThemAgain() throws Exception {
+        String json = Files.readString(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"));
+        // Two python_function events inside the step, written into the event list's head.
+        String python = """
+                  {"ph": "X", "cat": "python_function", "name": "nn.Module: Linear_0", "pid": 823, "tid": 823,
+                   "ts": 1005.000, "dur": 30.000, "args": {"Python id": 7}},
+                  {"ph": "X", "cat": "python_function", "name": "torch/nn/functional.py(123): linear", "pid": 823,
+                   "tid": 823, "ts": 1006.000, "dur": 25.000, "args": {"Python id": 8}},
+                """;
+        int list = json.indexOf('[', json.indexOf("\"traceEvents\"")) + 1;
+        Path trace = Files.writeString(Files.createDirectories(tmp.resolve("run")).resolve("rank0.pt.trace.json"),
+                json.substring(0, list) + "\n" + python + json.substring(list), StandardCharsets.UTF_8);
+        Path db = tmp.resolve("store.duckdb");
+
+        Cli.Result dropped = Cli.ingestJson(db, trace);
+        Cli.assertExit(0, dropped);
+        assertEquals(0, pythonRows(db), dropped::describe);
+
+        Cli.Result kept = Cli.run("ingest", trace.toString(), "--db", db.toString(), "--json", "-q",
+                "--keep-python-functions");
+        Cli.assertExit(0, kept);
+        assertEquals("ingested", kept.file("rank0.pt.trace.json").path("status").asText(), kept::describe);
+        assertEquals(2, pythonRows(db));
+
+        // Without the option, and with it again: the store already holds what either asks for.
+        Cli.Result without = Cli.ingestJson(db, trace);
+        assertEquals("unchanged", without.file("rank0.pt.trace.json").path("status").asText(), without::describe);
+        Cli.Result with = Cli.run("ingest", trace.toString(), "--db", db.toString(), "--json", "-q",
+                "--keep-python-functions");
+        assertEquals("unchanged", with.file("rank0.pt.trace.json").path("status").asText(), with::describe);
+        assertEquals(2, pythonRows(db));
+    }
+
+    private static long pythonRows(Path db) throws Exception {
+        try (StoreDb s = StoreDb.open(db)) {
+            return s.count("SELECT count(*) FROM cpu_ops WHERE kind = 'python_function'");
+        }
+    }
+}
