@@ -466,14 +466,14 @@ public final class Ingestor {
     /**
      * Loads one trace in one transaction: the importer of its format writes the event rows, then the
      * files row is added and the transaction commits; any failure rolls the whole file back, and so does a
-     * file that changed while it was read (its rows and fingerprint may be of two contents).
+     * trace any of whose files changed while it was read (its rows and fingerprint may be of two contents).
      */
     private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads) {
         TraceDiscovery.Found f = p.found;
         long t0 = System.nanoTime();
         FileIdentity before;
         try {
-            before = FileIdentity.of(f.path());
+            before = FileIdentity.of(f);
         } catch (IOException e) {
             return FileOutcome.notLoaded(f.path(), Status.FAILED, "cannot read: " + Messages.io(e));
         }
@@ -490,7 +490,7 @@ public final class Ingestor {
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
                 Fingerprint fp = fingerprint(p, digest);
-                if (!before.isStill(f.path())) {
+                if (!before.isStill(f)) {
                     c.rollback();
                     return FileOutcome.notLoaded(f.path(), Status.FAILED, CHANGED_WHILE_READ);
                 }
@@ -506,7 +506,7 @@ public final class Ingestor {
                 boolean changed;
                 try {
                     fp = fingerprint(p, digest);
-                    changed = !before.isStill(f.path());
+                    changed = !before.isStill(f);
                 } catch (IOException unreadable) {
                     return FileOutcome.notLoaded(f.path(), Status.FAILED,
                             "cannot read: " + Messages.io(unreadable));
