@@ -1,6 +1,8 @@
 package dev.steptrace.common;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -88,6 +90,21 @@ public final class Messages {
             }
         }
         return false;
+    }
+
+    /**
+     * The most Java heap this process may use, in bytes, as {@code -Xmx} (or the JVM's default) set it:
+     * {@code Runtime.maxMemory} leaves a survivor space out under the parallel collector (455 MiB of an
+     * {@code -Xmx512m}), which is not the figure a user set or would change.
+     */
+    public static long maxHeap() {
+        return Long.parseLong(ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+                .getVMOption("MaxHeapSize").getValue());
+    }
+
+    /** A heap size as the option that sets it: {@code -Xmx512m}, {@code -Xmx4g}. */
+    public static String xmx(long bytes) {
+        return bytes % (1L << 30) == 0 ? "-Xmx" + (bytes >> 30) + "g" : "-Xmx" + (bytes >> 20) + "m";
     }
 
     /** The first line of a message (DuckDB appends the offending SQL and a caret on further lines). */

@@ -465,8 +465,9 @@ public final class Ingestor {
 
     /**
      * Loads one trace in one transaction: the importer of its format writes the event rows, then the
-     * files row is added and the transaction commits; any failure rolls the whole file back, and so does a
-     * trace any of whose files changed while it was read (its rows and fingerprint may be of two contents).
+     * files row is added and the transaction commits; any failure rolls the whole file back, running out
+     * of Java heap included (the other files still load), and so does a trace any of whose files changed
+     * while it was read (its rows and fingerprint may be of two contents).
      */
     private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads) {
         TraceDiscovery.Found f = p.found;
@@ -532,6 +533,13 @@ public final class Ingestor {
                             STORE_ERROR + Messages.firstLine(e.getMessage()));
                 }
                 throw e;
+            } catch (OutOfMemoryError e) {
+                // What the load held went with its frames: the rollback and this line need little heap.
+                rollback(c);
+                long heap = Messages.maxHeap();
+                return FileOutcome.notLoaded(f.path(), Status.FAILED, "ran out of Java heap (" + Messages.xmx(heap)
+                        + ") while loading: give steptrace more with STEPTRACE_JAVA_OPTS=" + Messages.xmx(2 * heap)
+                        + (options.threads() > 1 ? ", or load fewer files at once (--threads 1)" : ""));
             }
         } catch (SQLException e) {
             return FileOutcome.notLoaded(f.path(), Status.FAILED, STORE_ERROR + Messages.firstLine(e.getMessage()));

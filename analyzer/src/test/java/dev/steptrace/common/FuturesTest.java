@@ -1,5 +1,7 @@
 package dev.steptrace.common;
 
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.ExecutorService;
@@ -9,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Waiting for work on another thread before freeing what it uses (TableBatch, ParallelScan). */
+/** Waiting for work on another thread before freeing what it uses (TableBatch, ParallelScan), and its failures. */
 class FuturesTest {
     private final ExecutorService pool = Executors.newSingleThreadExecutor();
 
@@ -42,5 +44,18 @@ class FuturesTest {
         });
         Futures.finish(task);
         assertTrue(task.isDone());
+    }
+
+    /**
+     * A helper out of heap (a ParallelScan worker, ReadAhead's thread): the waiting file thread gets the Error
+     * as it was, so that its load fails for want of heap and says so.
+     */
+    @Test
+    void runningOutOfHeapIsThrownAsItWas() {
+        OutOfMemoryError noHeap = new OutOfMemoryError("Java heap space");
+        Future<?> task = pool.submit(() -> {
+            throw noHeap;
+        });
+        assertSame(noHeap, assertThrows(OutOfMemoryError.class, () -> Futures.result(task, "scanning")));
     }
 }

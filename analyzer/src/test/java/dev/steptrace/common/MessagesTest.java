@@ -34,4 +34,12 @@ class MessagesTest {
         assertEquals("permission denied", Messages.io(new AccessDeniedException("/x")));
         assertEquals("Read-only file system", Messages.io(new FileSystemException("/x", null, "Read-only file system")));
     }
+
+    /** Heap sizes as users write them in STEPTRACE_JAVA_OPTS. */
+    @Test
+    void heapSizesAreWrittenAsTheOptionThatSetsThem() {
+        assertEquals("-Xmx512m", Messages.xmx(512L << 20));
+        assertEquals("-Xmx4g", Messages.xmx(4L << 30));
+        assertEquals("-Xmx1536m", Messages.xmx(1536L << 20));
+    }
 }

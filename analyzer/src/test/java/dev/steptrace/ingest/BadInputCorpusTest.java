@@ -53,7 +53,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Some environment faults need a second process: permissions do not stop root, so as root those
  * cases run without the capabilities that bypass them ({@code setpriv}); a full disk is a small tmpfs
  * in a private mount namespace ({@code unshare -m}); the million-name case runs at the launcher's heap,
- * {@code -Xmx512m}. A case that cannot be provoked here is skipped with a message saying why.
+ * {@code -Xmx512m}, the heap-exhausted case at {@code -Xmx64m}. A case that cannot be provoked here is skipped with a message saying why.
  */
 class BadInputCorpusTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -194,7 +194,7 @@ class BadInputCorpusTest {
         UNPRIVILEGED,
         /** A process whose output or store directory is a full disk. */
         FULL_DISK,
-        /** A process at the launcher's heap. */
+        /** A process at a small heap: the launcher's, unless the recipe says. */
         SMALL_HEAP
     }
 
@@ -211,6 +211,8 @@ class BadInputCorpusTest {
         Path full;
         String fullSize;
         Mode mode = Mode.HERE;
+        /** The heap of a {@link Mode#SMALL_HEAP} process. */
+        String heap = "-Xmx512m";
         Consumer<Result> after = r -> { };
 
         Setup(Path root) {
@@ -461,6 +463,12 @@ class BadInputCorpusTest {
                 writeMillionNames(dir.resolve("rank0.pt.trace.json"));
                 s.mode = Mode.SMALL_HEAP;
             }
+            case "heap-exhausted" -> {
+                s.subject = dir.resolve("rank1.pt.trace.json");
+                writeHugeName(s.subject);
+                s.mode = Mode.SMALL_HEAP;
+                s.heap = "-Xmx64m";
+            }
             default -> fail("no recipe for the made case " + c + ": add one to " + getClass().getSimpleName());
         }
     }
@@ -480,6 +488,19 @@ class BadInputCorpusTest {
                         + (i + 1 < n ? ",\n" : "\n"));
             }
             w.write("]}\n");
+        }
+    }
+
+    /**
+     * One kernel named with 15 million characters (under the reader's 16 Mi limit on a string): the parser's
+     * buffers and the name's copies take several times that, more than a 64 MiB heap holds.
+     */
+    private static void writeHugeName(Path file) throws IOException {
+        try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.US_ASCII)) {
+            w.write("{\"schemaVersion\": 1, \"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": [\n");
+            w.write("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"");
+            w.write("k".repeat(15_000_000));
+            w.write("\", \"pid\": 0, \"tid\": 7, \"ts\": 1000, \"dur\": 1}\n]}\n");
         }
     }
 
@@ -526,7 +547,7 @@ class BadInputCorpusTest {
                 cmd.addAll(java(List.of(), args));
                 return process(cmd);
             case SMALL_HEAP:
-                return process(java(List.of("-Xmx512m", "-XX:+UseParallelGC"), args));
+                return process(java(List.of(s.heap, "-XX:+UseParallelGC"), args));
             default:
                 Assumptions.assumeTrue(TMPFS, "no tmpfs can be mounted here (it needs CAP_SYS_ADMIN): the full"
                         + " disk is not provoked; OutputFilesTest covers the atomic writes it relies on");

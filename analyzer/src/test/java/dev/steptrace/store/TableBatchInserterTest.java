@@ -1,6 +1,7 @@
 package dev.steptrace.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,8 +10,14 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -119,6 +126,36 @@ class TableBatchInserterTest {
                 assertThrows(SQLException.class, b::flush);
             }
             c.rollback();
+        }
+    }
+
+    /**
+     * The insert thread out of heap: the Error reaches the file's thread as it was (its load fails for want of
+     * heap and says so), not as a store error.
+     */
+    @Test
+    void runningOutOfHeapOnTheInserterIsPassedOnAsItWas() throws Exception {
+        OutOfMemoryError noHeap = new OutOfMemoryError("Java heap space");
+        ExecutorService outOfHeap = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>()) {
+            @Override
+            protected <T> RunnableFuture<T> newTaskFor(Callable<T> insert) {
+                return new FutureTask<>(() -> {
+                    throw noHeap;
+                });
+            }
+        };
+        try (Store store = Store.open(tmp.resolve("s.duckdb")); Connection c = store.newConnection()) {
+            c.setAutoCommit(false);
+            try (TableBatch b = TableBatch.forTable(c, store.allocator(), "names", 10, outOfHeap)) {
+                b.setInt(b.column("file_id"), 1);
+                b.setInt(b.column("name_id"), 0);
+                b.setString(b.column("name"), "n0");
+                b.endRow();
+                assertSame(noHeap, assertThrows(OutOfMemoryError.class, b::flush));
+            }
+            c.rollback();
+        } finally {
+            outOfHeap.shutdownNow();
         }
     }
 }
