@@ -158,8 +158,14 @@ public final class IngestCommand implements Callable<Integer> {
         }
         if (loaded > 0) {
             out.printf(Locale.ROOT, "loaded %d file(s), %s of trace data, into %s%n", loaded, Bytes.format(json), db);
-        } else if (report.anyUsable() && report.files().stream().noneMatch(f -> f.status() == FileOutcome.Status.FAILED)) {
-            out.printf(Locale.ROOT, "nothing to load: the store %s is up to date%n", db);
+        } else if (report.files().stream().noneMatch(f -> f.status() == FileOutcome.Status.FAILED)) {
+            // Rows removed are a change to the store: "up to date" would say it found nothing to do.
+            if (report.filesRemoved() > 0) {
+                out.printf(Locale.ROOT, "nothing to load; removed the rows of %d file(s) no longer on disk or no longer"
+                        + " traces from %s%n", report.filesRemoved(), db);
+            } else if (report.anyUsable()) {
+                out.printf(Locale.ROOT, "nothing to load: the store %s is up to date%n", db);
+            }
         }
     }
 

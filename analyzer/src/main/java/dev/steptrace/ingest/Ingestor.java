@@ -120,8 +120,7 @@ public final class Ingestor {
         if (!store.readOnly()) {
             Set<Path> changedDirs = new HashSet<>();
             for (FileOutcome o : outcomes) {
-                if (o.status() == Status.INGESTED || o.status() == Status.PARTIAL
-                        || (o.status() == Status.SKIPPED && o.reason().endsWith(STALE_ROWS_REMOVED))) {
+                if (o.status() == Status.INGESTED || o.status() == Status.PARTIAL || rowsRemoved(o)) {
                     changedDirs.add(o.path().getParent());
                 }
             }
@@ -141,7 +140,8 @@ public final class Ingestor {
                     o.copyOf() != null ? o.copyOf() : o.path())) : ranked);
         }
         result.sort(Comparator.comparing((FileOutcome o) -> o.path().toString()));
-        return new IngestReport(result, warnings, totalBytes, storeProblem(result), changedCaptures);
+        return new IngestReport(result, warnings, totalBytes, storeProblem(result), changedCaptures,
+                (int) outcomes.stream().filter(Ingestor::rowsRemoved).count());
     }
 
     /**
@@ -592,6 +592,11 @@ public final class Ingestor {
         }
         StoreFiles.deleteFile(c, stale.fileId());
         return STALE_ROWS_REMOVED;
+    }
+
+    /** Whether this ingest removed the file's rows from an earlier one ({@link #removeStaleRows} said so). */
+    private static boolean rowsRemoved(FileOutcome o) {
+        return o.status() == Status.SKIPPED && o.reason().endsWith(STALE_ROWS_REMOVED);
     }
 
     private record Rank(Integer value, String source) {}
