@@ -161,8 +161,8 @@ public final class IngestCommand implements Callable<Integer> {
         } else if (report.files().stream().noneMatch(f -> f.status() == FileOutcome.Status.FAILED)) {
             // Rows removed are a change to the store: "up to date" would say it found nothing to do.
             if (report.filesRemoved() > 0) {
-                out.printf(Locale.ROOT, "nothing to load; removed the rows of %d file(s) no longer on disk or no longer"
-                        + " traces from %s%n", report.filesRemoved(), db);
+                out.printf(Locale.ROOT, "nothing to load; removed the rows of %d file(s) no longer on disk, no longer"
+                        + " traces or now copies from %s%n", report.filesRemoved(), db);
             } else if (report.anyUsable()) {
                 out.printf(Locale.ROOT, "nothing to load: the store %s is up to date%n", db);
             }
@@ -191,6 +191,11 @@ public final class IngestCommand implements Callable<Integer> {
                 o.putNull("reason");
             } else {
                 o.put("reason", f.reason());
+            }
+            if (f.copyOf() == null) {
+                o.putNull("copy_of");
+            } else {
+                o.put("copy_of", f.copyOf().toString());
             }
             ObjectNode counts = o.putObject("counts");
             f.counts().forEach(counts::put);

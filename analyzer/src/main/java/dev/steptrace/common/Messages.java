@@ -98,8 +98,13 @@ public final class Messages {
      * {@code -Xmx512m}), which is not the figure a user set or would change.
      */
     public static long maxHeap() {
-        return Long.parseLong(ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
-                .getVMOption("MaxHeapSize").getValue());
+        try {
+            return Long.parseLong(ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+                    .getVMOption("MaxHeapSize").getValue());
+        } catch (RuntimeException | LinkageError e) {
+            // A JVM without HotSpot's bean (OpenJ9 before 21) or without jdk.management (a jlink'd runtime).
+            return Runtime.getRuntime().maxMemory();
+        }
     }
 
     /** A heap size as the option that sets it: {@code -Xmx512m}, {@code -Xmx4g}. */

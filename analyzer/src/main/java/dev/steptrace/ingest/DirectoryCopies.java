@@ -20,6 +20,8 @@ final class DirectoryCopies {
         private final boolean compressed;
         private final Fingerprint stored;
         private final Fingerprint.Content content;
+        /** Whether its bytes on disk may no longer be those fingerprinted (a file the store holds). */
+        private final boolean checkBytes;
         /** Its decompressed fingerprint once asked for; {@link #NONE} when it has none. */
         private Fingerprint inflated;
 
@@ -30,11 +32,37 @@ final class DirectoryCopies {
          *                gzip file's trailer, a plain Kineto file's own fingerprint; null when it can be neither a
          *                gunzipped copy nor the original of one
          */
-        Candidate(Path path, boolean compressed, Fingerprint stored, Fingerprint.Content content) {
+        Candidate(Path path, boolean compressed, Fingerprint stored, Fingerprint.Content content, boolean checkBytes) {
             this.path = path;
             this.compressed = compressed;
             this.stored = stored;
             this.content = content;
+            this.checkBytes = checkBytes;
+        }
+
+        /**
+         * A file found now, fingerprinted as it is.
+         *
+         * @param trailer a gzip Kineto file's {@link Fingerprint#gzipContent}, else null
+         */
+        static Candidate of(Path path, boolean kineto, boolean compressed, Fingerprint fingerprint,
+                            Fingerprint.Content trailer) {
+            return new Candidate(path, compressed, fingerprint, content(kineto, compressed, fingerprint, trailer), false);
+        }
+
+        /**
+         * A file the store holds, with its stored fingerprint: a gzip file's bytes are checked against it before
+         * its content is compared once decompressed (changed in place at the same size, its content on disk is
+         * not that of its rows).
+         */
+        static Candidate stored(Path path, boolean kineto, boolean compressed, Fingerprint fingerprint,
+                                Fingerprint.Content trailer) {
+            return new Candidate(path, compressed, fingerprint, content(kineto, compressed, fingerprint, trailer), true);
+        }
+
+        private static Fingerprint.Content content(boolean kineto, boolean compressed, Fingerprint fingerprint,
+                                                   Fingerprint.Content trailer) {
+            return !kineto ? null : compressed ? trailer : fingerprint.content();
         }
 
         Path dir() {
@@ -64,7 +92,8 @@ final class DirectoryCopies {
             }
             if (inflated == null) {
                 try {
-                    Fingerprint f = Fingerprint.ofGunzipped(path);
+                    Fingerprint f = checkBytes && !Fingerprint.of(path, List.of(path)).equals(stored) ? null
+                            : Fingerprint.ofGunzipped(path);
                     inflated = f != null ? f : NONE;
                 } catch (IOException e) {
                     // Its load reports it.

@@ -20,13 +20,19 @@ public final class Importers {
 
     private Importers() {}
 
-    /** The family of a stored format id ({@link Importer#family}), or the id itself for one no importer claims. */
-    public static String family(String format) {
+    /** The importer of a stored format id, or null when none reads it. */
+    public static Importer of(String format) {
         for (Importer importer : ALL) {
             if (importer.formats().contains(format)) {
-                return importer.family();
+                return importer;
             }
         }
-        return format;
+        return null;
+    }
+
+    /** The family of a stored format id ({@link Importer#family}), or the id itself for one no importer claims. */
+    public static String family(String format) {
+        Importer importer = of(format);
+        return importer != null ? importer.family() : format;
     }
 }

@@ -105,10 +105,11 @@ public final class Ingestor {
                     "no longer on disk" + removeStaleRows(store.connection(), gone)));
         }
         List<Planned> plan = plan(found.traces(), outcomes);
-        long totalBytes = plan.stream().filter(p -> !p.unchanged).mapToLong(p -> p.fingerprint.size()).sum();
+        List<Planned> toLoad = plan.stream().filter(p -> !p.unchanged && p.copy == null).toList();
+        long totalBytes = toLoad.stream().mapToLong(p -> p.fingerprint.size()).sum();
         fileBytesToRead.set(totalBytes);
-        List<FileOutcome> loaded = load(plan.stream().filter(p -> !p.unchanged).toList(), totalBytes);
-        outcomes.addAll(loaded);
+        outcomes.addAll(load(toLoad));
+        outcomes.addAll(copyOutcomes(plan));
         for (Planned p : plan) {
             if (p.unchanged) {
                 outcomes.add(unchangedOutcome(p));
@@ -181,6 +182,8 @@ public final class Ingestor {
         final boolean stored;
         /** ... and as these options would load it: the file is skipped. */
         final boolean unchanged;
+        /** The file of its directory whose content it holds, found while planning; null for none. */
+        DirectoryCopies.Copy copy;
 
         Planned(TraceDiscovery.Found found, Fingerprint fingerprint, StoreFiles.Row previous, IngestOptions options) {
             this.found = found;
@@ -227,22 +230,48 @@ public final class Ingestor {
         claimOrder.sort(Comparator.comparing((Planned p) -> !p.stored));
         DirectoryCopies directories = new DirectoryCopies();
         neighbours.forEach(directories::claim);
-        Set<Planned> copies = new HashSet<>();
         for (Planned p : claimOrder) {
-            Fingerprint.Content content = p.found.compressed() ? gzipContents.get(p.found)
-                    : p.found.format().equals(KinetoImporter.FORMAT) ? p.fingerprint.content() : null;
-            DirectoryCopies.Copy copy = directories.claim(
-                    new DirectoryCopies.Candidate(p.found.path(), p.found.compressed(), p.fingerprint, content));
-            if (copy != null) {
-                outcomes.add(FileOutcome.copy(p.found.path(), copy.of(), "same content as "
-                        + copy.of().getFileName() + (copy.onceDecompressed() ? " once decompressed" : "")
-                        + " (a copy of the same rank?)" + removeStaleRows(c, p.found.path())));
-                copies.add(p);
+            p.copy = directories.claim(DirectoryCopies.Candidate.of(p.found.path(),
+                    p.found.format().equals(KinetoImporter.FORMAT), p.found.compressed(), p.fingerprint,
+                    gzipContents.get(p.found)));
+        }
+        return candidates;
+    }
+
+    /**
+     * What became of the files found to be copies. A copy whose original did not load (it failed, or is no
+     * trace) is loaded in its place, the first of its copies in path order: else that content would be nowhere
+     * in the store, and a copy counted as in it.
+     */
+    private List<FileOutcome> copyOutcomes(List<Planned> plan) throws IOException, SQLException {
+        Connection c = store.connection();
+        List<Planned> copies = plan.stream().filter(p -> p.copy != null)
+                .sorted(Comparator.comparing((Planned p) -> p.found.path())).toList();
+        Map<Path, Planned> substitutes = new HashMap<>();
+        for (Planned p : copies) {
+            if (StoreFiles.byPath(c, p.copy.of()) == null) {
+                substitutes.putIfAbsent(p.copy.of(), p);
             }
         }
-        List<Planned> plan = new ArrayList<>(candidates);
-        plan.removeAll(copies);
-        return plan;
+        List<Planned> substituting = copies.stream().filter(p -> substitutes.get(p.copy.of()) == p).toList();
+        fileBytesToRead.addAndGet(substituting.stream().mapToLong(p -> p.fingerprint.size()).sum());
+        List<FileOutcome> outcomes = new ArrayList<>(load(substituting));
+        for (Planned p : copies) {
+            Planned substitute = substitutes.get(p.copy.of());
+            if (substitute == p) {
+                continue;
+            }
+            Path original = substitute == null ? p.copy.of() : substitute.found.path();
+            boolean bytes = substitute == null ? !p.copy.onceDecompressed()
+                    : p.fingerprint.equals(substitute.fingerprint) && p.fingerprint.contentHash() != null;
+            String reason = "same content as " + original.getFileName() + (bytes ? "" : " once decompressed")
+                    + " (a copy of the same rank?)";
+            String removed = removeStaleRows(c, p.found.path());
+            outcomes.add(StoreFiles.byPath(c, original) != null ? FileOutcome.copy(p.found.path(), original,
+                    reason + removed) : FileOutcome.notLoaded(p.found.path(), Status.SKIPPED,
+                    reason + ", which did not load" + removed));
+        }
+        return outcomes;
     }
 
     /**
@@ -260,25 +289,34 @@ public final class Ingestor {
         }
         List<DirectoryCopies.Candidate> neighbours = new ArrayList<>();
         for (Path dir : dirs) {
-            for (StoreFiles.Row r : StoreFiles.under(c, dir)) {
-                if (!dir.equals(r.path().getParent()) || given.contains(r.path())) {
+            for (StoreFiles.Row r : StoreFiles.in(c, dir)) {
+                if (given.contains(r.path())) {
                     continue;
                 }
-                Fingerprint stored = new Fingerprint(r.size(), r.contentHash());
+                Importer importer = Importers.of(r.format());
                 boolean kineto = r.format().equals(KinetoImporter.FORMAT);
                 try {
-                    if (!Files.isRegularFile(r.path()) || Files.size(r.path()) != r.size()) {
+                    if (importer == null || sizeOf(importer.parts(r.path())) != r.size()) {
                         continue;
                     }
-                    Fingerprint.Content content = !kineto ? null
-                            : r.compressed() ? Fingerprint.gzipContent(r.path()) : stored.content();
-                    neighbours.add(new DirectoryCopies.Candidate(r.path(), r.compressed(), stored, content));
+                    neighbours.add(DirectoryCopies.Candidate.stored(r.path(), kineto, r.compressed(),
+                            new Fingerprint(r.size(), r.contentHash()),
+                            kineto && r.compressed() ? Fingerprint.gzipContent(r.path()) : null));
                 } catch (IOException e) {
                     // Not readable now: nothing to compare with.
                 }
             }
         }
         return neighbours;
+    }
+
+    /** The bytes of a trace's parts together, as its fingerprint counts them. */
+    private static long sizeOf(List<Path> parts) throws IOException {
+        long size = 0;
+        for (Path p : parts) {
+            size += Files.size(p);
+        }
+        return size;
     }
 
     /** What the trailers of the gzip Kineto files say of their content; a file that cannot be read is left out. */
@@ -415,7 +453,7 @@ public final class Ingestor {
         }
     }
 
-    private List<FileOutcome> load(List<Planned> work, long totalBytes) throws IOException, SQLException {
+    private List<FileOutcome> load(List<Planned> work) throws IOException, SQLException {
         if (store.readOnly()) {
             // Files changed since they were loaded keep their earlier rows: the report says which.
             return work.stream().map(p -> FileOutcome.notLoaded(p.found.path(), Status.FAILED,
@@ -432,13 +470,25 @@ public final class Ingestor {
         int cores = Runtime.getRuntime().availableProcessors();
         boolean helperThreads = options.helperThreads() && threads < cores;
         int scanThreads = helperThreads ? scanThreads(cores, threads, options) : 1;
+        String outOfHeap = outOfHeapAdvice(threads);
         List<Callable<FileOutcome>> tasks = new ArrayList<>();
         for (Planned p : bySize) {
-            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), helperThreads, scanThreads));
+            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), helperThreads, scanThreads, outOfHeap));
         }
         try (DuckDbLoadSettings loading = DuckDbLoadSettings.apply(store.connection())) {
             return onThreads(threads, tasks);
         }
+    }
+
+    /**
+     * What a file whose load runs out of Java heap is reported with, made before the loads: once the heap is
+     * gone, the handler should only put strings together.
+     */
+    private static String outOfHeapAdvice(int filesAtOnce) {
+        long heap = Messages.maxHeap();
+        return "ran out of Java heap (" + Messages.xmx(heap) + ") while loading: give steptrace more with"
+                + " STEPTRACE_JAVA_OPTS=\"" + Messages.xmx(2 * heap) + " -XX:+UseParallelGC\""
+                + (filesAtOnce > 1 ? ", or load fewer files at once (ingest --threads 1)" : "");
     }
 
     /** Files to load at once: as many as asked (cores by default) and there are, as far as the heap holds them. */
@@ -469,7 +519,7 @@ public final class Ingestor {
      * of Java heap included (the other files still load), and so does a trace any of whose files changed
      * while it was read (its rows and fingerprint may be of two contents).
      */
-    private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads) {
+    private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads, String outOfHeap) {
         TraceDiscovery.Found f = p.found;
         long t0 = System.nanoTime();
         FileIdentity before;
@@ -534,12 +584,13 @@ public final class Ingestor {
                 }
                 throw e;
             } catch (OutOfMemoryError e) {
-                // What the load held went with its frames: the rollback and this line need little heap.
+                // What the load held went with its frames: the rollback and this line need little heap. Out of
+                // native threads, direct buffers or array size, more heap would not help: the error says which.
                 rollback(c);
-                long heap = Messages.maxHeap();
-                return FileOutcome.notLoaded(f.path(), Status.FAILED, "ran out of Java heap (" + Messages.xmx(heap)
-                        + ") while loading: give steptrace more with STEPTRACE_JAVA_OPTS=" + Messages.xmx(2 * heap)
-                        + (options.threads() > 1 ? ", or load fewer files at once (--threads 1)" : ""));
+                String what = String.valueOf(e.getMessage());
+                return FileOutcome.notLoaded(f.path(), Status.FAILED,
+                        what.contains("Java heap space") || what.contains("GC overhead") ? outOfHeap
+                                : "ran out of memory while loading: " + what);
             }
         } catch (SQLException e) {
             return FileOutcome.notLoaded(f.path(), Status.FAILED, STORE_ERROR + Messages.firstLine(e.getMessage()));

@@ -36,9 +36,25 @@ public final class StoreFiles {
 
     /** The stored files whose path lies inside the directory {@code dir} (at any depth). */
     public static List<Row> under(Connection c, Path dir) throws SQLException {
-        String prefix = dir.toString().endsWith(dir.getFileSystem().getSeparator()) ? dir.toString()
-                : dir + dir.getFileSystem().getSeparator();
+        String prefix = prefix(dir);
         return query(c, "starts_with(path, ?)", ps -> ps.setString(1, prefix));
+    }
+
+    /** The stored files directly inside the directory {@code dir}. */
+    public static List<Row> in(Connection c, Path dir) throws SQLException {
+        String separator = dir.getFileSystem().getSeparator();
+        String prefix = prefix(dir);
+        return query(c, "starts_with(path, ?) AND NOT contains(substr(path, length(?) + 1), ?)", ps -> {
+            ps.setString(1, prefix);
+            ps.setString(2, prefix);
+            ps.setString(3, separator);
+        });
+    }
+
+    /** What the paths inside {@code dir} start with: its path and a separator. */
+    private static String prefix(Path dir) {
+        String separator = dir.getFileSystem().getSeparator();
+        return dir.toString().endsWith(separator) ? dir.toString() : dir + separator;
     }
 
     /** The captures of the stored files directly inside any of {@code dirs}, by id, in order. */

@@ -275,9 +275,9 @@ public final class TableBatch implements AutoCloseable {
             if (cause instanceof SQLException se) {
                 throw se;
             }
-            if (cause instanceof Error err) {
+            if (cause instanceof OutOfMemoryError oom) {
                 // Out of heap on the insert thread: the file's load ran out of it, not the store's writes.
-                throw err;
+                throw oom;
             }
             throw new SQLException("inserting into " + columns.table + ": " + cause, cause);
         }

@@ -36,7 +36,7 @@ class IngestCommandTest {
         Files.writeString(run.resolve("rank2.pt.trace.json"), "not a trace\n");
         Cli.Result removed = ingest(run, db);
         Cli.assertExit(0, removed);
-        assertEquals("nothing to load; removed the rows of 2 file(s) no longer on disk or no longer traces from " + db,
+        assertEquals("nothing to load; removed the rows of 2 file(s) no longer on disk, no longer traces or now copies from " + db,
                 lastLine(removed), removed::describe);
         assertFalse(removed.out().contains("up to date"), removed::describe);
         try (StoreDb s = StoreDb.open(db)) {

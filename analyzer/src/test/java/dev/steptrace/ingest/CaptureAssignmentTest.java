@@ -11,6 +11,7 @@ import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.ProfilerStepOracle;
 import dev.steptrace.testsupport.StoreDb;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -325,6 +327,71 @@ class CaptureAssignmentTest {
 
         assertEquals(List.of(gz0, gz1), strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
         assertReportsTheRun(run, db, ranks);
+    }
+
+    /**
+     * A stored .gz rewritten in place with other content of the very same size, and that content gunzipped
+     * beside it: the plain file is no copy of the stored rows (they hold the old content), so it loads.
+     */
+    @Test
+    void aStoredGzipFileChangedInPlaceIsNoOriginal() throws Exception {
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        Path gz = Files.copy(TestData.smallTraces().resolve("hta_alexnet_cuda_sync.json.gz"), run.resolve("rank0.json.gz"));
+        Path db = tmp.resolve("st.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, run));
+        long storedKernels;
+        try (StoreDb s = StoreDb.open(db)) {
+            storedKernels = s.count("SELECT n_kernel FROM files");
+        }
+
+        byte[] other = Files.readAllBytes(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"));
+        Files.write(gz, gzipPaddedTo(other, Files.size(gz)));
+        Path plain = Files.write(run.resolve("rank0.json"), other);
+        Cli.Result alone = Cli.ingestJson(db, plain);
+        Cli.assertExit(0, alone);
+        assertEquals("ingested", byFile(alone.json()).get("rank0.json").get("status").asText(), alone::describe);
+        try (StoreDb s = StoreDb.open(db)) {
+            // base.json has two kernel events (a GEMM and an all-reduce); the alexnet trace 79.
+            assertEquals(2, s.count("SELECT n_kernel FROM files WHERE path LIKE '%rank0.json'"));
+            assertEquals(79, storedKernels);
+        }
+    }
+
+    /**
+     * Three files of the same content that is no trace: the first fails to load as one, so its first copy is
+     * loaded in its place (and fails the same way), and the last is no copy of anything in the store.
+     */
+    @Test
+    void aCopyWhoseOriginalDidNotLoadIsNotTakenForStored() throws Exception {
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        for (String name : List.of("a.json", "b.json", "c.json")) {
+            Files.writeString(run.resolve(name), "{\"traceEvents\": {\"a\": 1}}");
+        }
+        Cli.Result ingest = Cli.ingestJson(tmp.resolve("st.duckdb"), run);
+        Cli.assertExit(1, ingest);
+        Map<String, JsonNode> files = byFile(ingest.json());
+        assertEquals(files.get("a.json").get("reason").asText(), files.get("b.json").get("reason").asText(),
+                ingest::describe);
+        assertEquals("same content as b.json (a copy of the same rank?), which did not load",
+                files.get("c.json").get("reason").asText());
+        assertTrue(ingest.err().contains("no usable trace"), ingest::describe);
+    }
+
+    /** A gzip file of {@code content}, its header's name field padding it to {@code size} bytes. */
+    private static byte[] gzipPaddedTo(byte[] content, long size) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream g = new GZIPOutputStream(out)) {
+            g.write(content);
+        }
+        byte[] plain = out.toByteArray();
+        int name = (int) (size - plain.length - 1);
+        assertTrue(name > 0, "the content compresses to fewer bytes than the size");
+        byte[] padded = new byte[(int) size];
+        System.arraycopy(plain, 0, padded, 0, 10);
+        padded[3] |= 0x08;
+        Arrays.fill(padded, 10, 10 + name, (byte) 'n');
+        System.arraycopy(plain, 10, padded, 11 + name, plain.length - 10);
+        return padded;
     }
 
     /**

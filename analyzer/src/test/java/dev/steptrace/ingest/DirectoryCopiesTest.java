@@ -59,12 +59,12 @@ class DirectoryCopiesTest {
     private DirectoryCopies.Candidate plain(String name, byte[] bytes) throws Exception {
         Path p = Files.write(tmp.resolve(name), bytes);
         Fingerprint f = Fingerprint.of(p, java.util.List.of(p));
-        return new DirectoryCopies.Candidate(p, false, f, f.content());
+        return DirectoryCopies.Candidate.of(p, true, false, f, null);
     }
 
     private DirectoryCopies.Candidate gzip(String name, byte[] bytes) throws Exception {
         Path p = Files.write(tmp.resolve(name), bytes);
-        return new DirectoryCopies.Candidate(p, true, Fingerprint.of(p, java.util.List.of(p)), Fingerprint.gzipContent(p));
+        return DirectoryCopies.Candidate.of(p, true, true, Fingerprint.of(p, java.util.List.of(p)), Fingerprint.gzipContent(p));
     }
 
     private static byte[] gz(byte[] content) throws Exception {

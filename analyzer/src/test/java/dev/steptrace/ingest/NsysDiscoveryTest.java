@@ -126,6 +126,29 @@ class NsysDiscoveryTest {
         assertTrue(Files.readString(out.resolve("report.json")).contains("\"format\" : \"nsys-parquet\""));
     }
 
+    /** A copy of a stored Parquet export made later and ingested alone is that export, not a second rank. */
+    @Test
+    void aCopyOfAStoredParquetExportIngestedAloneIsThatExport() throws Exception {
+        Path cap = Files.createDirectories(tmp.resolve("cap"));
+        Path export = cap.resolve("rank0");
+        NsysFixtures.write(NsysFixtures.graphReplays(true), Container.PARQUETDIR, export);
+        Path db = tmp.resolve("s.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, cap));
+        Path copy = Files.createDirectories(cap.resolve("rank0_copy"));
+        try (var files = Files.list(export)) {
+            for (Path p : files.toList()) {
+                Files.copy(p, copy.resolve(p.getFileName()));
+            }
+        }
+        Cli.Result alone = Cli.ingestJson(db, copy);
+        Cli.assertExit(0, alone);
+        assertEquals("same content as rank0 (a copy of the same rank?)",
+                alone.file("rank0_copy").get("reason").asText(), alone::describe);
+        try (StoreDb s = StoreDb.open(db)) {
+            assertEquals(1, s.count("SELECT count(*) FROM files"));
+        }
+    }
+
     private static void cut(Path file, double keep) throws Exception {
         long size = Files.size(file);
         try (var ch = Files.newByteChannel(file, StandardOpenOption.WRITE)) {

@@ -136,26 +136,43 @@ class TableBatchInserterTest {
     @Test
     void runningOutOfHeapOnTheInserterIsPassedOnAsItWas() throws Exception {
         OutOfMemoryError noHeap = new OutOfMemoryError("Java heap space");
-        ExecutorService outOfHeap = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>()) {
+        assertSame(noHeap, assertThrows(OutOfMemoryError.class, () -> flushFailingWith(noHeap)));
+    }
+
+    /**
+     * Any other Error of the insert is the store's failure to write (Arrow's native library refused, say), reported
+     * as one: the file fails with a store error, not the whole ingest with an internal one.
+     */
+    @Test
+    void anotherErrorOnTheInserterIsAStoreError() {
+        UnsatisfiedLinkError noLibrary = new UnsatisfiedLinkError("failed to map segment from shared object");
+        SQLException e = assertThrows(SQLException.class, () -> flushFailingWith(noLibrary));
+        assertSame(noLibrary, e.getCause());
+    }
+
+    /** Fills a batch of one row and flushes it on an inserter whose inserts throw {@code error}. */
+    private void flushFailingWith(Error error) throws Exception {
+        ExecutorService failing = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>()) {
             @Override
             protected <T> RunnableFuture<T> newTaskFor(Callable<T> insert) {
                 return new FutureTask<>(() -> {
-                    throw noHeap;
+                    throw error;
                 });
             }
         };
         try (Store store = Store.open(tmp.resolve("s.duckdb")); Connection c = store.newConnection()) {
             c.setAutoCommit(false);
-            try (TableBatch b = TableBatch.forTable(c, store.allocator(), "names", 10, outOfHeap)) {
+            try (TableBatch b = TableBatch.forTable(c, store.allocator(), "names", 10, failing)) {
                 b.setInt(b.column("file_id"), 1);
                 b.setInt(b.column("name_id"), 0);
                 b.setString(b.column("name"), "n0");
                 b.endRow();
-                assertSame(noHeap, assertThrows(OutOfMemoryError.class, b::flush));
+                b.flush();
+            } finally {
+                c.rollback();
             }
-            c.rollback();
         } finally {
-            outOfHeap.shutdownNow();
+            failing.shutdownNow();
         }
     }
 }
