@@ -111,7 +111,7 @@ public final class Ingestor {
         outcomes.addAll(load(toLoad));
         outcomes.addAll(copyOutcomes(plan));
         for (Planned p : plan) {
-            if (p.unchanged) {
+            if (p.unchanged && p.copy == null) {
                 outcomes.add(unchangedOutcome(p));
             }
         }

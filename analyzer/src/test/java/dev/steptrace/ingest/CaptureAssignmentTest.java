@@ -16,6 +16,9 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -325,6 +328,45 @@ class CaptureAssignmentTest {
                 byFile(gunzipped.json()).get(plain1.getFileName().toString()).get("reason").asText(),
                 gunzipped::describe);
 
+        assertEquals(List.of(gz0, gz1), strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+        assertReportsTheRun(run, db, ranks);
+    }
+
+    /**
+     * A store that already holds a rank twice (two files of one directory with the same bytes, as steptrace left
+     * a copy ingested alone before copies were told across ingests): ingesting the directory reports each file
+     * once, keeps the first in path order and removes the other's rows.
+     */
+    @Test
+    void aRankStoredTwiceIsStoredOnceAfterTheNextIngest() throws Exception {
+        List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        for (Path f : ranks) {
+            Files.copy(f, run.resolve(f.getFileName()));
+        }
+        Path db = tmp.resolve("st.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, run));
+        // The same bytes loaded from another directory, then moved beside rank 0: file and row.
+        Path elsewhere = Files.copy(ranks.get(0), Files.createDirectories(tmp.resolve("other")).resolve("z-copy.json.gz"));
+        Cli.assertExit(0, Cli.ingestJson(db, elsewhere));
+        String stored = elsewhere.toRealPath().toString();
+        Path copy = Files.move(elsewhere, run.resolve("z-copy.json.gz"));
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db);
+             PreparedStatement ps = c.prepareStatement("UPDATE files SET path = ?, capture_id = NULL WHERE path = ?")) {
+            ps.setString(1, copy.toRealPath().toString());
+            ps.setString(2, stored);
+            assertEquals(1, ps.executeUpdate());
+        }
+
+        Cli.Result again = Cli.ingestJson(db, run);
+        Cli.assertExit(0, again);
+        List<String> reported = new ArrayList<>();
+        again.json().get("files").forEach(f -> reported.add(Path.of(f.get("path").asText()).getFileName().toString()));
+        String gz0 = ranks.get(0).getFileName().toString();
+        String gz1 = ranks.get(1).getFileName().toString();
+        assertEquals(List.of(gz0, gz1, "z-copy.json.gz"), reported, again::describe);
+        assertEquals("same content as " + gz0 + " (a copy of the same rank?); its rows from an earlier ingest were"
+                + " removed from the store", byFile(again.json()).get("z-copy.json.gz").get("reason").asText());
         assertEquals(List.of(gz0, gz1), strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
         assertReportsTheRun(run, db, ranks);
     }
