@@ -203,7 +203,7 @@ public final class Ingestor {
         Connection c = store.connection();
         List<Planned> candidates = new ArrayList<>();
         Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents = gzipContents(traces);
-        List<DirectoryCopies.Candidate> neighbours = storedNeighbours(c, traces);
+        Neighbours neighbours = storedNeighbours(c, traces);
         List<Fingerprinted> fingerprints = fingerprints(traces,
                 fingerprintWhileLoading(c, traces, gzipContents, neighbours));
         for (int i = 0; i < traces.size(); i++) {
@@ -223,13 +223,25 @@ public final class Ingestor {
             }
             candidates.add(new Planned(f, fp, StoreFiles.byPath(c, f.path()), options));
         }
+        // A file the store holds beside a new one under another name, gone from disk, with the new one's very
+        // bytes, was renamed or moved there: its rows go, else the run would hold that rank twice.
+        Map<String, Path> gone = new HashMap<>();
+        neighbours.gone().forEach(r -> gone.put(r.path().getParent() + "/" + r.contentHash() + "/" + r.size(), r.path()));
+        for (Planned p : candidates) {
+            Path was = p.previous != null || p.fingerprint.contentHash() == null ? null
+                    : gone.remove(p.found.dir() + "/" + p.fingerprint.contentHash() + "/" + p.fingerprint.size());
+            if (was != null) {
+                outcomes.add(FileOutcome.notLoaded(was, Status.SKIPPED, "no longer on disk (renamed "
+                        + p.found.path().getFileName() + "?)" + removeStaleRows(c, was)));
+            }
+        }
         // Of several files with the same content in one directory (as stored, or once decompressed: a
         // gunzipped copy left beside its .gz), one that the store already holds keeps it (else the first in
         // path order): loading a copy beside it would count that rank twice, or make it a second run.
         List<Planned> claimOrder = new ArrayList<>(candidates);
         claimOrder.sort(Comparator.comparing((Planned p) -> !p.stored));
         DirectoryCopies directories = new DirectoryCopies();
-        neighbours.forEach(directories::claim);
+        neighbours.onDisk().forEach(directories::claim);
         for (Planned p : claimOrder) {
             p.copy = directories.claim(DirectoryCopies.Candidate.of(p.found.path(),
                     p.found.format().equals(KinetoImporter.FORMAT), p.found.compressed(), p.fingerprint,
@@ -267,30 +279,46 @@ public final class Ingestor {
             String reason = "same content as " + original.getFileName() + (bytes ? "" : " once decompressed")
                     + " (a copy of the same rank?)";
             String removed = removeStaleRows(c, p.found.path());
-            outcomes.add(StoreFiles.byPath(c, original) != null ? FileOutcome.copy(p.found.path(), original,
-                    reason + removed) : FileOutcome.notLoaded(p.found.path(), Status.SKIPPED,
-                    reason + ", which did not load" + removed));
+            StoreFiles.Row held = StoreFiles.byPath(c, original);
+            if (held == null) {
+                outcomes.add(FileOutcome.notLoaded(p.found.path(), Status.SKIPPED, reason + ", which did not load"
+                        + removed));
+                continue;
+            }
+            // The file it copies was loaded by an earlier ingest, without what this one asks for.
+            String withoutPython = options.keepPythonFunctions() && !held.pythonFunctions()
+                    && held.format().equals(KinetoImporter.FORMAT) ? "; " + original.getFileName() + " was loaded"
+                    + " without its python_function events: ingest it with --keep-python-functions" : "";
+            outcomes.add(FileOutcome.copy(p.found.path(), original, reason + withoutPython + removed));
         }
         return outcomes;
     }
 
     /**
-     * The files the store holds in the directories of these traces, other than theirs, that are still on disk
-     * with their stored size: a trace of this ingest with the same content is a copy of one of them, as it
-     * would be if both were ingested together.
+     * The files the store holds in the directories of a command's traces, other than theirs.
+     *
+     * @param onDisk those still on disk with their stored size: a trace of this ingest with the same content is
+     *               a copy of one of them, as it would be if both were ingested together
+     * @param gone   those no longer on disk: one with a trace's very bytes was renamed to it
      */
-    private static List<DirectoryCopies.Candidate> storedNeighbours(Connection c, List<TraceDiscovery.Found> traces)
-            throws SQLException {
+    private record Neighbours(List<DirectoryCopies.Candidate> onDisk, List<StoreFiles.Row> gone) {}
+
+    private static Neighbours storedNeighbours(Connection c, List<TraceDiscovery.Found> traces) throws SQLException {
         Set<Path> given = new HashSet<>();
         Set<Path> dirs = new TreeSet<>();
         for (TraceDiscovery.Found f : traces) {
             given.add(f.path());
             dirs.add(f.dir());
         }
-        List<DirectoryCopies.Candidate> neighbours = new ArrayList<>();
+        List<DirectoryCopies.Candidate> onDisk = new ArrayList<>();
+        List<StoreFiles.Row> gone = new ArrayList<>();
         for (Path dir : dirs) {
             for (StoreFiles.Row r : StoreFiles.in(c, dir)) {
                 if (given.contains(r.path())) {
+                    continue;
+                }
+                if (Files.notExists(r.path(), LinkOption.NOFOLLOW_LINKS)) {
+                    gone.add(r);
                     continue;
                 }
                 Importer importer = Importers.of(r.format());
@@ -299,7 +327,7 @@ public final class Ingestor {
                     if (importer == null || sizeOf(importer.parts(r.path())) != r.size()) {
                         continue;
                     }
-                    neighbours.add(DirectoryCopies.Candidate.stored(r.path(), kineto, r.compressed(),
+                    onDisk.add(DirectoryCopies.Candidate.stored(r.path(), kineto, r.compressed(),
                             new Fingerprint(r.size(), r.contentHash()),
                             kineto && r.compressed() ? Fingerprint.gzipContent(r.path()) : null));
                 } catch (IOException e) {
@@ -307,7 +335,7 @@ public final class Ingestor {
                 }
             }
         }
-        return neighbours;
+        return new Neighbours(onDisk, gone);
     }
 
     /** The bytes of a trace's parts together, as its fingerprint counts them. */
@@ -348,8 +376,7 @@ public final class Ingestor {
      * The others are fingerprinted first, which is the only read of an unchanged file.
      */
     private Map<TraceDiscovery.Found, Long> fingerprintWhileLoading(Connection c, List<TraceDiscovery.Found> traces,
-            Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents, List<DirectoryCopies.Candidate> neighbours)
-            throws SQLException {
+            Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents, Neighbours neighbours) throws SQLException {
         if (store.readOnly()) {
             return Map.of();
         }
@@ -372,12 +399,16 @@ public final class Ingestor {
         for (Map.Entry<TraceDiscovery.Found, Fingerprint.Content> g : gzipContents.entrySet()) {
             gzipLengths.add(g.getKey().dir() + "/" + g.getValue().lengthMod32());
         }
-        // So may a file as long as one the store holds beside it, or as the content of such a gzip file.
-        for (DirectoryCopies.Candidate n : neighbours) {
+        // So may a file as long as one the store holds beside it, or as the content of such a gzip file; and a
+        // file as long as one the store holds that is gone from disk may be that file renamed.
+        for (DirectoryCopies.Candidate n : neighbours.onDisk()) {
             ofSize.merge(n.dir() + "/" + n.size(), 1, Integer::sum);
             if (n.compressed() && n.content() != null) {
                 gzipLengths.add(n.dir() + "/" + n.content().lengthMod32());
             }
+        }
+        for (StoreFiles.Row r : neighbours.gone()) {
+            ofSize.merge(r.path().getParent() + "/" + r.size(), 1, Integer::sum);
         }
         Map<TraceDiscovery.Found, Long> deferred = new HashMap<>();
         for (Map.Entry<TraceDiscovery.Found, Long> e : sizes.entrySet()) {

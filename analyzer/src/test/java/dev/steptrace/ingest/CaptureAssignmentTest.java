@@ -333,6 +333,34 @@ class CaptureAssignmentTest {
     }
 
     /**
+     * A rank's file renamed after its run was ingested, and ingested alone under its new name: its old rows
+     * leave the store, so the run holds the rank once (a directory ingested whole does this for a file gone
+     * from it; a file ingested alone knows the file it was by its bytes).
+     */
+    @Test
+    void aFileRenamedAndIngestedAloneReplacesItsOldRows() throws Exception {
+        List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        for (Path f : ranks) {
+            Files.copy(f, run.resolve(f.getFileName()));
+        }
+        Path db = tmp.resolve("st.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, run));
+        String gz0 = ranks.get(0).getFileName().toString();
+        Path renamed = Files.move(run.resolve(gz0), run.resolve("r0.json.gz"));
+
+        Cli.Result alone = Cli.ingestJson(db, renamed);
+        Cli.assertExit(0, alone);
+        Map<String, JsonNode> files = byFile(alone.json());
+        assertEquals("ingested", files.get("r0.json.gz").get("status").asText(), alone::describe);
+        assertEquals("no longer on disk (renamed r0.json.gz?); its rows from an earlier ingest were removed from"
+                + " the store", files.get(gz0).get("reason").asText());
+        assertEquals(List.of("r0.json.gz", ranks.get(1).getFileName().toString()),
+                strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+        assertReportsTheRun(run, db, ranks);
+    }
+
+    /**
      * A store that already holds a rank twice (two files of one directory with the same bytes, as steptrace left
      * a copy ingested alone before copies were told across ingests): ingesting the directory reports each file
      * once, keeps the first in path order and removes the other's rows.

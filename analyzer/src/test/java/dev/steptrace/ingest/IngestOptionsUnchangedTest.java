@@ -53,6 +53,26 @@ class IngestOptionsUnchangedTest {
         assertEquals(2, pythonRows(db));
     }
 
+    /**
+     * A copy of a file loaded without its python_function events, ingested alone asking for them, is skipped as
+     * that file's copy, and says that the file holds none: else the events asked for would be silently missing.
+     */
+    @Test
+    void aCopyOfAFileLoadedWithoutPythonFunctionsSaysSo() throws Exception {
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        Path trace = Files.copy(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"),
+                run.resolve("rank0.pt.trace.json"));
+        Path db = tmp.resolve("store.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, trace));
+        Path copy = Files.copy(trace, run.resolve("rank0-copy.pt.trace.json"));
+        Cli.Result kept = Cli.run("ingest", copy.toString(), "--db", db.toString(), "--json", "-q",
+                "--keep-python-functions");
+        Cli.assertExit(0, kept);
+        assertEquals("same content as rank0.pt.trace.json (a copy of the same rank?); rank0.pt.trace.json was loaded"
+                        + " without its python_function events: ingest it with --keep-python-functions",
+                kept.file("rank0-copy.pt.trace.json").path("reason").asText(), kept::describe);
+    }
+
     private static long pythonRows(Path db) throws Exception {
         try (StoreDb s = StoreDb.open(db)) {
             return s.count("SELECT count(*) FROM cpu_ops WHERE kind = 'python_function'");
