@@ -106,15 +106,16 @@ public final class Ingestor {
         }
         List<Planned> plan = plan(found.traces(), outcomes);
         List<Planned> toLoad = plan.stream().filter(p -> !p.unchanged && p.copy == null).toList();
-        long totalBytes = toLoad.stream().mapToLong(p -> p.fingerprint.size()).sum();
-        fileBytesToRead.set(totalBytes);
-        outcomes.addAll(load(toLoad));
-        outcomes.addAll(copyOutcomes(plan));
+        fileBytesToRead.set(toLoad.stream().mapToLong(p -> p.fingerprint.size()).sum());
+        List<FileOutcome> loaded = load(toLoad);
+        outcomes.addAll(loaded);
+        outcomes.addAll(copyOutcomes(plan, loaded));
         for (Planned p : plan) {
             if (p.unchanged && p.copy == null) {
                 outcomes.add(unchangedOutcome(p));
             }
         }
+        outcomes.addAll(renamedOutcomes(plan, outcomes));
         // The directories whose files changed are grouped into captures again (and any left ungrouped).
         Map<Path, Integer> assumed = Map.of();
         List<Integer> changedCaptures = List.of();
@@ -141,7 +142,7 @@ public final class Ingestor {
                     o.copyOf() != null ? o.copyOf() : o.path())) : ranked);
         }
         result.sort(Comparator.comparing((FileOutcome o) -> o.path().toString()));
-        return new IngestReport(result, warnings, totalBytes, storeProblem(result), changedCaptures,
+        return new IngestReport(result, warnings, fileBytesToRead.get(), storeProblem(result), changedCaptures,
                 (int) outcomes.stream().filter(Ingestor::rowsRemoved).count());
     }
 
@@ -184,6 +185,8 @@ public final class Ingestor {
         final boolean unchanged;
         /** The file of its directory whose content it holds, found while planning; null for none. */
         DirectoryCopies.Copy copy;
+        /** The stored files gone from disk that it was renamed from (the same bytes). */
+        List<Path> replaces = List.of();
 
         Planned(TraceDiscovery.Found found, Fingerprint fingerprint, StoreFiles.Row previous, IngestOptions options) {
             this.found = found;
@@ -223,17 +226,17 @@ public final class Ingestor {
             }
             candidates.add(new Planned(f, fp, StoreFiles.byPath(c, f.path()), options));
         }
-        // A file the store holds beside a new one under another name, gone from disk, with the new one's very
-        // bytes, was renamed or moved there: its rows go, else the run would hold that rank twice.
-        Map<String, Path> gone = new HashMap<>();
-        neighbours.gone().forEach(r -> gone.put(r.path().getParent() + "/" + r.contentHash() + "/" + r.size(), r.path()));
+        // Files the store holds beside a file of this ingest, gone from disk, with its very bytes: renamed or
+        // moved to it (renamedOutcomes). A read-only store keeps every row, as it does for files gone (goneFrom).
+        Map<String, List<Path>> gone = new HashMap<>();
+        for (StoreFiles.Row r : store.readOnly() ? List.<StoreFiles.Row>of() : neighbours.gone()) {
+            gone.computeIfAbsent(r.path().getParent() + "/" + r.contentHash() + "/" + r.size(), k -> new ArrayList<>())
+                    .add(r.path());
+        }
         for (Planned p : candidates) {
-            Path was = p.previous != null || p.fingerprint.contentHash() == null ? null
+            List<Path> was = p.fingerprint.contentHash() == null ? null
                     : gone.remove(p.found.dir() + "/" + p.fingerprint.contentHash() + "/" + p.fingerprint.size());
-            if (was != null) {
-                outcomes.add(FileOutcome.notLoaded(was, Status.SKIPPED, "no longer on disk (renamed "
-                        + p.found.path().getFileName() + "?)" + removeStaleRows(c, was)));
-            }
+            p.replaces = was == null ? List.of() : was;
         }
         // Of several files with the same content in one directory (as stored, or once decompressed: a
         // gunzipped copy left beside its .gz), one that the store already holds keeps it (else the first in
@@ -251,23 +254,30 @@ public final class Ingestor {
     }
 
     /**
-     * What became of the files found to be copies. A copy whose original did not load (it failed, or is no
-     * trace) is loaded in its place, the first of its copies in path order: else that content would be nowhere
-     * in the store, and a copy counted as in it.
+     * What became of the files found to be copies, once the others loaded. A copy whose original failed and has
+     * no rows at all is loaded in its place, the first of its copies in path order: else that content would be
+     * nowhere in the store. A copy is given its original's capture and rank only where the store holds the
+     * original as planned (an original that failed may keep rows of its earlier content).
      */
-    private List<FileOutcome> copyOutcomes(List<Planned> plan) throws IOException, SQLException {
+    private List<FileOutcome> copyOutcomes(List<Planned> plan, List<FileOutcome> loaded)
+            throws IOException, SQLException {
         Connection c = store.connection();
+        Map<Path, Planned> planned = new HashMap<>();
+        plan.forEach(p -> planned.put(p.found.path(), p));
+        Map<Path, Status> status = new HashMap<>();
+        loaded.forEach(o -> status.put(o.path(), o.status()));
         List<Planned> copies = plan.stream().filter(p -> p.copy != null)
                 .sorted(Comparator.comparing((Planned p) -> p.found.path())).toList();
         Map<Path, Planned> substitutes = new HashMap<>();
         for (Planned p : copies) {
-            if (StoreFiles.byPath(c, p.copy.of()) == null) {
+            if (status.get(p.copy.of()) == Status.FAILED && StoreFiles.byPath(c, p.copy.of()) == null) {
                 substitutes.putIfAbsent(p.copy.of(), p);
             }
         }
         List<Planned> substituting = copies.stream().filter(p -> substitutes.get(p.copy.of()) == p).toList();
         fileBytesToRead.addAndGet(substituting.stream().mapToLong(p -> p.fingerprint.size()).sum());
         List<FileOutcome> outcomes = new ArrayList<>(load(substituting));
+        outcomes.forEach(o -> status.put(o.path(), o.status()));
         for (Planned p : copies) {
             Planned substitute = substitutes.get(p.copy.of());
             if (substitute == p) {
@@ -279,19 +289,52 @@ public final class Ingestor {
             String reason = "same content as " + original.getFileName() + (bytes ? "" : " once decompressed")
                     + " (a copy of the same rank?)";
             String removed = removeStaleRows(c, p.found.path());
+            Planned ofOriginal = planned.get(original);
             StoreFiles.Row held = StoreFiles.byPath(c, original);
-            if (held == null) {
-                outcomes.add(FileOutcome.notLoaded(p.found.path(), Status.SKIPPED, reason + ", which did not load"
-                        + removed));
+            if (ofOriginal != null && !holds(held, ofOriginal.fingerprint) || held == null) {
+                String why = status.get(original) == Status.SKIPPED ? ", which is no trace"
+                        : held != null ? ", which did not load (its rows are of its earlier content)"
+                        : ", which did not load";
+                outcomes.add(FileOutcome.notLoaded(p.found.path(), Status.SKIPPED, reason + why + removed));
                 continue;
             }
-            // The file it copies was loaded by an earlier ingest, without what this one asks for.
-            String withoutPython = options.keepPythonFunctions() && !held.pythonFunctions()
+            // A file loaded by an earlier ingest (not this one's), without what this one asks for.
+            String withoutPython = ofOriginal == null && options.keepPythonFunctions() && !held.pythonFunctions()
                     && held.format().equals(KinetoImporter.FORMAT) ? "; " + original.getFileName() + " was loaded"
                     + " without its python_function events: ingest it with --keep-python-functions" : "";
             outcomes.add(FileOutcome.copy(p.found.path(), original, reason + withoutPython + removed));
         }
         return outcomes;
+    }
+
+    /**
+     * Whether a stored row holds the content fingerprinted. A fingerprint taken while loading has no hash: its
+     * size tells, as a file is fingerprinted so only when the store held no row of its size for its path.
+     */
+    private static boolean holds(StoreFiles.Row row, Fingerprint fingerprint) {
+        return row != null && row.size() == fingerprint.size()
+                && (fingerprint.contentHash() == null || fingerprint.contentHash().equals(row.contentHash()));
+    }
+
+    /**
+     * The files the store held that are gone from disk and whose very bytes a file of this ingest has (renamed or
+     * moved there): their rows go once that file's content is in the store, else the run would hold that rank
+     * twice; while it is not (its load failed), they stay, and the line says so.
+     */
+    private List<FileOutcome> renamedOutcomes(List<Planned> plan, List<FileOutcome> outcomes) throws SQLException {
+        Map<Path, FileOutcome> byPath = new HashMap<>();
+        outcomes.forEach(o -> byPath.put(o.path(), o));
+        List<FileOutcome> renamed = new ArrayList<>();
+        for (Planned p : plan) {
+            FileOutcome now = byPath.get(p.found.path());
+            for (Path was : p.replaces) {
+                String as = "no longer on disk (renamed " + p.found.path().getFileName() + "?";
+                renamed.add(FileOutcome.notLoaded(was, Status.SKIPPED, now != null && now.inStore()
+                        ? as + ")" + removeStaleRows(store.connection(), was)
+                        : as + ", which did not load: its rows stay in use)"));
+            }
+        }
+        return renamed;
     }
 
     /**
@@ -618,10 +661,9 @@ public final class Ingestor {
                 // What the load held went with its frames: the rollback and this line need little heap. Out of
                 // native threads, direct buffers or array size, more heap would not help: the error says which.
                 rollback(c);
-                String what = String.valueOf(e.getMessage());
-                return FileOutcome.notLoaded(f.path(), Status.FAILED,
-                        what.contains("Java heap space") || what.contains("GC overhead") ? outOfHeap
-                                : "ran out of memory while loading: " + what);
+                String what = e.getMessage();
+                return FileOutcome.notLoaded(f.path(), Status.FAILED, what == null || what.contains("Java heap space")
+                        || what.contains("GC overhead") ? outOfHeap : "ran out of memory while loading: " + what);
             }
         } catch (SQLException e) {
             return FileOutcome.notLoaded(f.path(), Status.FAILED, STORE_ERROR + Messages.firstLine(e.getMessage()));

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.MainProcess;
 import dev.steptrace.testsupport.Programs;
 import dev.steptrace.testsupport.StoreDb;
 import dev.steptrace.testsupport.TraceOracle;
@@ -31,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -495,7 +495,7 @@ class BadInputCorpusTest {
      * One kernel named with 15 million characters (under the reader's 16 Mi limit on a string): the parser's
      * buffers and the name's copies take several times that, more than a 64 MiB heap holds.
      */
-    private static void writeHugeName(Path file) throws IOException {
+    static void writeHugeName(Path file) throws IOException {
         try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.US_ASCII)) {
             w.write("{\"schemaVersion\": 1, \"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": [\n");
             w.write("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"");
@@ -544,16 +544,16 @@ class BadInputCorpusTest {
                         + " cannot drop the capabilities that bypass permissions here: case not provoked");
                 List<String> cmd = new ArrayList<>(List.of("setpriv", "--inh-caps=-dac_override,-dac_read_search",
                         "--bounding-set=-dac_override,-dac_read_search"));
-                cmd.addAll(java(List.of(), args));
+                cmd.addAll(MainProcess.command(List.of(), args));
                 return process(cmd);
             case SMALL_HEAP:
-                return process(java(List.of(s.heap, "-XX:+UseParallelGC"), args));
+                return process(MainProcess.command(List.of(s.heap, "-XX:+UseParallelGC"), args));
             default:
                 Assumptions.assumeTrue(TMPFS, "no tmpfs can be mounted here (it needs CAP_SYS_ADMIN): the full"
                         + " disk is not provoked; OutputFilesTest covers the atomic writes it relies on");
                 List<String> full = new ArrayList<>(List.of("unshare", "-m", "sh", "-c", FULL_DISK_SCRIPT
                         .replace("SIZE", s.fullSize).replace("DIR", s.full.toString()), "sh"));
-                full.addAll(java(List.of(), args));
+                full.addAll(MainProcess.command(List.of(), args));
                 return process(full);
         }
     }
@@ -568,32 +568,9 @@ class BadInputCorpusTest {
         return new Result(r.exit(), r.out(), r.err());
     }
 
-    private static List<String> java(List<String> options, List<String> args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
-        cmd.addAll(options);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add("dev.steptrace.cli.Main");
-        cmd.addAll(args);
-        return cmd;
-    }
-
-    private Result process(List<String> cmd) throws Exception {
-        Path out = Files.createTempFile("steptrace-corpus-stdout", ".txt");
-        Path err = Files.createTempFile("steptrace-corpus-stderr", ".txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(10, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            fail("timed out: " + cmd);
-        }
-        try {
-            return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
-        } finally {
-            Files.delete(out);
-            Files.delete(err);
-        }
+    private static Result process(List<String> cmd) throws Exception {
+        Cli.Result r = MainProcess.run(cmd);
+        return new Result(r.exit(), r.out(), r.err());
     }
 
     /** Gives back the permissions the cases took away, so that the temporary directory can be deleted. */

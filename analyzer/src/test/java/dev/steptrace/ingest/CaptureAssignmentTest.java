@@ -358,6 +358,16 @@ class CaptureAssignmentTest {
         assertEquals(List.of("r0.json.gz", ranks.get(1).getFileName().toString()),
                 strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
         assertReportsTheRun(run, db, ranks);
+
+        // Renamed again, onto rank 1's file (rank 1 is gone, as a user overwriting it would leave it): the path
+        // holds rank 0 now, and the rows of r0.json.gz go.
+        String gz1 = ranks.get(1).getFileName().toString();
+        Files.move(renamed, run.resolve(gz1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Cli.Result onto = Cli.ingestJson(db, run.resolve(gz1));
+        Cli.assertExit(0, onto);
+        assertEquals("no longer on disk (renamed " + gz1 + "?); its rows from an earlier ingest were removed from"
+                + " the store", byFile(onto.json()).get("r0.json.gz").get("reason").asText(), onto::describe);
+        assertEquals(List.of(gz1 + " 0"), strings(db, "SELECT parse_filename(path) || ' ' || rank FROM files"));
     }
 
     /**
@@ -428,8 +438,8 @@ class CaptureAssignmentTest {
     }
 
     /**
-     * Three files of the same content that is no trace: the first fails to load as one, so its first copy is
-     * loaded in its place (and fails the same way), and the last is no copy of anything in the store.
+     * Three files of the same content that is no trace: the first is found to be none, and its copies are no
+     * copies of anything in the store (nor read again: they are the same bytes).
      */
     @Test
     void aCopyWhoseOriginalDidNotLoadIsNotTakenForStored() throws Exception {
@@ -440,10 +450,13 @@ class CaptureAssignmentTest {
         Cli.Result ingest = Cli.ingestJson(tmp.resolve("st.duckdb"), run);
         Cli.assertExit(1, ingest);
         Map<String, JsonNode> files = byFile(ingest.json());
-        assertEquals(files.get("a.json").get("reason").asText(), files.get("b.json").get("reason").asText(),
+        assertEquals("\"traceEvents\" is an object, not a list", files.get("a.json").get("reason").asText(),
                 ingest::describe);
-        assertEquals("same content as b.json (a copy of the same rank?), which did not load",
-                files.get("c.json").get("reason").asText());
+        for (String copy : List.of("b.json", "c.json")) {
+            assertEquals("same content as a.json (a copy of the same rank?), which is no trace",
+                    files.get(copy).get("reason").asText(), ingest::describe);
+            assertTrue(files.get(copy).get("copy_of").isNull(), ingest::describe);
+        }
         assertTrue(ingest.err().contains("no usable trace"), ingest::describe);
     }
 

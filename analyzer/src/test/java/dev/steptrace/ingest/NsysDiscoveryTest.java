@@ -144,6 +144,7 @@ class NsysDiscoveryTest {
         Cli.assertExit(0, alone);
         assertEquals("same content as rank0 (a copy of the same rank?)",
                 alone.file("rank0_copy").get("reason").asText(), alone::describe);
+        assertEquals(export.toRealPath().toString(), alone.file("rank0_copy").get("copy_of").asText());
         try (StoreDb s = StoreDb.open(db)) {
             assertEquals(1, s.count("SELECT count(*) FROM files"));
         }
