@@ -206,7 +206,7 @@ public final class Ingestor {
         Connection c = store.connection();
         List<Planned> candidates = new ArrayList<>();
         Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents = gzipContents(traces);
-        Neighbours neighbours = storedNeighbours(c, traces);
+        StoredNeighbours neighbours = StoredNeighbours.of(c, traces);
         List<Fingerprinted> fingerprints = fingerprints(traces,
                 fingerprintWhileLoading(c, traces, gzipContents, neighbours));
         for (int i = 0; i < traces.size(); i++) {
@@ -337,59 +337,6 @@ public final class Ingestor {
         return renamed;
     }
 
-    /**
-     * The files the store holds in the directories of a command's traces, other than theirs.
-     *
-     * @param onDisk those still on disk with their stored size: a trace of this ingest with the same content is
-     *               a copy of one of them, as it would be if both were ingested together
-     * @param gone   those no longer on disk: one with a trace's very bytes was renamed to it
-     */
-    private record Neighbours(List<DirectoryCopies.Candidate> onDisk, List<StoreFiles.Row> gone) {}
-
-    private static Neighbours storedNeighbours(Connection c, List<TraceDiscovery.Found> traces) throws SQLException {
-        Set<Path> given = new HashSet<>();
-        Set<Path> dirs = new TreeSet<>();
-        for (TraceDiscovery.Found f : traces) {
-            given.add(f.path());
-            dirs.add(f.dir());
-        }
-        List<DirectoryCopies.Candidate> onDisk = new ArrayList<>();
-        List<StoreFiles.Row> gone = new ArrayList<>();
-        for (Path dir : dirs) {
-            for (StoreFiles.Row r : StoreFiles.in(c, dir)) {
-                if (given.contains(r.path())) {
-                    continue;
-                }
-                if (Files.notExists(r.path(), LinkOption.NOFOLLOW_LINKS)) {
-                    gone.add(r);
-                    continue;
-                }
-                Importer importer = Importers.of(r.format());
-                boolean kineto = r.format().equals(KinetoImporter.FORMAT);
-                try {
-                    if (importer == null || sizeOf(importer.parts(r.path())) != r.size()) {
-                        continue;
-                    }
-                    onDisk.add(DirectoryCopies.Candidate.stored(r.path(), kineto, r.compressed(),
-                            new Fingerprint(r.size(), r.contentHash()),
-                            kineto && r.compressed() ? Fingerprint.gzipContent(r.path()) : null));
-                } catch (IOException e) {
-                    // Not readable now: nothing to compare with.
-                }
-            }
-        }
-        return new Neighbours(onDisk, gone);
-    }
-
-    /** The bytes of a trace's parts together, as its fingerprint counts them. */
-    private static long sizeOf(List<Path> parts) throws IOException {
-        long size = 0;
-        for (Path p : parts) {
-            size += Files.size(p);
-        }
-        return size;
-    }
-
     /** What the trailers of the gzip Kineto files say of their content; a file that cannot be read is left out. */
     private static Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents(List<TraceDiscovery.Found> traces) {
         Map<TraceDiscovery.Found, Fingerprint.Content> contents = new HashMap<>();
@@ -419,7 +366,7 @@ public final class Ingestor {
      * The others are fingerprinted first, which is the only read of an unchanged file.
      */
     private Map<TraceDiscovery.Found, Long> fingerprintWhileLoading(Connection c, List<TraceDiscovery.Found> traces,
-            Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents, Neighbours neighbours) throws SQLException {
+            Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents, StoredNeighbours neighbours) throws SQLException {
         if (store.readOnly()) {
             return Map.of();
         }
