@@ -246,10 +246,7 @@ class CaptureAssignmentTest {
     @Test
     void aGunzippedCopyBesideItsGzipFileIsThatRankNotASecondRun() throws Exception {
         List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
-        Path run = Files.createDirectories(tmp.resolve("run"));
-        for (Path f : ranks) {
-            Files.copy(f, run.resolve(f.getFileName()));
-        }
+        Path run = copied(ranks);
         // Rank 0 gunzipped beside its .gz, as a user does to read it.
         String gz = ranks.get(0).getFileName().toString();
         String plain = gz.substring(0, gz.length() - ".gz".length());
@@ -291,10 +288,7 @@ class CaptureAssignmentTest {
     @Test
     void aCopyIngestedAloneAfterItsRunIsThatRank() throws Exception {
         List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
-        Path run = Files.createDirectories(tmp.resolve("run"));
-        for (Path f : ranks) {
-            Files.copy(f, run.resolve(f.getFileName()));
-        }
+        Path run = copied(ranks);
         Path db = tmp.resolve("st.duckdb");
         Cli.assertExit(0, Cli.ingestJson(db, run));
 
@@ -340,10 +334,7 @@ class CaptureAssignmentTest {
     @Test
     void aFileRenamedAndIngestedAloneReplacesItsOldRows() throws Exception {
         List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
-        Path run = Files.createDirectories(tmp.resolve("run"));
-        for (Path f : ranks) {
-            Files.copy(f, run.resolve(f.getFileName()));
-        }
+        Path run = copied(ranks);
         Path db = tmp.resolve("st.duckdb");
         Cli.assertExit(0, Cli.ingestJson(db, run));
         String gz0 = ranks.get(0).getFileName().toString();
@@ -378,10 +369,7 @@ class CaptureAssignmentTest {
     @Test
     void aRankStoredTwiceIsStoredOnceAfterTheNextIngest() throws Exception {
         List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
-        Path run = Files.createDirectories(tmp.resolve("run"));
-        for (Path f : ranks) {
-            Files.copy(f, run.resolve(f.getFileName()));
-        }
+        Path run = copied(ranks);
         Path db = tmp.resolve("st.duckdb");
         Cli.assertExit(0, Cli.ingestJson(db, run));
         // The same bytes loaded from another directory, then moved beside rank 0: file and row.
@@ -547,6 +535,15 @@ class CaptureAssignmentTest {
         Files.move(run.resolve(ranks.get(0).getFileName()), tmp.resolve(ranks.get(0).getFileName()));
         Cli.Result empty = Cli.ingestJson(db, run);
         assertEquals(List.of("0"), strings(db, "SELECT rank::VARCHAR FROM files"), empty::describe);
+    }
+
+    /** A folder "run" holding a copy of each file. */
+    private Path copied(List<Path> files) throws Exception {
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        for (Path f : files) {
+            Files.copy(f, run.resolve(f.getFileName()));
+        }
+        return run;
     }
 
     /** The report of {@code run} is one capture of ranks 0 and 1, with the kernel time of {@code ranks}' own events. */

@@ -101,9 +101,7 @@ class NsysDiscoveryTest {
     void aParquetExportIsFingerprintedWholeAndReportedFromItsOwnDirectory() throws Exception {
         Path cap = Files.createDirectories(tmp.resolve("cap"));
         Path export = cap.resolve("rank0");
-        NsysFixtures.write(NsysFixtures.graphReplays(true), Container.PARQUETDIR, export);
-        Path db = tmp.resolve("s.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, cap));
+        Path db = ingestedParquetExport(export);
         assertEquals("unchanged", Cli.ingestJson(db, cap).file("rank0").get("status").asText());
         // Exported again (nsys export --force-overwrite): the export is loaded again, replacing its rows.
         try (var files = Files.list(export)) {
@@ -131,9 +129,7 @@ class NsysDiscoveryTest {
     void aCopyOfAStoredParquetExportIngestedAloneIsThatExport() throws Exception {
         Path cap = Files.createDirectories(tmp.resolve("cap"));
         Path export = cap.resolve("rank0");
-        NsysFixtures.write(NsysFixtures.graphReplays(true), Container.PARQUETDIR, export);
-        Path db = tmp.resolve("s.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, cap));
+        Path db = ingestedParquetExport(export);
         Path copy = Files.createDirectories(cap.resolve("rank0_copy"));
         try (var files = Files.list(export)) {
             for (Path p : files.toList()) {
@@ -148,6 +144,14 @@ class NsysDiscoveryTest {
         try (StoreDb s = StoreDb.open(db)) {
             assertEquals(1, s.count("SELECT count(*) FROM files"));
         }
+    }
+
+    /** Writes an export of graph replays as a Parquet directory and ingests its folder; the store's path. */
+    private Path ingestedParquetExport(Path export) throws Exception {
+        NsysFixtures.write(NsysFixtures.graphReplays(true), Container.PARQUETDIR, export);
+        Path db = tmp.resolve("s.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, export.getParent()));
+        return db;
     }
 
     private static void cut(Path file, double keep) throws Exception {
