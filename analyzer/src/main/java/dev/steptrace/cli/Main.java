@@ -77,6 +77,10 @@ public final class Main implements Runnable {
             }
             // A UserError is the whole story (e.g. a missing path): no stack trace worth pointing at. So is
             // a fault of the machine (a full disk, a directory that refuses writing): the message says it.
+            if (Messages.heapExhausted(thrown) != null) {
+                commandLine.getErr().println("steptrace: " + Messages.outOfHeap(""));
+                return FAILED;
+            }
             if (Messages.environmentFault(thrown)) {
                 commandLine.getErr().println("steptrace: " + (thrown instanceof FileSystemException f
                         ? f.getFile() + ": " + Messages.io(f) : Messages.firstLine(thrown.getMessage())));
@@ -86,7 +90,16 @@ public final class Main implements Runnable {
                     + (debug || userError(ex) ? "" : " (--debug shows the stack trace)"));
             return FAILED;
         });
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } catch (OutOfMemoryError e) {
+            // picocli hands only Exceptions to the handler above: the heap running out on this thread comes here.
+            if (Messages.heapExhausted(e) == null) {
+                throw e;
+            }
+            cli.getErr().println("steptrace: " + Messages.outOfHeap(""));
+            return FAILED;
+        }
     }
 
     private static PrintWriter terminalSafe(PrintStream stream) {

@@ -107,6 +107,30 @@ public final class Messages {
         }
     }
 
+    /**
+     * What to say when the Java heap ran out {@code during} something (" while loading", or ""): the heap as
+     * set, and how to give steptrace more (the launcher's collector kept).
+     */
+    public static String outOfHeap(String during) {
+        long heap = maxHeap();
+        return "ran out of Java heap (" + xmx(heap) + ")" + during + ": give steptrace more with STEPTRACE_JAVA_OPTS=\""
+                + xmx(2 * heap) + " -XX:+UseParallelGC\"";
+    }
+
+    /**
+     * The exhausted heap behind a failure (itself, or its cause: another thread's, rethrown wrapped), or null.
+     * Only the heap: out of native threads, direct buffers or array size, more heap would not help.
+     */
+    public static OutOfMemoryError heapExhausted(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof OutOfMemoryError oom && (oom.getMessage() == null
+                    || oom.getMessage().contains("Java heap space") || oom.getMessage().contains("GC overhead"))) {
+                return oom;
+            }
+        }
+        return null;
+    }
+
     /** A heap size as the option that sets it: {@code -Xmx512m}, {@code -Xmx4g}. */
     public static String xmx(long bytes) {
         return bytes % (1L << 30) == 0 ? "-Xmx" + (bytes >> 30) + "g" : "-Xmx" + (bytes >> 20) + "m";

@@ -506,9 +506,7 @@ public final class Ingestor {
      * gone, the handler should only put strings together.
      */
     private static String outOfHeapAdvice(int filesAtOnce) {
-        long heap = Messages.maxHeap();
-        return "ran out of Java heap (" + Messages.xmx(heap) + ") while loading: give steptrace more with"
-                + " STEPTRACE_JAVA_OPTS=\"" + Messages.xmx(2 * heap) + " -XX:+UseParallelGC\""
+        return Messages.outOfHeap(" while loading")
                 + (filesAtOnce > 1 ? ", or load fewer files at once (ingest --threads 1)" : "");
     }
 
@@ -608,9 +606,8 @@ public final class Ingestor {
                 // What the load held went with its frames: the rollback and this line need little heap. Out of
                 // native threads, direct buffers or array size, more heap would not help: the error says which.
                 rollback(c);
-                String what = e.getMessage();
-                return FileOutcome.notLoaded(f.path(), Status.FAILED, what == null || what.contains("Java heap space")
-                        || what.contains("GC overhead") ? outOfHeap : "ran out of memory while loading: " + what);
+                return FileOutcome.notLoaded(f.path(), Status.FAILED, Messages.heapExhausted(e) != null ? outOfHeap
+                        : "ran out of memory while loading: " + e.getMessage());
             }
         } catch (SQLException e) {
             return FileOutcome.notLoaded(f.path(), Status.FAILED, STORE_ERROR + Messages.firstLine(e.getMessage()));

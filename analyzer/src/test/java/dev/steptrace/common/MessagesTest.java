@@ -1,6 +1,8 @@
 package dev.steptrace.common;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,6 +35,17 @@ class MessagesTest {
         assertFalse(Messages.environmentFault(new SQLException("Binder Error: column x does not exist")));
         assertEquals("permission denied", Messages.io(new AccessDeniedException("/x")));
         assertEquals("Read-only file system", Messages.io(new FileSystemException("/x", null, "Read-only file system")));
+    }
+
+    /** The exhausted heap is found behind another thread's failure rethrown wrapped; other memory is not heap. */
+    @Test
+    void anExhaustedHeapIsFoundBehindTheFailureThatWrapsIt() {
+        OutOfMemoryError heap = new OutOfMemoryError("Java heap space");
+        assertSame(heap, Messages.heapExhausted(new IllegalStateException("ingest worker failed", heap)));
+        assertSame(heap, Messages.heapExhausted(heap));
+        assertNull(Messages.heapExhausted(new OutOfMemoryError("unable to create native thread: possibly out of"
+                + " memory or process/resource limits reached")));
+        assertNull(Messages.heapExhausted(new IllegalStateException("no memory involved")));
     }
 
     /** Heap sizes as users write them in STEPTRACE_JAVA_OPTS. */
