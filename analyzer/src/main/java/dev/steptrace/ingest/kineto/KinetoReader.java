@@ -434,7 +434,16 @@ public final class KinetoReader {
                 eventStart = offsetDelta + p.currentTokenLocation().getByteOffset();
                 input.keepFrom(eventStart);
                 inEvent = true;
-                fields.read(p, event);
+                // An event that damage cuts short is not kept: nor are the anomalies found in it, as the
+                // scanner forgets them (ReadResult.hold).
+                result.hold();
+                boolean whole = false;
+                try {
+                    fields.read(p, event);
+                    whole = true;
+                } finally {
+                    result.release(whole);
+                }
                 inEvent = false;
                 dispatch(event);
             }
