@@ -289,8 +289,7 @@ class CaptureAssignmentTest {
     void aCopyIngestedAloneAfterItsRunIsThatRank() throws Exception {
         List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
         Path run = copied(ranks);
-        Path db = tmp.resolve("st.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, run));
+        Path db = ingested(run);
 
         String gz0 = ranks.get(0).getFileName().toString();
         Path copy = Files.copy(ranks.get(0), run.resolve("copy_of_" + gz0));
@@ -335,8 +334,7 @@ class CaptureAssignmentTest {
     void aFileRenamedAndIngestedAloneReplacesItsOldRows() throws Exception {
         List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
         Path run = copied(ranks);
-        Path db = tmp.resolve("st.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, run));
+        Path db = ingested(run);
         String gz0 = ranks.get(0).getFileName().toString();
         Path renamed = Files.move(run.resolve(gz0), run.resolve("r0.json.gz"));
 
@@ -370,8 +368,7 @@ class CaptureAssignmentTest {
     void aRankStoredTwiceIsStoredOnceAfterTheNextIngest() throws Exception {
         List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
         Path run = copied(ranks);
-        Path db = tmp.resolve("st.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, run));
+        Path db = ingested(run);
         // The same bytes loaded from another directory, then moved beside rank 0: file and row.
         Path elsewhere = Files.copy(ranks.get(0), Files.createDirectories(tmp.resolve("other")).resolve("z-copy.json.gz"));
         Cli.assertExit(0, Cli.ingestJson(db, elsewhere));
@@ -405,8 +402,7 @@ class CaptureAssignmentTest {
     void aStoredGzipFileChangedInPlaceIsNoOriginal() throws Exception {
         Path run = Files.createDirectories(tmp.resolve("run"));
         Path gz = Files.copy(TestData.smallTraces().resolve("hta_alexnet_cuda_sync.json.gz"), run.resolve("rank0.json.gz"));
-        Path db = tmp.resolve("st.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, run));
+        Path db = ingested(run);
         long storedKernels;
         try (StoreDb s = StoreDb.open(db)) {
             storedKernels = s.count("SELECT n_kernel FROM files");
@@ -504,8 +500,7 @@ class CaptureAssignmentTest {
                 Files.copy(in, run.resolve(plain.get(plain.size() - 1)));
             }
         }
-        Path db = tmp.resolve("st.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, run));
+        Path db = ingested(run);
 
         Files.delete(run.resolve(plain.get(0)));
         Files.copy(ranks.get(0), run.resolve(ranks.get(0).getFileName()));
@@ -535,6 +530,13 @@ class CaptureAssignmentTest {
         Files.move(run.resolve(ranks.get(0).getFileName()), tmp.resolve(ranks.get(0).getFileName()));
         Cli.Result empty = Cli.ingestJson(db, run);
         assertEquals(List.of("0"), strings(db, "SELECT rank::VARCHAR FROM files"), empty::describe);
+    }
+
+    /** The store "st.duckdb" once {@code run} is ingested into it. */
+    private Path ingested(Path run) {
+        Path db = tmp.resolve("st.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, run));
+        return db;
     }
 
     /** A folder "run" holding a copy of each file. */
