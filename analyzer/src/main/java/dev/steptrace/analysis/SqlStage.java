@@ -22,6 +22,14 @@ import java.util.regex.Pattern;
  * parameters. A parameter is a DuckDB variable, read in the file as {@code getvariable('name')}, so a
  * stage runs as it is in the DuckDB shell too: {@code SET VARIABLE name = value;} then {@code .read} it.
  *
+ * <p>A statement that restricts its rows with {@code this_file(file_id)} (macros.sql) runs once per file
+ * of {@code t_files}, in file order, with the variable {@code file_id} set to that file: a
+ * {@code CREATE OR REPLACE TEMP TABLE name AS} makes the table from the first file and is an
+ * {@code INSERT INTO name} for each later one. Such a statement is rank-local (it joins and partitions
+ * by file), so its rows are those of one run over every file; one file at a time keeps its sorts and hash
+ * tables the size of one file's, which a capture of many files needs (docs/performance.md, "The analysis
+ * of many files"). With {@code file_id} unset, as in the shell, it runs once over every file.
+ *
  * <p>A query file ({@code queries/name.sql}, docs/architecture.md, "Queries of the kept analysis") is
  * one SELECT written the same way, run by {@link #query}: its parameters are bound to the statement,
  * not set on the connection, so readers sharing a connection do not see each other's values.
@@ -30,6 +38,8 @@ public final class SqlStage {
     /** macros.sql: defined before every stage's statements, so a stage run alone (a stage test) has them. */
     private static final SqlStage MACROS = load("macros");
     private static final Pattern PARAMETER = Pattern.compile("getvariable\\('([a-z_][a-z0-9_]*)'\\)");
+    private static final String PER_FILE = "this_file(";
+    private static final Pattern CREATE_AS = Pattern.compile("(?is)CREATE OR REPLACE TEMP TABLE (\\w+) AS\\s");
 
     private final String name;
     private final List<String> statements;
@@ -77,11 +87,38 @@ public final class SqlStage {
             }
             for (String sql : statements) {
                 try {
-                    s.execute(sql);
+                    if (sql.contains(PER_FILE)) {
+                        runPerFile(s, sql);
+                    } else {
+                        s.execute(sql);
+                    }
                 } catch (SQLException e) {
                     throw new SQLException("analysis stage " + name + ": " + e.getMessage(), e);
                 }
             }
+        }
+    }
+
+    private void runPerFile(Statement s, String sql) throws SQLException {
+        List<Integer> files = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery("SELECT file_id FROM t_files ORDER BY file_id")) {
+            while (rs.next()) {
+                files.add(rs.getInt(1));
+            }
+        }
+        if (files.size() < 2) {
+            s.execute(sql);
+            return;
+        }
+        Matcher create = CREATE_AS.matcher(sql);
+        String append = create.lookingAt() ? "INSERT INTO " + create.group(1) + " " + sql.substring(create.end()) : sql;
+        try {
+            for (int i = 0; i < files.size(); i++) {
+                s.execute("SET VARIABLE file_id = " + files.get(i));
+                s.execute(i == 0 ? sql : append);
+            }
+        } finally {
+            s.execute("RESET VARIABLE file_id");
         }
     }
 

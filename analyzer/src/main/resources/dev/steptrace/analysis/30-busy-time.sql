@@ -1,7 +1,8 @@
 -- Stage 30, busy time (rank-local): per step, the time at least one GPU operation runs, on any stream:
 -- the length of the union of the step's operations' intervals.
--- Reads:  t_ops_core, t_windows
+-- Reads:  t_ops_core, t_windows, t_files
 -- Writes: t_step_busy(file_id, step, busy_ns)
+-- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
 -- Portability: plain SQL (window functions).
 
 CREATE OR REPLACE TEMP TABLE t_step_busy AS
@@ -14,10 +15,11 @@ WITH shift AS (
     FROM (SELECT file_id, step, gpu_start,
                  max(gpu_end) OVER (PARTITION BY file_id ORDER BY step
                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_end
-          FROM t_windows) w
+          FROM t_windows WHERE this_file(file_id)) w
 ), shifted AS (
     SELECT o.file_id, o.step, o.ts_ns + s.shift_ns AS ts_ns, o.ts_ns + o.dur_ns + s.shift_ns AS end_ns
     FROM t_ops_core o JOIN shift s ON s.file_id = o.file_id AND s.step = o.step
+    WHERE this_file(o.file_id)
 ), ordered AS (
     -- The latest end before each operation of its step. One window per file, not per step (many small
     -- partitions cost twice as much): shifted, and durations never negative, the steps follow one

@@ -3,9 +3,10 @@
 -- collective of the step (since the step's start for the first). Where the rank arrived last at a matched
 -- instance, this is what the straggler was doing while the others waited (collective_arrivals, docs/reports.md
 -- "Stragglers"); it is made for every instance because a rank alone cannot know where it will be late.
--- Reads:  t_ops_core, t_classes
+-- Reads:  t_ops_core, t_classes, t_files
 -- Writes: h_collective_causes(file_id, step, ts_ns, after_category): one row per collective start time
 --         of a file's step (kernels of one start share the first one's previous segment)
+-- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
 -- Portability: arg_max, unnest, the slice and category macros (macros.sql) and GROUP BY ALL are DuckDB's (Spark SQL:
 -- max_by, explode(sequence(...)), div).
 
@@ -25,7 +26,7 @@ WITH classes AS (
 ), ops AS (
     SELECT o.file_id, o.step, o.ts_ns, o.dur_ns, k.category_no, k.comm
     FROM t_ops_core o JOIN classes k USING (file_id, name_id, kind, variant)
-    WHERE o.step IS NOT NULL
+    WHERE o.step IS NOT NULL AND this_file(o.file_id)
 ), starts AS (
     SELECT DISTINCT file_id, step, ts_ns FROM ops WHERE comm
 ), segments AS (

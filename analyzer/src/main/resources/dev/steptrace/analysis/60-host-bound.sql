@@ -1,6 +1,6 @@
 -- Stage 60, host-bound (rank-local): whether the GPU waits for the CPU (docs/reports.md, "Host-bound
 -- steps").
--- Reads:  t_ops_core (its launch_ns and graph), t_classes, t_step_metrics, h_launch_calls (stage 19)
+-- Reads:  t_ops_core (its launch_ns and graph), t_classes, t_step_metrics, h_launch_calls (stage 19), t_files
 -- Writes: t_step_host(file_id, rank, step, phase, phase_index, idle_ns, launch_wait_ns): the GPU's idle
 --             time inside the step (span minus busy) and the part of it spent waiting for the CPU to
 --             launch: the gaps after which the next operation's launch call began only when the GPU was
@@ -11,6 +11,7 @@
 --         t_graph_replays(file_id, rank, step, phase, correlation, start_ns, end_ns, gap_ns): each graph
 --             replay with kernels in a step, its GPU window, and the GPU time since the previous replay
 --             of the file ended (NULL for the first)
+-- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
 -- Portability: quantile_cont and GROUP BY ALL are DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_step_host AS
@@ -21,7 +22,7 @@ WITH ordered AS (
     SELECT o.file_id, o.step, o.ts_ns, o.launch_ns,
            max(o.ts_ns + o.dur_ns) OVER w AS idle_since, lag(o.step) OVER w AS prev_step
     FROM t_ops_core o
-    WHERE o.step IS NOT NULL
+    WHERE o.step IS NOT NULL AND this_file(o.file_id)
     WINDOW w AS (PARTITION BY o.file_id ORDER BY o.ts_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), waits AS (
     SELECT file_id, step, sum(ts_ns - idle_since) AS launch_wait_ns
@@ -32,7 +33,8 @@ WITH ordered AS (
 SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(m.idle_ns, 0) AS idle_ns,
        CASE WHEN m.file_id IN (SELECT DISTINCT file_id FROM h_launch_calls)
             THEN least(coalesce(w.launch_wait_ns, 0), coalesce(m.idle_ns, 0)) END::BIGINT AS launch_wait_ns
-FROM t_step_metrics m LEFT JOIN waits w USING (file_id, step);
+FROM t_step_metrics m LEFT JOIN waits w USING (file_id, step)
+WHERE this_file(m.file_id);
 
 CREATE OR REPLACE TEMP TABLE t_launch_delays AS
 SELECT file_id, rank, phase, category, ops, mean_ns, quantiles[1] AS median_ns, quantiles[2] AS p90_ns
@@ -44,7 +46,7 @@ FROM (
     FROM t_ops_core o
     JOIN t_classes k USING (file_id, name_id, kind, variant)
     JOIN t_step_metrics m USING (file_id, step)
-    WHERE NOT o.graph
+    WHERE NOT o.graph AND this_file(o.file_id)
     GROUP BY ALL
 );
 
