@@ -1,7 +1,7 @@
 -- Stage 70, launching ops (rank-local; docs/roofline.md): the CPU ops that launched GPU work, and the
 -- distinct (op, shapes) calls whose work a model in Java (WorkModels) computes into t_shape_work.
 -- Parameters (DuckDB variables): work_ops, the op names WorkModels has a model for (a list)
--- Reads:  cpu_ops, names, op_shapes (store); t_ops_core, t_classes
+-- Reads:  cpu_ops, names, op_shapes (store); t_ops_core, t_classes, t_files
 -- Writes: t_launch_ops(file_id, external_id, name_id, shape_id): one row per op that has recorded shapes
 --             or launched a collective (an external id two ops share is left out: it cannot say which
 --             launched what). Only those rows are read: the calls' work (here and stage 71) and the names
@@ -10,6 +10,7 @@
 --             distinct calls of work_ops with recorded shapes;
 --         t_shape_work(file_id, op_name_id, shape_id, family, precision, flops, bytes), empty: KernelWork
 --             fills it
+-- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
 -- Portability: getvariable, list_contains, any_value, SEMI JOIN, USING joins and the collective_category
 -- macro (macros.sql) are DuckDB's.
 
@@ -18,19 +19,21 @@
 -- first and a window after were two more. The external ids are chosen before the GROUP BY, so every op
 -- of a chosen id is still counted; in a trace without shapes (vLLM records none by default) that
 -- leaves the collectives' few, not a row per op (docs/performance.md, "The analysis after ingest").
+-- this_file on each input: DuckDB carries a file's filter into neither side of the UNION nor the SEMI JOIN's
+-- subquery by itself, and each file's run would read every file's rows.
 CREATE OR REPLACE TEMP TABLE t_launch_ops AS
 WITH wanted AS (
-    SELECT file_id, external_id FROM cpu_ops WHERE kind = 'cpu_op' AND shape_id IS NOT NULL
+    SELECT file_id, external_id FROM cpu_ops WHERE kind = 'cpu_op' AND shape_id IS NOT NULL AND this_file(file_id)
     UNION
     SELECT o.file_id, o.external_id
     FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
-    WHERE collective_category(k.category)
+    WHERE collective_category(k.category) AND this_file(o.file_id)
 )
 SELECT c.file_id, c.external_id, any_value(c.name_id) AS name_id, any_value(c.shape_id) AS shape_id
 FROM cpu_ops c
 SEMI JOIN wanted w ON w.file_id = c.file_id AND w.external_id = c.external_id
-SEMI JOIN t_ops_core o ON o.file_id = c.file_id AND o.external_id = c.external_id
-WHERE c.kind = 'cpu_op'
+SEMI JOIN (SELECT file_id, external_id FROM t_ops_core WHERE this_file(file_id)) o ON o.file_id = c.file_id AND o.external_id = c.external_id
+WHERE c.kind = 'cpu_op' AND this_file(c.file_id)
 GROUP BY c.file_id, c.external_id
 HAVING count(*) = 1;
 
