@@ -106,7 +106,9 @@ public final class IngestCommand implements Callable<Integer> {
             Steptrace.of(store).prepareReports(report);
             return List.of();
         } catch (SteptraceException e) {
-            return List.of("the report of a capture could not be prepared: " + e.getMessage());
+            String outOfStoreMemory = Store.outOfMemory(e);
+            return List.of("the report of a capture could not be prepared: "
+                    + (outOfStoreMemory != null ? outOfStoreMemory : e.getMessage()));
         }
     }
 

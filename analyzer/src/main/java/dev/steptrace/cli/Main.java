@@ -2,6 +2,7 @@ package dev.steptrace.cli;
 
 import dev.steptrace.api.SteptraceException;
 import dev.steptrace.common.Messages;
+import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
@@ -79,6 +80,11 @@ public final class Main implements Runnable {
             // a fault of the machine (a full disk, a directory that refuses writing): the message says it.
             if (Messages.heapExhausted(thrown) != null) {
                 commandLine.getErr().println("steptrace: " + Messages.outOfHeap(""));
+                return FAILED;
+            }
+            String outOfStoreMemory = Store.outOfMemory(thrown);
+            if (outOfStoreMemory != null) {
+                commandLine.getErr().println("steptrace: " + outOfStoreMemory);
                 return FAILED;
             }
             if (Messages.environmentFault(thrown)) {

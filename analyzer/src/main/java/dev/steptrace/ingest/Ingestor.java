@@ -593,13 +593,13 @@ public final class Ingestor {
                 return FileOutcome.notLoaded(f.path(), Status.FAILED, "cannot read: " + Messages.io(e));
             } catch (SQLException | StoreWriteException e) {
                 rollback(c);
-                return FileOutcome.notLoaded(f.path(), Status.FAILED, STORE_ERROR + Messages.firstLine(e.getMessage()));
+                return FileOutcome.notLoaded(f.path(), Status.FAILED, storeError(e));
             } catch (RuntimeException e) {
                 rollback(c);
                 if (Messages.environmentFault(e)) {
                     // Writing the rows needs room on disk, also for the Arrow library that moves them.
                     return FileOutcome.notLoaded(f.path(), Status.FAILED,
-                            STORE_ERROR + Messages.firstLine(e.getMessage()));
+                            storeError(e));
                 }
                 throw e;
             } catch (OutOfMemoryError e) {
@@ -610,7 +610,7 @@ public final class Ingestor {
                         : "ran out of memory while loading: " + e.getMessage());
             }
         } catch (SQLException e) {
-            return FileOutcome.notLoaded(f.path(), Status.FAILED, STORE_ERROR + Messages.firstLine(e.getMessage()));
+            return FileOutcome.notLoaded(f.path(), Status.FAILED, storeError(e));
         }
     }
 
@@ -734,6 +734,12 @@ public final class Ingestor {
      * (read-only, full, broken), else null: saying "no usable trace" then would send the user after
      * the traces.
      */
+    /** A file's reason when the store failed it: DuckDB's error, or what to do where it ran out of memory. */
+    private static String storeError(Exception e) {
+        String outOfMemory = Store.outOfMemory(e);
+        return STORE_ERROR + (outOfMemory != null ? outOfMemory : Messages.firstLine(e.getMessage()));
+    }
+
     private static String storeProblem(List<FileOutcome> outcomes) {
         List<FileOutcome> failed = outcomes.stream().filter(o -> o.status() == Status.FAILED).toList();
         if (failed.isEmpty() || outcomes.stream().anyMatch(FileOutcome::inStore)) {

@@ -1,6 +1,7 @@
 package dev.steptrace.store;
 
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -15,6 +16,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import dev.steptrace.common.Messages;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -25,6 +28,11 @@ import org.duckdb.DuckDBConnection;
  * (documented in docs/schema.md), views from {@code views.sql}.
  */
 public final class Store implements AutoCloseable {
+    private static final String MEMORY_LIMIT_VARIABLE = "STEPTRACE_MEMORY_LIMIT";
+    /** How DuckDB's errors of a query that needs more than its memory limit begin. */
+    private static final String DUCKDB_OUT_OF_MEMORY = "Out of Memory Error";
+    /** A size as DuckDB's memory_limit takes it: 512MB, 1.5GB, 2GiB. */
+    private static final Pattern SIZE = Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*([KMGT]i?B)\\s*", Pattern.CASE_INSENSITIVE);
     public static final String DEFAULT_FILE = "steptrace.duckdb";
     public static final String ENV_DB = "STEPTRACE_DB";
     /** Bumped whenever schema.sql changes incompatibly. */
@@ -34,6 +42,35 @@ public final class Store implements AutoCloseable {
     private final DuckDBConnection connection;
     private final boolean readOnly;
     private final BufferAllocator allocator = new RootAllocator();
+
+    /**
+     * DuckDB's memory limit: {@code $STEPTRACE_MEMORY_LIMIT}, else 512 MB. DuckDB's default (80% of RAM)
+     * would let a large ingest grow far past steptrace's 1 GB budget.
+     */
+    public static String memoryLimit() {
+        return System.getenv().getOrDefault(MEMORY_LIMIT_VARIABLE, "512MB");
+    }
+
+    /**
+     * What to say when DuckDB ran out of its memory limit behind {@code failure} (its error, or a cause of
+     * it), or null when it did not: the limit, and how to raise it.
+     */
+    public static String outOfMemory(Throwable failure) {
+        return outOfMemory(failure, memoryLimit());
+    }
+
+    static String outOfMemory(Throwable failure, String limit) {
+        for (Throwable c = failure; c != null; c = c.getCause()) {
+            if (c.getMessage() != null && c.getMessage().contains(DUCKDB_OUT_OF_MEMORY)) {
+                Matcher m = SIZE.matcher(limit);
+                String more = m.matches() ? "=" + BigDecimal.valueOf(Double.parseDouble(m.group(1)) * 2)
+                        .stripTrailingZeros().toPlainString() + m.group(2) : "";
+                return "DuckDB ran out of memory (its limit: " + limit + "): give it more with "
+                        + MEMORY_LIMIT_VARIABLE + more + ", if the machine has it";
+            }
+        }
+        return null;
+    }
 
     private Store(Path path, DuckDBConnection connection, boolean readOnly) {
         this.path = path;
@@ -70,8 +107,7 @@ public final class Store implements AutoCloseable {
                 Files.createDirectories(abs.getParent());
             }
             Properties props = new Properties();
-            // DuckDB's default (80% of RAM) would let a large ingest grow far past steptrace's 1 GB budget.
-            props.setProperty("memory_limit", System.getenv().getOrDefault("STEPTRACE_MEMORY_LIMIT", "512MB"));
+            props.setProperty("memory_limit", memoryLimit());
             props.setProperty("preserve_insertion_order", "false");
             if (readOnly) {
                 props.setProperty("duckdb.read_only", "true");

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,9 +31,16 @@ public final class MainProcess {
 
     /** Runs {@code cmd} (a {@link #command}, or one that ends with it) to its end, at most ten minutes. */
     public static Cli.Result run(List<String> cmd) throws Exception {
+        return run(cmd, Map.of());
+    }
+
+    /** Runs {@code cmd} as {@link #run(List)} does, with these environment variables set beside this JVM's. */
+    public static Cli.Result run(List<String> cmd, Map<String, String> environment) throws Exception {
         Path out = Files.createTempFile("steptrace-stdout", ".txt");
         Path err = Files.createTempFile("steptrace-stderr", ".txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().putAll(environment);
+        Process p = pb.start();
         if (!p.waitFor(10, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             fail("timed out: " + cmd);
