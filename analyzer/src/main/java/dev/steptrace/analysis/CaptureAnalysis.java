@@ -80,6 +80,14 @@ public final class CaptureAnalysis implements AutoCloseable {
         this.readOnly = readOnly;
     }
 
+    /**
+     * About how many GPU operations the costliest statements take at once (a batch of files, stage 00, {@link
+     * SqlStage}): with about 1.5 M, each 2 GB file of eager decode is a batch, and their hash tables and sorts
+     * stay within DuckDB's memory limit; a capture of small files is one batch, whose statements run once
+     * (docs/performance.md, "The analysis of many files").
+     */
+    static final long BATCH_OPS = 1_500_000;
+
     /** Analyses a capture already in the store under {@code key}'s options, into temp tables. */
     public static CaptureAnalysis run(Store store, int captureId, AnalysisKey key) throws SQLException, StoreException {
         long t0 = System.nanoTime();
@@ -87,7 +95,7 @@ public final class CaptureAnalysis implements AutoCloseable {
         Connection c = store.newConnection();
         try {
             CaptureScope scope = CaptureScope.load(c, captureId);
-            SqlStage.load("00-capture-files").run(c, Map.of("capture_id", captureId));
+            SqlStage.load("00-capture-files").run(c, Map.of("capture_id", captureId, "batch_ops", BATCH_OPS));
             SqlStage.load("01-classes").run(c, Map.of("taxonomy_digest", key.taxonomy().digest()));
             SqlStage.run(c, "02-devices");
             StepSource source = StepDetector.detect(c, key.stepRegex());

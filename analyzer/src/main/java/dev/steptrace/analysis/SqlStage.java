@@ -22,13 +22,16 @@ import java.util.regex.Pattern;
  * parameters. A parameter is a DuckDB variable, read in the file as {@code getvariable('name')}, so a
  * stage runs as it is in the DuckDB shell too: {@code SET VARIABLE name = value;} then {@code .read} it.
  *
- * <p>A statement that restricts its rows with {@code this_file(file_id)} (macros.sql) runs once per file
- * of {@code t_files}, in file order, with the variable {@code file_id} set to that file: a
- * {@code CREATE OR REPLACE TEMP TABLE name AS} makes the table from the first file and is an
- * {@code INSERT INTO name} for each later one. Such a statement is rank-local (it joins and partitions
- * by file), so its rows are those of one run over every file; one file at a time keeps its sorts and hash
- * tables the size of one file's, which a capture of many files needs (docs/performance.md, "The analysis
- * of many files"). With {@code file_id} unset, as in the shell, it runs once over every file.
+ * <p>A statement that restricts its rows with {@code in_batch(file_id)} (macros.sql) runs once per batch
+ * of the capture's files, in file order, with the variables {@code batch_first} and {@code batch_last} set
+ * to the batch's first and last file ids. The batches are the variable {@code file_batches} (stage 00:
+ * consecutive files of about {@link CaptureAnalysis#BATCH_OPS} GPU operations together), else each file of
+ * {@code t_files} alone. A {@code CREATE OR REPLACE TEMP TABLE name AS} makes the table from the first
+ * batch and is an {@code INSERT INTO name} for each later one; an INSERT, UPDATE or DELETE runs as it is.
+ * Such a statement is rank-local (it joins and partitions by file), so its rows are those of one run over
+ * every file; a batch at a time keeps its sorts and hash tables the size of a batch's, which a capture of
+ * many large files needs (docs/performance.md, "The analysis of many files"). With the variables unset,
+ * as in the shell, it runs once over every file.
  *
  * <p>A query file ({@code queries/name.sql}, docs/architecture.md, "Queries of the kept analysis") is
  * one SELECT written the same way, run by {@link #query}: its parameters are bound to the statement,
@@ -38,8 +41,9 @@ public final class SqlStage {
     /** macros.sql: defined before every stage's statements, so a stage run alone (a stage test) has them. */
     private static final SqlStage MACROS = load("macros");
     private static final Pattern PARAMETER = Pattern.compile("getvariable\\('([a-z_][a-z0-9_]*)'\\)");
-    private static final String PER_FILE = "this_file(";
+    private static final String PER_BATCH = "in_batch(";
     private static final Pattern CREATE_AS = Pattern.compile("(?is)CREATE OR REPLACE TEMP TABLE (\\w+) AS\\s");
+    private static final Pattern CHANGE = Pattern.compile("(?is)(INSERT|UPDATE|DELETE)\\s.*");
 
     private final String name;
     private final List<String> statements;
@@ -56,10 +60,15 @@ public final class SqlStage {
             if (in == null) {
                 throw new IllegalArgumentException("no analysis stage " + resource);
             }
-            return new SqlStage(name, split(new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+            return of(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A stage named {@code name} of these statements (a stage file's text). */
+    static SqlStage of(String name, String text) {
+        return new SqlStage(name, split(text));
     }
 
     /** Runs the stage {@code name} without parameters. */
@@ -87,8 +96,8 @@ public final class SqlStage {
             }
             for (String sql : statements) {
                 try {
-                    if (sql.contains(PER_FILE)) {
-                        runPerFile(s, sql);
+                    if (sql.contains(PER_BATCH)) {
+                        runPerBatch(c, sql);
                     } else {
                         s.execute(sql);
                     }
@@ -99,27 +108,58 @@ public final class SqlStage {
         }
     }
 
-    private void runPerFile(Statement s, String sql) throws SQLException {
-        List<Integer> files = new ArrayList<>();
-        try (ResultSet rs = s.executeQuery("SELECT file_id FROM t_files ORDER BY file_id")) {
-            while (rs.next()) {
-                files.add(rs.getInt(1));
-            }
-        }
-        if (files.size() < 2) {
-            s.execute(sql);
-            return;
-        }
+    private void runPerBatch(Connection c, String sql) throws SQLException {
         Matcher create = CREATE_AS.matcher(sql);
-        String append = create.lookingAt() ? "INSERT INTO " + create.group(1) + " " + sql.substring(create.end()) : sql;
-        try {
-            for (int i = 0; i < files.size(); i++) {
-                s.execute("SET VARIABLE file_id = " + files.get(i));
+        String append;
+        if (create.lookingAt()) {
+            append = "INSERT INTO " + create.group(1) + " " + sql.substring(create.end());
+        } else if (CHANGE.matcher(sql).matches()) {
+            append = sql;
+        } else {
+            // Run again as it is, any other statement would keep the last batch's rows alone.
+            throw new IllegalStateException("analysis stage " + name + ": a statement with in_batch is a"
+                    + " CREATE OR REPLACE TEMP TABLE ... AS, an INSERT, an UPDATE or a DELETE: " + sql);
+        }
+        // DuckDB's driver closes a statement whose execution failed: the batches run on one of their own, and
+        // the variables are reset on another, so that the failure itself is what the caller sees.
+        Exception failure = null;
+        try (Statement s = c.createStatement()) {
+            List<long[]> batches = batches(s);
+            if (batches.size() < 2) {
+                s.execute(sql);
+                return;
+            }
+            for (int i = 0; i < batches.size(); i++) {
+                s.execute("SET VARIABLE batch_first = " + batches.get(i)[0]);
+                s.execute("SET VARIABLE batch_last = " + batches.get(i)[1]);
                 s.execute(i == 0 ? sql : append);
             }
+        } catch (SQLException | RuntimeException e) {
+            failure = e;
+            throw e;
         } finally {
-            s.execute("RESET VARIABLE file_id");
+            try (Statement reset = c.createStatement()) {
+                reset.execute("RESET VARIABLE batch_first");
+                reset.execute("RESET VARIABLE batch_last");
+            } catch (SQLException resetFailed) {
+                if (failure == null) {
+                    throw resetFailed;
+                }
+                failure.addSuppressed(resetFailed);
+            }
         }
+    }
+
+    /** The batches as [first file id, last file id]: stage 00's file_batches, else each file of t_files alone. */
+    private static List<long[]> batches(Statement s) throws SQLException {
+        List<long[]> batches = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery("SELECT b[1], b[2] FROM (SELECT unnest(coalesce(getvariable('file_batches'),"
+                + " (SELECT list([file_id, file_id] ORDER BY file_id) FROM t_files))) AS b) ORDER BY 1")) {
+            while (rs.next()) {
+                batches.add(new long[] {rs.getLong(1), rs.getLong(2)});
+            }
+        }
+        return batches;
     }
 
     /** What a query hands each of its rows to. */

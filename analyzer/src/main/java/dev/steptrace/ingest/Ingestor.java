@@ -729,17 +729,17 @@ public final class Ingestor {
         return STORE_READ_ONLY + store.path() + " cannot be written (read-only)";
     }
 
-    /**
-     * Why nothing could be written, when every file that was to be loaded failed because of the store
-     * (read-only, full, broken), else null: saying "no usable trace" then would send the user after
-     * the traces.
-     */
     /** A file's reason when the store failed it: DuckDB's error, or what to do where it ran out of memory. */
     private static String storeError(Exception e) {
         String outOfMemory = Store.outOfMemory(e);
         return STORE_ERROR + (outOfMemory != null ? outOfMemory : Messages.firstLine(e.getMessage()));
     }
 
+    /**
+     * Why nothing could be written, when every file that was to be loaded failed because of the store
+     * (read-only, full, broken), else null: saying "no usable trace" then would send the user after
+     * the traces.
+     */
     private static String storeProblem(List<FileOutcome> outcomes) {
         List<FileOutcome> failed = outcomes.stream().filter(o -> o.status() == Status.FAILED).toList();
         if (failed.isEmpty() || outcomes.stream().anyMatch(FileOutcome::inStore)) {

@@ -1,10 +1,10 @@
 package dev.steptrace.store;
 
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,8 +31,11 @@ public final class Store implements AutoCloseable {
     private static final String MEMORY_LIMIT_VARIABLE = "STEPTRACE_MEMORY_LIMIT";
     /** How DuckDB's errors of a query that needs more than its memory limit begin. */
     private static final String DUCKDB_OUT_OF_MEMORY = "Out of Memory Error";
-    /** A size as DuckDB's memory_limit takes it: 512MB, 1.5GB, 2GiB. */
-    private static final Pattern SIZE = Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*([KMGT]i?B)\\s*", Pattern.CASE_INSENSITIVE);
+    /** DuckDB's out-of-memory error when what it spills has filled the room it may use on disk. */
+    private static final String DUCKDB_TEMP_FULL = "max_temp_directory_size";
+    /** A size as DuckDB's memory_limit takes it: 512MB, 1.5GB, 2GiB, 1G. */
+    private static final Pattern SIZE = Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*([KMGT](?:i?B)?)\\s*",
+            Pattern.CASE_INSENSITIVE);
     public static final String DEFAULT_FILE = "steptrace.duckdb";
     public static final String ENV_DB = "STEPTRACE_DB";
     /** Bumped whenever schema.sql changes incompatibly. */
@@ -62,6 +65,10 @@ public final class Store implements AutoCloseable {
     static String outOfMemory(Throwable failure, String limit) {
         for (Throwable c = failure; c != null; c = c.getCause()) {
             if (c.getMessage() != null && c.getMessage().contains(DUCKDB_OUT_OF_MEMORY)) {
+                if (c.getMessage().contains(DUCKDB_TEMP_FULL)) {
+                    return "DuckDB ran out of room for its temporary files (at most 90% of the disk space free"
+                            + " beside the store, or in the temporary directory for a read-only store): free disk space there";
+                }
                 Matcher m = SIZE.matcher(limit);
                 String more = m.matches() ? "=" + BigDecimal.valueOf(Double.parseDouble(m.group(1)) * 2)
                         .stripTrailingZeros().toPlainString() + m.group(2) : "";

@@ -13,7 +13,7 @@
 --             (NULL in none, and always without steps_by_launch; a correlation launched twice belongs to
 --             the first step of either launch);
 --         helper h_step_segments (the steps' segments by slice of the file's time)
--- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
+-- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
 -- Portability: getvariable, list_contains, unnest and the slice macros (macros.sql) are DuckDB's.
 
 -- The steps' CPU ranges cut at every start and end into segments that do not overlap, each with the
@@ -54,7 +54,7 @@ FROM (SELECT l.file_id, l.correlation, l.name_id, l.ts_ns, slice_of(l.ts_ns, f.o
       FROM launches l
       JOIN t_files USING (file_id)
       LEFT JOIN (SELECT DISTINCT file_id, origin, width FROM h_step_segments) f USING (file_id)
-      WHERE l.correlation IS NOT NULL AND this_file(l.file_id)) l
+      WHERE l.correlation IS NOT NULL AND in_batch(l.file_id)) l
 JOIN (SELECT file_id, name_id, list_contains(getvariable('graph_launches'), name) AS graph FROM names) n
   ON n.file_id = l.file_id AND n.name_id = l.name_id
 LEFT JOIN h_step_segments g

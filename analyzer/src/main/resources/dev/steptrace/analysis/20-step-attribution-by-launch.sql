@@ -7,7 +7,7 @@
 -- Writes: t_ops_core(file_id, kind, name_id, stream, ts_ns, dur_ns, correlation, external_id, step,
 --         by_launch, variant, launch_ns, graph): launch_ns and graph are the launch call's (stage 19),
 --         NULL for an operation whose launch is not in the trace; helper h_launch_windows
--- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
+-- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
 -- Portability: plain SQL but for the ASOF JOIN and UPDATE ... FROM of the fallback (DuckDB).
 
 -- Ids and numbers only (no strings: half the time to write, less to scan); variant 0 is the class of
@@ -20,7 +20,7 @@ FROM gpu_ops g
 JOIN t_files USING (file_id)
 SEMI JOIN t_classes k USING (file_id, name_id, kind)
 LEFT JOIN h_launch_calls l ON l.file_id = g.file_id AND l.correlation = g.correlation
-WHERE g.kind <> 'sync' AND this_file(g.file_id);
+WHERE g.kind <> 'sync' AND in_batch(g.file_id);
 
 CREATE OR REPLACE TEMP TABLE h_launch_windows AS
 SELECT file_id, step, min(ts_ns) AS gpu_start, max(ts_ns + dur_ns) AS gpu_end

@@ -4,7 +4,7 @@
 -- the experts. Elsewhere (a dense model, a sampler) the name's own class stands.
 -- Reads:  names (store); t_ops_core, t_classes, t_block_names, t_files
 -- Writes: rows of t_refined
--- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
+-- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
 -- Portability: ASOF JOIN and USING joins are DuckDB's.
 
 INSERT INTO t_refined
@@ -14,11 +14,11 @@ WITH cand AS (
     JOIN t_classes k USING (file_id, name_id, kind)
     JOIN names n USING (file_id, name_id)
     JOIN t_block_names b ON b.name = n.name
-    WHERE k.variant = 0 AND o.kind = 'kernel' AND o.step IS NOT NULL AND this_file(o.file_id)
+    WHERE k.variant = 0 AND o.kind = 'kernel' AND o.step IS NOT NULL AND in_batch(o.file_id)
 ), gemms AS (
     SELECT o.file_id, o.stream, o.ts_ns, o.step, k.category = 'moe_gemm' AS moe
     FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind)
-    WHERE k.variant = 0 AND k.category IN ('gemm', 'moe_gemm') AND o.step IS NOT NULL AND this_file(o.file_id)
+    WHERE k.variant = 0 AND k.category IN ('gemm', 'moe_gemm') AND o.step IS NOT NULL AND in_batch(o.file_id)
 )
 SELECT c.file_id, c.stream, c.ts_ns, c.name_id, c.kind, c.category, c.subcategory, c.rule_id
 FROM cand c ASOF JOIN gemms g

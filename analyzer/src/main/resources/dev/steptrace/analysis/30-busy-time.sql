@@ -2,7 +2,7 @@
 -- the length of the union of the step's operations' intervals.
 -- Reads:  t_ops_core, t_windows, t_files
 -- Writes: t_step_busy(file_id, step, busy_ns)
--- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
+-- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
 -- Portability: plain SQL (window functions).
 
 CREATE OR REPLACE TEMP TABLE t_step_busy AS
@@ -15,11 +15,11 @@ WITH shift AS (
     FROM (SELECT file_id, step, gpu_start,
                  max(gpu_end) OVER (PARTITION BY file_id ORDER BY step
                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_end
-          FROM t_windows WHERE this_file(file_id)) w
+          FROM t_windows WHERE in_batch(file_id)) w
 ), shifted AS (
     SELECT o.file_id, o.step, o.ts_ns + s.shift_ns AS ts_ns, o.ts_ns + o.dur_ns + s.shift_ns AS end_ns
     FROM t_ops_core o JOIN shift s ON s.file_id = o.file_id AND s.step = o.step
-    WHERE this_file(o.file_id)
+    WHERE in_batch(o.file_id)
 ), ordered AS (
     -- The latest end before each operation of its step. One window per file, not per step (many small
     -- partitions cost twice as much): shifted, and durations never negative, the steps follow one

@@ -6,7 +6,7 @@
 -- Reads:  t_ops_core, t_classes, t_files
 -- Writes: h_collective_causes(file_id, step, ts_ns, after_category): one row per collective start time
 --         of a file's step (kernels of one start share the first one's previous segment)
--- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
+-- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
 -- Portability: arg_max, unnest, the slice and category macros (macros.sql) and GROUP BY ALL are DuckDB's (Spark SQL:
 -- max_by, explode(sequence(...)), div).
 
@@ -26,7 +26,7 @@ WITH classes AS (
 ), ops AS (
     SELECT o.file_id, o.step, o.ts_ns, o.dur_ns, k.category_no, k.comm
     FROM t_ops_core o JOIN classes k USING (file_id, name_id, kind, variant)
-    WHERE o.step IS NOT NULL AND this_file(o.file_id)
+    WHERE o.step IS NOT NULL AND in_batch(o.file_id)
 ), starts AS (
     SELECT DISTINCT file_id, step, ts_ns FROM ops WHERE comm
 ), segments AS (

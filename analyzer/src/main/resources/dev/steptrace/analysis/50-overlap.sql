@@ -7,18 +7,18 @@
 -- measured.
 -- Reads:  t_ops_core, t_classes, t_step_metrics, t_files
 -- Writes: t_step_overlap(file_id, rank, step, phase, phase_index, comm_ns, hidden_ns)
--- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
+-- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
 -- Portability: sum(...) FILTER (WHERE ...) is DuckDB's and PostgreSQL's (elsewhere sum(CASE ...)); the
 -- collective_category macro (macros.sql) is DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_step_overlap AS
 WITH multi AS (
-    SELECT file_id FROM t_ops_core WHERE step IS NOT NULL AND this_file(file_id) GROUP BY file_id HAVING count(DISTINCT stream) > 1
+    SELECT file_id FROM t_ops_core WHERE step IS NOT NULL AND in_batch(file_id) GROUP BY file_id HAVING count(DISTINCT stream) > 1
 ), ops AS (
     SELECT o.file_id, o.step, o.ts_ns, o.ts_ns + o.dur_ns AS end_ns,
            collective_category(k.category) AS comm
     FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
-    WHERE o.step IS NOT NULL AND this_file(o.file_id)
+    WHERE o.step IS NOT NULL AND in_batch(o.file_id)
       AND (collective_category(k.category) OR o.file_id IN (SELECT file_id FROM multi))
 ), ordered AS (
     -- One window per file and kind in time order, as for busy time (stage 30): steps follow
@@ -38,4 +38,4 @@ SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(u.comm_ns, 0)
             THEN greatest(0, least(u.comm_ns, u.comm_ns + coalesce(u.other_ns, 0) - m.busy_ns))
             ELSE 0 END::BIGINT AS hidden_ns
 FROM t_step_metrics m LEFT JOIN unions u USING (file_id, step)
-WHERE this_file(m.file_id);
+WHERE in_batch(m.file_id);

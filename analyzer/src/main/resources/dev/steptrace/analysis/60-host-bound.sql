@@ -11,7 +11,7 @@
 --         t_graph_replays(file_id, rank, step, phase, correlation, start_ns, end_ns, gap_ns): each graph
 --             replay with kernels in a step, its GPU window, and the GPU time since the previous replay
 --             of the file ended (NULL for the first)
--- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
+-- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
 -- Portability: quantile_cont and GROUP BY ALL are DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_step_host AS
@@ -22,7 +22,7 @@ WITH ordered AS (
     SELECT o.file_id, o.step, o.ts_ns, o.launch_ns,
            max(o.ts_ns + o.dur_ns) OVER w AS idle_since, lag(o.step) OVER w AS prev_step
     FROM t_ops_core o
-    WHERE o.step IS NOT NULL AND this_file(o.file_id)
+    WHERE o.step IS NOT NULL AND in_batch(o.file_id)
     WINDOW w AS (PARTITION BY o.file_id ORDER BY o.ts_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), waits AS (
     SELECT file_id, step, sum(ts_ns - idle_since) AS launch_wait_ns
@@ -31,10 +31,10 @@ WITH ordered AS (
     GROUP BY file_id, step
 )
 SELECT m.file_id, m.rank, m.step, m.phase, m.phase_index, coalesce(m.idle_ns, 0) AS idle_ns,
-       CASE WHEN m.file_id IN (SELECT DISTINCT file_id FROM h_launch_calls)
+       CASE WHEN m.file_id IN (SELECT DISTINCT file_id FROM h_launch_calls WHERE in_batch(file_id))
             THEN least(coalesce(w.launch_wait_ns, 0), coalesce(m.idle_ns, 0)) END::BIGINT AS launch_wait_ns
 FROM t_step_metrics m LEFT JOIN waits w USING (file_id, step)
-WHERE this_file(m.file_id);
+WHERE in_batch(m.file_id);
 
 CREATE OR REPLACE TEMP TABLE t_launch_delays AS
 SELECT file_id, rank, phase, category, ops, mean_ns, quantiles[1] AS median_ns, quantiles[2] AS p90_ns
@@ -46,7 +46,7 @@ FROM (
     FROM t_ops_core o
     JOIN t_classes k USING (file_id, name_id, kind, variant)
     JOIN t_step_metrics m USING (file_id, step)
-    WHERE NOT o.graph AND this_file(o.file_id)
+    WHERE NOT o.graph AND in_batch(o.file_id)
     GROUP BY ALL
 );
 

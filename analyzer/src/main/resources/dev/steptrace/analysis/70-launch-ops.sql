@@ -10,7 +10,7 @@
 --             distinct calls of work_ops with recorded shapes;
 --         t_shape_work(file_id, op_name_id, shape_id, family, precision, flops, bytes), empty: KernelWork
 --             fills it
--- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
+-- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
 -- Portability: getvariable, list_contains, any_value, SEMI JOIN, USING joins and the collective_category
 -- macro (macros.sql) are DuckDB's.
 
@@ -19,21 +19,21 @@
 -- first and a window after were two more. The external ids are chosen before the GROUP BY, so every op
 -- of a chosen id is still counted; in a trace without shapes (vLLM records none by default) that
 -- leaves the collectives' few, not a row per op (docs/performance.md, "The analysis after ingest").
--- this_file on each input: DuckDB carries a file's filter into neither side of the UNION nor the SEMI JOIN's
--- subquery by itself, and each file's run would read every file's rows.
+-- in_batch on each input: DuckDB carries a batch's filter into neither side of the UNION nor the SEMI JOIN's
+-- subquery by itself, and each batch's run would read every file's rows.
 CREATE OR REPLACE TEMP TABLE t_launch_ops AS
 WITH wanted AS (
-    SELECT file_id, external_id FROM cpu_ops WHERE kind = 'cpu_op' AND shape_id IS NOT NULL AND this_file(file_id)
+    SELECT file_id, external_id FROM cpu_ops WHERE kind = 'cpu_op' AND shape_id IS NOT NULL AND in_batch(file_id)
     UNION
     SELECT o.file_id, o.external_id
     FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
-    WHERE collective_category(k.category) AND this_file(o.file_id)
+    WHERE collective_category(k.category) AND in_batch(o.file_id)
 )
 SELECT c.file_id, c.external_id, any_value(c.name_id) AS name_id, any_value(c.shape_id) AS shape_id
 FROM cpu_ops c
 SEMI JOIN wanted w ON w.file_id = c.file_id AND w.external_id = c.external_id
-SEMI JOIN (SELECT file_id, external_id FROM t_ops_core WHERE this_file(file_id)) o ON o.file_id = c.file_id AND o.external_id = c.external_id
-WHERE c.kind = 'cpu_op' AND this_file(c.file_id)
+SEMI JOIN (SELECT file_id, external_id FROM t_ops_core WHERE in_batch(file_id)) o ON o.file_id = c.file_id AND o.external_id = c.external_id
+WHERE c.kind = 'cpu_op' AND in_batch(c.file_id)
 GROUP BY c.file_id, c.external_id
 HAVING count(*) = 1;
 

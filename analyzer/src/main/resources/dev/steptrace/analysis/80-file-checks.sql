@@ -9,7 +9,6 @@
 -- Reads:  launches, gpu_ops, names, files (store); t_files, t_ops_core, t_step_notes
 -- Writes: t_file_checks(file_id, rank, ops, ops_ns, outside_ops, outside_ns, graph_launches,
 --         graph_launches_without_kernels, nvtx_note)
--- Per file: its statements that call this_file run once per file of t_files (SqlStage, macros.sql).
 -- Portability: getvariable, list_contains, FILTER, SEMI JOIN and :: casts are DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_file_checks AS
@@ -41,5 +40,4 @@ SELECT t.file_id, t.rank, coalesce(o.ops, 0)::BIGINT AS ops, coalesce(o.ops_ns, 
 FROM t_files t
 LEFT JOIN ops o USING (file_id)
 LEFT JOIN graph_counts g USING (file_id)
-LEFT JOIN notes n USING (file_id)
-WHERE this_file(t.file_id);
+LEFT JOIN notes n USING (file_id);

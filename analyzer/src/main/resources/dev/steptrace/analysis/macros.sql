@@ -16,7 +16,9 @@ CREATE OR REPLACE TEMP MACRO slices_of(lo, hi, origin, width) AS
 -- Whether a class's category is a collective's (the taxonomy's two communication categories).
 CREATE OR REPLACE TEMP MACRO collective_category(category) AS category IN ('allreduce', 'comm_other');
 
--- Whether a row is of the file a statement runs for: SqlStage runs a statement that calls this once per
--- file of t_files, with the variable file_id set (sorts and hash tables the size of one file's, not of
--- the capture's); with file_id unset (the DuckDB shell), every file at once.
-CREATE OR REPLACE TEMP MACRO this_file(file_id) AS getvariable('file_id') IS NULL OR file_id = getvariable('file_id');
+-- Whether a row is of the batch of files a statement runs for: SqlStage runs a statement that calls this
+-- once per batch of the capture's files (stage 00's file_batches), with the variables batch_first and
+-- batch_last set to the batch's first and last file ids: sorts and hash tables the size of a batch's, not
+-- of the capture's. Unset (the DuckDB shell), every file at once.
+CREATE OR REPLACE TEMP MACRO in_batch(file_id) AS
+    getvariable('batch_first') IS NULL OR file_id BETWEEN getvariable('batch_first') AND getvariable('batch_last');

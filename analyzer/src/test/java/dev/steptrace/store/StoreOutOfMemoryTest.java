@@ -56,8 +56,20 @@ class StoreOutOfMemoryTest {
                 + " if the machine has it", Store.outOfMemory(new RuntimeException("analysing", duckDb), "1.5GB"));
         assertEquals("DuckDB ran out of memory (its limit: 512MiB): give it more with STEPTRACE_MEMORY_LIMIT=1024MiB,"
                 + " if the machine has it", Store.outOfMemory(duckDb, "512MiB"));
-        assertEquals("DuckDB ran out of memory (its limit: 50%): give it more with STEPTRACE_MEMORY_LIMIT,"
-                + " if the machine has it", Store.outOfMemory(duckDb, "50%"));
+        assertEquals("DuckDB ran out of memory (its limit: 1G): give it more with STEPTRACE_MEMORY_LIMIT=2G,"
+                + " if the machine has it", Store.outOfMemory(duckDb, "1G"));
+        assertEquals("DuckDB ran out of memory (its limit: 1gigabyte): give it more with STEPTRACE_MEMORY_LIMIT,"
+                + " if the machine has it", Store.outOfMemory(duckDb, "1gigabyte"));
         assertNull(Store.outOfMemory(new SQLException("Catalog Error: Table with name x does not exist!"), "512MB"));
+    }
+
+    @Test
+    void spillingPastTheRoomOnDiskSaysToFreeDiskSpace() {
+        // DuckDB 1.5's words when its temporary files reach max_temp_directory_size (90% of the free disk space).
+        SQLException full = new SQLException("Out of Memory Error: failed to offload data block of size 256.0 KiB"
+                + " (1.7 MiB/1.9 MiB used).\nThis limit was set by the 'max_temp_directory_size' setting.");
+        assertEquals("DuckDB ran out of room for its temporary files (at most 90% of the disk space free beside the"
+                + " store, or in the temporary directory for a read-only store): free disk space there",
+                Store.outOfMemory(full, "512MB"));
     }
 }
