@@ -82,11 +82,12 @@ public final class CaptureAnalysis implements AutoCloseable {
 
     /**
      * About how many GPU operations the costliest statements take at once (a batch of files, stage 00, {@link
-     * SqlStage}): with about 1.5 M, each 2 GB file of eager decode is a batch, and their hash tables and sorts
-     * stay within DuckDB's memory limit; a capture of small files is one batch, whose statements run once
-     * (docs/performance.md, "The analysis of many files").
+     * SqlStage}; a batch holds at most this plus one file's): with 1 M, each 2 GB file of eager decode (1.5 M)
+     * is a batch, 1 GB files go two by two, and their hash tables and sorts stay within DuckDB's memory limit;
+     * a capture of small files is one batch, whose statements run once (docs/performance.md, "The analysis of
+     * many files").
      */
-    static final long BATCH_OPS = 1_500_000;
+    static final long BATCH_OPS = 1_000_000;
 
     /** Analyses a capture already in the store under {@code key}'s options, into temp tables. */
     public static CaptureAnalysis run(Store store, int captureId, AnalysisKey key) throws SQLException, StoreException {

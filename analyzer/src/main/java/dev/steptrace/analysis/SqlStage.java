@@ -116,13 +116,13 @@ public final class SqlStage {
         } else if (CHANGE.matcher(sql).matches()) {
             append = sql;
         } else {
-            // Run again as it is, any other statement would keep the last batch's rows alone.
+            // Any other statement, run as it is once per batch, would keep the last batch's rows alone.
             throw new IllegalStateException("analysis stage " + name + ": a statement with in_batch is a"
                     + " CREATE OR REPLACE TEMP TABLE ... AS, an INSERT, an UPDATE or a DELETE: " + sql);
         }
         // DuckDB's driver closes a statement whose execution failed: the batches run on one of their own, and
         // the variables are reset on another, so that the failure itself is what the caller sees.
-        Exception failure = null;
+        Throwable failure = null;
         try (Statement s = c.createStatement()) {
             List<long[]> batches = batches(s);
             if (batches.size() < 2) {
@@ -134,7 +134,7 @@ public final class SqlStage {
                 s.execute("SET VARIABLE batch_last = " + batches.get(i)[1]);
                 s.execute(i == 0 ? sql : append);
             }
-        } catch (SQLException | RuntimeException e) {
+        } catch (SQLException | RuntimeException | Error e) {
             failure = e;
             throw e;
         } finally {

@@ -1,11 +1,13 @@
 -- Stage 00, the capture's files (every later stage reads the capture's rows through t_files), and the
--- batches of them that the costliest statements run for, one at a time (SqlStage, "Per batch").
+-- batches of them that the costliest statements run for, one at a time (SqlStage; the stages' headers say
+-- "Per batch").
 -- Parameters (DuckDB variables): capture_id; batch_ops, the GPU operations a batch holds about at most
 -- Reads:  capture_files (store view), files (store: each file's counts of GPU operations)
 -- Writes: t_files(file_id, rank); the variable file_batches, a list of [first file id, last file id]:
 --         the capture's files in file order, cut where the operations of the files before reach the
 --         next multiple of batch_ops (a batch holds at most batch_ops plus one file's operations; a file
---         larger than batch_ops is a batch of its own but for a smaller one before it)
+--         larger than batch_ops is a batch of its own but for a smaller one before it); a batch is a range
+--         of file ids, which may hold another capture's files: the statements keep to t_files' rows
 -- Portability: getvariable, SET VARIABLE, // and lists are DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_files AS

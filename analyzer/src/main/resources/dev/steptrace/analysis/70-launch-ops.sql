@@ -20,10 +20,12 @@
 -- of a chosen id is still counted; in a trace without shapes (vLLM records none by default) that
 -- leaves the collectives' few, not a row per op (docs/performance.md, "The analysis after ingest").
 -- in_batch on each input: DuckDB carries a batch's filter into neither side of the UNION nor the SEMI JOIN's
--- subquery by itself, and each batch's run would read every file's rows.
+-- subquery by itself, and each batch's run would read every file's rows; t_files too, since a batch is a range
+-- of file ids (another capture's files may fall in it) and one batch sets none (every file of the store).
 CREATE OR REPLACE TEMP TABLE t_launch_ops AS
 WITH wanted AS (
-    SELECT file_id, external_id FROM cpu_ops WHERE kind = 'cpu_op' AND shape_id IS NOT NULL AND in_batch(file_id)
+    SELECT file_id, external_id FROM cpu_ops SEMI JOIN t_files USING (file_id)
+    WHERE kind = 'cpu_op' AND shape_id IS NOT NULL AND in_batch(file_id)
     UNION
     SELECT o.file_id, o.external_id
     FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)
