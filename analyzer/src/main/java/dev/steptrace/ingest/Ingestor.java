@@ -598,8 +598,7 @@ public final class Ingestor {
                 rollback(c);
                 if (Messages.environmentFault(e)) {
                     // Writing the rows needs room on disk, also for the Arrow library that moves them.
-                    return FileOutcome.notLoaded(f.path(), Status.FAILED,
-                            storeError(e));
+                    return FileOutcome.notLoaded(f.path(), Status.FAILED, storeError(e));
                 }
                 throw e;
             } catch (OutOfMemoryError e) {
