@@ -155,7 +155,7 @@ class CaptureAssignmentTest {
 
     @Test
     void ranksFromFileOrderArePerCaptureAndACaptureKeepsItsAnalysisWhenAnUnrelatedFileArrives() throws Exception {
-        String base = Files.readString(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"));
+        String base = Files.readString(TestData.baseTrace());
         String noRank = base.replaceFirst("\"distributedInfo\": \\{[^}]*\\},", "");
         assertNotEquals(base, noRank);
         Path dir = Files.createDirectories(tmp.resolve("workers"));
@@ -408,7 +408,7 @@ class CaptureAssignmentTest {
             storedKernels = s.count("SELECT n_kernel FROM files");
         }
 
-        byte[] other = Files.readAllBytes(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"));
+        byte[] other = Files.readAllBytes(TestData.baseTrace());
         Files.write(gz, gzipPaddedTo(other, Files.size(gz)));
         Path plain = Files.write(run.resolve("rank0.json"), other);
         Cli.Result alone = Cli.ingestJson(db, plain);

@@ -46,8 +46,7 @@ class FailedLoadTest {
     @Test
     void aCopyOfAFileThatFailsToLoadIsNotTakenForItsEarlierRows() throws Exception {
         Path run = Files.createDirectories(tmp.resolve("run"));
-        Path a = Files.copy(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"),
-                run.resolve("a.pt.trace.json"));
+        Path a = Files.copy(TestData.baseTrace(), run.resolve("a.pt.trace.json"));
         Path db = tmp.resolve("st.duckdb");
         Cli.assertExit(0, Cli.ingestJson(db, run));
         // a is written again with other content, copied beside it; its load now fails.

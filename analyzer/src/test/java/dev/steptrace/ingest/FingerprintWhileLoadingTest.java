@@ -27,7 +27,7 @@ class FingerprintWhileLoadingTest {
 
     @Test
     void plainGzipAndStoppedEarlyFilesGetTheirBytesFingerprint() throws Exception {
-        byte[] json = Files.readAllBytes(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"));
+        byte[] json = Files.readAllBytes(TestData.baseTrace());
         Path capture = Files.createDirectories(tmp.resolve("capture"));
         Path plain = Files.write(capture.resolve("rank0.pt.trace.json"), json);
         // A space before the document: with rank0's very content it would be skipped as its copy.

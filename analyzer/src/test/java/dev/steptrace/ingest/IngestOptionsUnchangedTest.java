@@ -21,7 +21,7 @@ class IngestOptionsUnchangedTest {
 
     @Test
     void askingForPythonFunctionsLoadsAFileLoadedWithoutThemAgain() throws Exception {
-        String json = Files.readString(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"));
+        String json = Files.readString(TestData.baseTrace());
         // Two python_function events inside the step, written into the event list's head.
         String python = """
                   {"ph": "X", "cat": "python_function", "name": "nn.Module: Linear_0", "pid": 823, "tid": 823,
@@ -60,8 +60,7 @@ class IngestOptionsUnchangedTest {
     @Test
     void aCopyOfAFileLoadedWithoutPythonFunctionsSaysSo() throws Exception {
         Path run = Files.createDirectories(tmp.resolve("run"));
-        Path trace = Files.copy(TestData.repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json"),
-                run.resolve("rank0.pt.trace.json"));
+        Path trace = Files.copy(TestData.baseTrace(), run.resolve("rank0.pt.trace.json"));
         Path db = tmp.resolve("store.duckdb");
         Cli.assertExit(0, Cli.ingestJson(db, trace));
         Path copy = Files.copy(trace, run.resolve("rank0-copy.pt.trace.json"));

@@ -41,6 +41,14 @@ public final class TestData {
         return repoRoot().resolve("analyzer/src/test/resources/small-traces");
     }
 
+    /**
+     * The bad-input corpus's base trace ({@code analyzer/src/test/resources/bad-input/base.json}): a small
+     * valid Kineto trace the ingest tests copy, change or write beside others.
+     */
+    public static Path baseTrace() {
+        return repoRoot().resolve("analyzer/src/test/resources/bad-input/base.json");
+    }
+
     /** {@code ../shared} next to the repository, or skips the calling test when it is absent. */
     public static Path sharedOrSkip() {
         Path shared = repoRoot().resolveSibling("shared");
