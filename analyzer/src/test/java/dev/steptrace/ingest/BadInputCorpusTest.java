@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.MainProcess;
 import dev.steptrace.testsupport.Programs;
@@ -52,8 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Some environment faults need a second process: permissions do not stop root, so as root those
  * cases run without the capabilities that bypass them ({@code setpriv}); a full disk is a small tmpfs
- * in a private mount namespace ({@code unshare -m}); the million-name case runs at the launcher's heap,
- * {@code -Xmx512m}, the heap-exhausted case at {@code -Xmx64m}. A case that cannot be provoked here is skipped with a message saying why.
+ * in a private mount namespace ({@code unshare -m}); the million-name case runs with the launcher's Java
+ * options ({@code analyzer/jvm.options}: a heap of 512 MB at most), the heap-exhausted case at {@code -Xmx64m}. A case that cannot be provoked here is skipped with a message saying why.
  */
 class BadInputCorpusTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -211,8 +212,8 @@ class BadInputCorpusTest {
         Path full;
         String fullSize;
         Mode mode = Mode.HERE;
-        /** The heap of a {@link Mode#SMALL_HEAP} process. */
-        String heap = "-Xmx512m";
+        /** The Java options of a {@link Mode#SMALL_HEAP} process: the launcher's, unless the recipe says. */
+        List<String> javaOptions = List.of("@" + TestData.repoRoot().resolve("analyzer").resolve("jvm.options"));
         Consumer<Result> after = r -> { };
 
         Setup(Path root) {
@@ -467,7 +468,7 @@ class BadInputCorpusTest {
                 s.subject = dir.resolve("rank1.pt.trace.json");
                 writeHugeName(s.subject);
                 s.mode = Mode.SMALL_HEAP;
-                s.heap = "-Xmx64m";
+                s.javaOptions = List.of("-Xmx64m", "-XX:+UseParallelGC");
             }
             default -> fail("no recipe for the made case " + c + ": add one to " + getClass().getSimpleName());
         }
@@ -547,7 +548,7 @@ class BadInputCorpusTest {
                 cmd.addAll(MainProcess.command(List.of(), args));
                 return process(cmd);
             case SMALL_HEAP:
-                return process(MainProcess.command(List.of(s.heap, "-XX:+UseParallelGC"), args));
+                return process(MainProcess.command(s.javaOptions, args));
             default:
                 Assumptions.assumeTrue(TMPFS, "no tmpfs can be mounted here (it needs CAP_SYS_ADMIN): the full"
                         + " disk is not provoked; OutputFilesTest covers the atomic writes it relies on");
