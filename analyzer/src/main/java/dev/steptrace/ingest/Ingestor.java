@@ -187,6 +187,8 @@ public final class Ingestor {
         DirectoryCopies.Copy copy;
         /** The stored files gone from disk that it was renamed from (the same bytes). */
         List<Path> replaces = List.of();
+        /** The stored plain file gone from disk that this gzip file is, gzipped in place; null for none. */
+        Path gzippedFrom;
 
         Planned(TraceDiscovery.Found found, Fingerprint fingerprint, StoreFiles.Row previous, IngestOptions options) {
             this.found = found;
@@ -237,6 +239,22 @@ public final class Ingestor {
             List<Path> was = p.fingerprint.contentHash() == null ? null
                     : gone.remove(p.found.dir() + "/" + p.fingerprint.contentHash() + "/" + p.fingerprint.size());
             p.replaces = was == null ? List.of() : was;
+        }
+        // A plain trace gone from disk beside a gzip file of its name and ".gz" whose trailer gives its content
+        // (CRC-32 and length): gzipped in place (the load checks that trailer against what it inflates).
+        Set<Path> stillGone = new HashSet<>();
+        gone.values().forEach(stillGone::addAll);
+        for (StoreFiles.Row r : store.readOnly() ? List.<StoreFiles.Row>of() : neighbours.gone()) {
+            if (!stillGone.contains(r.path()) || r.compressed() || !r.format().equals(KinetoImporter.FORMAT)) {
+                continue;
+            }
+            Fingerprint.Content content = new Fingerprint(r.size(), r.contentHash()).content();
+            for (Planned p : candidates) {
+                if (p.gzippedFrom == null && content != null && content.equals(gzipContents.get(p.found))
+                        && p.found.path().equals(r.path().resolveSibling(r.path().getFileName() + ".gz"))) {
+                    p.gzippedFrom = r.path();
+                }
+            }
         }
         // Of several files with the same content in one directory (as stored, or once decompressed: a
         // gunzipped copy left beside its .gz), one that the store already holds keeps it (else the first in
@@ -332,6 +350,14 @@ public final class Ingestor {
                 renamed.add(FileOutcome.notLoaded(was, Status.SKIPPED, now != null && now.inStore()
                         ? as + ")" + removeStaleRows(store.connection(), was)
                         : as + ", which did not load: its rows stay in use)"));
+            }
+            if (p.gzippedFrom != null) {
+                // Its content is the gone file's only where the load found every member's CRC-32 and length right.
+                String as = "no longer on disk (gzipped into " + p.found.path().getFileName() + "?";
+                boolean whole = now != null && (now.status() == Status.INGESTED || now.status() == Status.UNCHANGED);
+                renamed.add(FileOutcome.notLoaded(p.gzippedFrom, Status.SKIPPED, whole
+                        ? as + ")" + removeStaleRows(store.connection(), p.gzippedFrom)
+                        : as + ", which did not load whole: its rows stay in use)"));
             }
         }
         return renamed;

@@ -9,9 +9,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.testing.JsonSchemas;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.Gzip;
 import dev.steptrace.testsupport.ProfilerStepOracle;
 import dev.steptrace.testsupport.StoreDb;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
-import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -360,6 +359,57 @@ class CaptureAssignmentTest {
     }
 
     /**
+     * A run ingested as plain files, then one of them gzipped in place and ingested alone: the gone plain file's
+     * rows leave the store, so the run holds that rank once (a directory ingested whole removes a file gone from
+     * it anyway). A gzip file whose content is damaged, under a trailer that still names the gone file's content,
+     * loads only in part: the gone file's rows stay, and the line says so.
+     */
+    @Test
+    void aFileGzippedInPlaceAndIngestedAloneReplacesItsOldRows() throws Exception {
+        List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        List<Path> plain = new ArrayList<>();
+        for (Path gz : ranks) {
+            String name = gz.getFileName().toString();
+            Path p = run.resolve(name.substring(0, name.length() - ".gz".length()));
+            try (InputStream in = new GZIPInputStream(Files.newInputStream(gz))) {
+                Files.copy(in, p);
+            }
+            plain.add(p);
+        }
+        Path db = ingested(run);
+        String plain1 = plain.get(1).getFileName().toString();
+        Path gz1 = run.resolve(plain1 + ".gz");
+
+        // gzip, as a user runs it: the content compressed into NAME.gz, NAME removed. A byte of the compressed
+        // data changed (a trailer still naming the original content) makes the load stop at the damage.
+        byte[] compressed = Gzip.of(Files.readAllBytes(plain.get(1)));
+        Files.delete(plain.get(1));
+        byte[] damaged = compressed.clone();
+        damaged[damaged.length / 2] ^= 0x55;
+        Files.write(gz1, damaged);
+        Cli.Result partial = Cli.ingestJson(db, gz1);
+        Cli.assertExit(0, partial);
+        assertEquals("partial", byFile(partial.json()).get(gz1.getFileName().toString()).get("status").asText(),
+                partial::describe);
+        assertEquals("no longer on disk (gzipped into " + gz1.getFileName() + "?, which did not load whole: its rows"
+                + " stay in use)", byFile(partial.json()).get(plain1).get("reason").asText(), partial::describe);
+        assertEquals(List.of(plain.get(0).getFileName().toString(), plain1, gz1.getFileName().toString()),
+                strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+
+        Files.write(gz1, compressed);
+        Cli.Result whole = Cli.ingestJson(db, gz1);
+        Cli.assertExit(0, whole);
+        assertEquals("ingested", byFile(whole.json()).get(gz1.getFileName().toString()).get("status").asText(),
+                whole::describe);
+        assertEquals("no longer on disk (gzipped into " + gz1.getFileName() + "?); its rows from an earlier ingest"
+                + " were removed from the store", byFile(whole.json()).get(plain1).get("reason").asText(), whole::describe);
+        assertEquals(List.of(plain.get(0).getFileName().toString(), gz1.getFileName().toString()),
+                strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+        assertReportsTheRun(run, db, ranks);
+    }
+
+    /**
      * A store that already holds a rank twice (two files of one directory with the same bytes, as steptrace left
      * a copy ingested alone before copies were told across ingests): ingesting the directory reports each file
      * once, keeps the first in path order and removes the other's rows.
@@ -446,11 +496,7 @@ class CaptureAssignmentTest {
 
     /** A gzip file of {@code content}, its header's name field padding it to {@code size} bytes. */
     private static byte[] gzipPaddedTo(byte[] content, long size) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (GZIPOutputStream g = new GZIPOutputStream(out)) {
-            g.write(content);
-        }
-        byte[] plain = out.toByteArray();
+        byte[] plain = Gzip.of(content);
         int name = (int) (size - plain.length - 1);
         assertTrue(name > 0, "the content compresses to fewer bytes than the size");
         byte[] padded = new byte[(int) size];

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.Gzip;
 import dev.steptrace.testsupport.StoreDb;
 import dev.steptrace.testsupport.TraceOracle;
 import dev.steptrace.testsupport.TraceOracle.Trace;
@@ -89,7 +90,7 @@ class CorruptedTraceProperties {
                 }
             }
             for (Trace t : TRACES) {
-                GZIPPED.put(t, gzip(t.json));
+                GZIPPED.put(t, Gzip.of(t.json));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -346,7 +347,7 @@ class CorruptedTraceProperties {
     }
 
     private static Outcome ingest(Trace t, byte[] json, boolean gzip) throws Exception {
-        return ingestFile(t, gzip ? gzip(json) : json, gzip, json.length);
+        return ingestFile(t, gzip ? Gzip.of(json) : json, gzip, json.length);
     }
 
     private static Outcome ingestFile(Trace t, byte[] fileBytes, boolean gzip, long jsonLength) throws Exception {
@@ -470,16 +471,6 @@ class CorruptedTraceProperties {
         } catch (IOException headerCut) {
             return new byte[0];
         }
-    }
-
-    private static byte[] gzip(byte[] json) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(json.length / 8);
-        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
-            gz.write(json);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
     }
 
     private static Path firstExisting(Path... candidates) {

@@ -3,12 +3,11 @@ package dev.steptrace.ingest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import java.io.ByteArrayOutputStream;
+import dev.steptrace.testsupport.Gzip;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.zip.CRC32;
-import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +36,7 @@ class DirectoryCopiesTest {
     void aGzipFileOfAPlainFilesContentIsItsCopyOnceDecompressed() throws Exception {
         DirectoryCopies copies = new DirectoryCopies();
         assertNull(copies.claim(plain("a.json", JSON)));
-        assertEquals(new DirectoryCopies.Copy(tmp.resolve("a.json"), true), copies.claim(gzip("a.json.gz", gz(JSON))));
+        assertEquals(new DirectoryCopies.Copy(tmp.resolve("a.json"), true), copies.claim(gzip("a.json.gz", Gzip.of(JSON))));
     }
 
     /**
@@ -46,14 +45,14 @@ class DirectoryCopiesTest {
      */
     @Test
     void aDamagedFirstFileLeavesTheLaterOnesComparedWithEachOther() throws Exception {
-        byte[] damaged = gz(JSON);
+        byte[] damaged = Gzip.of(JSON);
         damaged[damaged.length / 2] ^= 0x55;
         DirectoryCopies copies = new DirectoryCopies();
         DirectoryCopies.Candidate first = gzip("a.json.gz", damaged);
         assertNull(copies.claim(first));
         assertNull(first.decompressed());
         assertNull(copies.claim(plain("b.json", JSON)));
-        assertEquals(new DirectoryCopies.Copy(tmp.resolve("b.json"), true), copies.claim(gzip("c.json.gz", gz(JSON))));
+        assertEquals(new DirectoryCopies.Copy(tmp.resolve("b.json"), true), copies.claim(gzip("c.json.gz", Gzip.of(JSON))));
     }
 
     private DirectoryCopies.Candidate plain(String name, byte[] bytes) throws Exception {
@@ -67,14 +66,6 @@ class DirectoryCopiesTest {
         return DirectoryCopies.Candidate.of(p, true, true, Fingerprint.of(p, java.util.List.of(p)), Fingerprint.gzipContent(p));
     }
 
-    private static byte[] gz(byte[] content) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (GZIPOutputStream g = new GZIPOutputStream(out)) {
-            g.write(content);
-        }
-        return out.toByteArray();
-    }
-
     @Test
     void aPlainFilesContentIsWhatItsGzipTrailerWouldSay() throws Exception {
         // The check the test above relies on, from the JDK's CRC-32 rather than Fingerprint's own parse.
@@ -82,6 +73,6 @@ class DirectoryCopiesTest {
         crc.update(JSON);
         DirectoryCopies.Candidate a = plain("a.json", JSON);
         assertEquals(new Fingerprint.Content(crc.getValue(), JSON.length), a.content());
-        assertEquals(a.content(), gzip("a.json.gz", gz(JSON)).content());
+        assertEquals(a.content(), gzip("a.json.gz", Gzip.of(JSON)).content());
     }
 }

@@ -4,15 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.Gzip;
 import dev.steptrace.testsupport.StoreDb;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
-import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +33,7 @@ class FingerprintWhileLoadingTest {
         byte[] spaced = new byte[json.length + 1];
         spaced[0] = ' ';
         System.arraycopy(json, 0, spaced, 1, json.length);
-        Path gzip = Files.write(capture.resolve("rank1.pt.trace.json.gz"), gzip(spaced));
+        Path gzip = Files.write(capture.resolve("rank1.pt.trace.json.gz"), Gzip.of(spaced));
         // Bytes after the document: the reader stops at the end of the JSON, before the end of the file.
         byte[] trailing = Arrays.copyOf(json, json.length + 20);
         System.arraycopy("  {\"not\": \"read\"}   ".getBytes(StandardCharsets.US_ASCII), 0, trailing, json.length, 20);
@@ -65,11 +64,4 @@ class FingerprintWhileLoadingTest {
         return String.format("crc32c:%08x-crc32:%08x", c.getValue(), d.getValue());
     }
 
-    private static byte[] gzip(byte[] json) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
-            gz.write(json);
-        }
-        return out.toByteArray();
-    }
 }
