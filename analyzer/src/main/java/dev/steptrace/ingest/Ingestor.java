@@ -188,7 +188,7 @@ public final class Ingestor {
         /** The stored files gone from disk that it was renamed from (the same bytes). */
         List<Path> replaces = List.of();
         /** The stored plain file gone from disk that this gzip file is, gzipped in place; null for none. */
-        Path gzippedFrom;
+        StoreFiles.Row gzippedFrom;
 
         Planned(TraceDiscovery.Found found, Fingerprint fingerprint, StoreFiles.Row previous, IngestOptions options) {
             this.found = found;
@@ -241,7 +241,7 @@ public final class Ingestor {
             p.replaces = was == null ? List.of() : was;
         }
         // A plain trace gone from disk beside a gzip file of its name and ".gz" whose trailer gives its content
-        // (CRC-32 and length): gzipped in place (the load checks that trailer against what it inflates).
+        // (CRC-32 and length): gzipped in place, if the gzip file's events are its own (renamedOutcomes).
         Set<Path> stillGone = new HashSet<>();
         gone.values().forEach(stillGone::addAll);
         for (StoreFiles.Row r : store.readOnly() ? List.<StoreFiles.Row>of() : neighbours.gone()) {
@@ -250,9 +250,9 @@ public final class Ingestor {
             }
             Fingerprint.Content content = new Fingerprint(r.size(), r.contentHash()).content();
             for (Planned p : candidates) {
-                if (p.gzippedFrom == null && content != null && content.equals(gzipContents.get(p.found))
+                if (content != null && content.equals(gzipContents.get(p.found))
                         && p.found.path().equals(r.path().resolveSibling(r.path().getFileName() + ".gz"))) {
-                    p.gzippedFrom = r.path();
+                    p.gzippedFrom = r;
                 }
             }
         }
@@ -352,15 +352,30 @@ public final class Ingestor {
                         : as + ", which did not load: its rows stay in use)"));
             }
             if (p.gzippedFrom != null) {
-                // Its content is the gone file's only where the load found every member's CRC-32 and length right.
-                String as = "no longer on disk (gzipped into " + p.found.path().getFileName() + "?";
-                boolean whole = now != null && (now.status() == Status.INGESTED || now.status() == Status.UNCHANGED);
-                renamed.add(FileOutcome.notLoaded(p.gzippedFrom, Status.SKIPPED, whole
-                        ? as + ")" + removeStaleRows(store.connection(), p.gzippedFrom)
-                        : as + ", which did not load whole: its rows stay in use)"));
+                renamed.add(gzippedInPlace(p.gzippedFrom, p.found.path(), now));
             }
         }
         return renamed;
+    }
+
+    /**
+     * A plain trace gone from disk whose content the gzip file {@code gz} has by its trailer. A trailer is only a
+     * claim (a gzip file damaged inside keeps it, a file of several members has its last member's): the gone
+     * file's rows go only where the rows the store holds for that content (those of {@code gz}, or of the file it
+     * is a copy of) have as many events of each kind as it had, which a gzip file damaged before the end of its
+     * events does not. A plain trace cut short and then gzipped loads as short as it did, and counts alike.
+     */
+    private FileOutcome gzippedInPlace(StoreFiles.Row gone, Path gz, FileOutcome now) throws SQLException {
+        String as = "no longer on disk (gzipped into " + gz.getFileName() + "?";
+        if (now == null || !now.inStore()) {
+            return FileOutcome.notLoaded(gone.path(), Status.SKIPPED, as + ", which did not load: its rows stay in use)");
+        }
+        StoreFiles.Row held = StoreFiles.byPath(store.connection(), now.copyOf() != null ? now.copyOf() : gz);
+        if (held == null || !held.counts().equals(gone.counts())) {
+            return FileOutcome.notLoaded(gone.path(), Status.SKIPPED,
+                    as + ", whose events are not the same: its rows stay in use)");
+        }
+        return FileOutcome.notLoaded(gone.path(), Status.SKIPPED, as + ")" + removeStaleRows(store.connection(), gone.path()));
     }
 
     /** What the trailers of the gzip Kineto files say of their content; a file that cannot be read is left out. */

@@ -361,41 +361,36 @@ class CaptureAssignmentTest {
     /**
      * A run ingested as plain files, then one of them gzipped in place and ingested alone: the gone plain file's
      * rows leave the store, so the run holds that rank once (a directory ingested whole removes a file gone from
-     * it anyway). A gzip file whose content is damaged, under a trailer that still names the gone file's content,
-     * loads only in part: the gone file's rows stay, and the line says so.
+     * it anyway). A gzip file damaged inside, under a trailer that still names the gone file's content, loads
+     * fewer events: the gone file's rows stay, also when it is ingested again unchanged.
      */
     @Test
     void aFileGzippedInPlaceAndIngestedAloneReplacesItsOldRows() throws Exception {
         List<Path> ranks = list(DECODE.resolve("graph-nccl-ll"));
         Path run = Files.createDirectories(tmp.resolve("run"));
-        List<Path> plain = new ArrayList<>();
-        for (Path gz : ranks) {
-            String name = gz.getFileName().toString();
-            Path p = run.resolve(name.substring(0, name.length() - ".gz".length()));
-            try (InputStream in = new GZIPInputStream(Files.newInputStream(gz))) {
-                Files.copy(in, p);
-            }
-            plain.add(p);
-        }
+        List<Path> plain = gunzipped(ranks, run, 1.0);
         Path db = ingested(run);
         String plain1 = plain.get(1).getFileName().toString();
         Path gz1 = run.resolve(plain1 + ".gz");
 
         // gzip, as a user runs it: the content compressed into NAME.gz, NAME removed. A byte of the compressed
-        // data changed (a trailer still naming the original content) makes the load stop at the damage.
+        // data changed (the trailer still naming the original content) makes the load stop at the damage.
         byte[] compressed = Gzip.of(Files.readAllBytes(plain.get(1)));
         Files.delete(plain.get(1));
         byte[] damaged = compressed.clone();
         damaged[damaged.length / 2] ^= 0x55;
         Files.write(gz1, damaged);
-        Cli.Result partial = Cli.ingestJson(db, gz1);
-        Cli.assertExit(0, partial);
-        assertEquals("partial", byFile(partial.json()).get(gz1.getFileName().toString()).get("status").asText(),
-                partial::describe);
-        assertEquals("no longer on disk (gzipped into " + gz1.getFileName() + "?, which did not load whole: its rows"
-                + " stay in use)", byFile(partial.json()).get(plain1).get("reason").asText(), partial::describe);
-        assertEquals(List.of(plain.get(0).getFileName().toString(), plain1, gz1.getFileName().toString()),
-                strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+        String kept = "no longer on disk (gzipped into " + gz1.getFileName() + "?, whose events are not the same: its"
+                + " rows stay in use)";
+        for (String status : List.of("partial", "unchanged")) {
+            Cli.Result partial = Cli.ingestJson(db, gz1);
+            Cli.assertExit(0, partial);
+            assertEquals(status, byFile(partial.json()).get(gz1.getFileName().toString()).get("status").asText(),
+                    partial::describe);
+            assertEquals(kept, byFile(partial.json()).get(plain1).get("reason").asText(), partial::describe);
+            assertEquals(List.of(plain.get(0).getFileName().toString(), plain1, gz1.getFileName().toString()),
+                    strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+        }
 
         Files.write(gz1, compressed);
         Cli.Result whole = Cli.ingestJson(db, gz1);
@@ -407,6 +402,45 @@ class CaptureAssignmentTest {
         assertEquals(List.of(plain.get(0).getFileName().toString(), gz1.getFileName().toString()),
                 strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
         assertReportsTheRun(run, db, ranks);
+    }
+
+    /** A plain trace cut short, ingested, then gzipped in place: the gzip file loads as short, and replaces it. */
+    @Test
+    void aTraceCutShortThenGzippedInPlaceReplacesItsOldRows() throws Exception {
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        List<Path> plain = gunzipped(list(DECODE.resolve("graph-nccl-ll")), run, 0.6);
+        Path db = ingested(run);
+        String plain1 = plain.get(1).getFileName().toString();
+        assertEquals(List.of("ingested", "partial"),
+                strings(db, "SELECT status FROM files ORDER BY path"));
+        Path gz1 = Files.write(run.resolve(plain1 + ".gz"), Gzip.of(Files.readAllBytes(plain.get(1))));
+        Files.delete(plain.get(1));
+
+        Cli.Result alone = Cli.ingestJson(db, gz1);
+        Cli.assertExit(0, alone);
+        assertEquals("partial", byFile(alone.json()).get(gz1.getFileName().toString()).get("status").asText(),
+                alone::describe);
+        assertEquals("no longer on disk (gzipped into " + gz1.getFileName() + "?); its rows from an earlier ingest"
+                + " were removed from the store", byFile(alone.json()).get(plain1).get("reason").asText(), alone::describe);
+        assertEquals(List.of(plain.get(0).getFileName().toString(), gz1.getFileName().toString()),
+                strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+    }
+
+    /** Each gzip file of {@code ranks} decompressed into {@code dir}, the last one cut to {@code share} of its bytes. */
+    private static List<Path> gunzipped(List<Path> ranks, Path dir, double share) throws Exception {
+        List<Path> plain = new ArrayList<>();
+        for (Path gz : ranks) {
+            String name = gz.getFileName().toString();
+            byte[] content;
+            try (InputStream in = new GZIPInputStream(Files.newInputStream(gz))) {
+                content = in.readAllBytes();
+            }
+            if (plain.size() == ranks.size() - 1) {
+                content = Arrays.copyOf(content, (int) (content.length * share));
+            }
+            plain.add(Files.write(dir.resolve(name.substring(0, name.length() - ".gz".length())), content));
+        }
+        return plain;
     }
 
     /**
