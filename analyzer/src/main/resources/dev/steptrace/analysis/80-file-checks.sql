@@ -9,23 +9,25 @@
 -- Reads:  launches, gpu_ops, names, files (store); t_files, t_ops_core, t_step_notes
 -- Writes: t_file_checks(file_id, rank, ops, ops_ns, outside_ops, outside_ns, graph_launches,
 --         graph_launches_without_kernels, nvtx_note)
--- Portability: getvariable, list_contains, FILTER, SEMI JOIN and :: casts are DuckDB's.
+-- Per batch: its statement runs once per batch of the capture's files (SqlStage), each input filtered
+-- with in_batch: DuckDB carries a batch's filter into neither side of a join.
+-- Portability: getvariable, list_contains, FILTER, SEMI JOIN, :: casts and in_batch are DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_file_checks AS
 WITH ops AS (
     SELECT file_id, count(*) AS ops, sum(dur_ns) AS ops_ns, count(*) FILTER (WHERE step IS NULL) AS outside_ops,
            sum(dur_ns) FILTER (WHERE step IS NULL) AS outside_ns
-    FROM t_ops_core GROUP BY file_id
+    FROM t_ops_core WHERE in_batch(file_id) GROUP BY file_id
 ), graph AS (
     SELECT l.file_id, l.correlation FROM launches l JOIN t_files USING (file_id)
     JOIN names n ON n.file_id = l.file_id AND n.name_id = l.name_id
-    WHERE list_contains(getvariable('graph_launches'), n.name)
+    WHERE list_contains(getvariable('graph_launches'), n.name) AND in_batch(l.file_id)
 ), replayed AS (
     -- The operations are matched to the graph launches first: a NOT EXISTS per launch would hash every
     -- operation of the capture to probe it.
     SELECT DISTINCT g.file_id, g.correlation FROM gpu_ops g JOIN files f USING (file_id)
     SEMI JOIN graph l ON l.file_id = g.file_id AND l.correlation = g.correlation
-    WHERE NOT (f.format LIKE 'nsys-%' AND g.graph_id IS NOT NULL AND g.graph_node_id IS NULL)
+    WHERE NOT (f.format LIKE 'nsys-%' AND g.graph_id IS NOT NULL AND g.graph_node_id IS NULL) AND in_batch(g.file_id)
 ), graph_counts AS (
     SELECT l.file_id, count(*) AS graph_launches, count(*) FILTER (WHERE r.file_id IS NULL) AS without_kernels
     FROM graph l LEFT JOIN replayed r ON r.file_id = l.file_id AND r.correlation = l.correlation
@@ -40,4 +42,5 @@ SELECT t.file_id, t.rank, coalesce(o.ops, 0)::BIGINT AS ops, coalesce(o.ops_ns, 
 FROM t_files t
 LEFT JOIN ops o USING (file_id)
 LEFT JOIN graph_counts g USING (file_id)
-LEFT JOIN notes n USING (file_id);
+LEFT JOIN notes n USING (file_id)
+WHERE in_batch(t.file_id);
