@@ -89,8 +89,8 @@ public final class ClockOffsets {
                         AND m.type = r.type AND m.k IS NOT DISTINCT FROM r.k
                 )
                 -- The three quantiles from one aggregate: DuckDB keeps each quantile's values outside its
-                -- memory limit, once per aggregate (docs/performance.md, "The Java heap an ingest leaves
-                -- resident"); the median is the 0.5 quantile, interpolated alike.
+                -- memory limit, once per aggregate (docs/performance.md, "Peak RSS of 16 ranks of 2 GB");
+                -- the median is the 0.5 quantile, interpolated alike.
                 SELECT rank, round(q[1])::BIGINT, n, round(q[2])::BIGINT, round(q[3])::BIGINT
                 FROM (SELECT rank, quantile_cont(d, [0.5, 0.1, 0.9]) AS q, count(*) AS n FROM ends GROUP BY rank)
                 ORDER BY rank
