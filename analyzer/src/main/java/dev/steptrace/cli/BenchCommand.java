@@ -1,6 +1,7 @@
 package dev.steptrace.cli;
 
 import dev.steptrace.bench.IngestBenchmark;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -42,6 +43,10 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (repeat < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--repeat must be 1 or more, not " + repeat);
+        }
+        // Said before the passes that need no store have run, not after.
+        if (!Files.isDirectory(workDir)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--work-dir " + workDir + ": no such directory");
         }
         int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         new IngestBenchmark(spec.commandLine().getOut()).run(paths, n, repeat, workDir);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.testing.TestData;
+import dev.steptrace.testsupport.Cli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
@@ -42,6 +43,17 @@ class IngestBenchmarkTest {
             assertTrue(lines.get(i - 2).startsWith("ingest, 1 file thread + insert, gunzip threads"), lines.get(i - 2));
             assertTrue(lines.get(i - 1).startsWith("    thread CPU:"), lines.get(i - 1));
         }
+    }
+
+    @Test
+    void aWorkDirThatIsNotThereIsAUsageErrorBeforeAnyPass() {
+        Path missing = work.resolve("missing");
+        Cli.Result r = Cli.run("bench", TestData.smallTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz")
+                .toString(), "--work-dir", missing.toString());
+        Cli.assertExit(2, r);
+        assertEquals("steptrace: --work-dir " + missing + ": no such directory (see steptrace bench --help)\n", r.err(),
+                r::describe);
+        assertEquals("", r.out(), r::describe);
     }
 
     @Test
