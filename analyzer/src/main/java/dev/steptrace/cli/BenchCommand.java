@@ -46,7 +46,8 @@ public final class BenchCommand implements Callable<Integer> {
         }
         // Said before the passes that need no store have run, not after.
         if (!Files.isDirectory(workDir)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--work-dir " + workDir + ": no such directory");
+            throw new CommandLine.ParameterException(spec.commandLine(), "--work-dir " + workDir + ": "
+                    + (Files.exists(workDir) ? "not a directory" : "no such directory"));
         }
         int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         new IngestBenchmark(spec.commandLine().getOut()).run(paths, n, repeat, workDir);

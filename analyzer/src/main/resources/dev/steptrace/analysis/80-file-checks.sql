@@ -9,10 +9,12 @@
 -- Reads:  launches, gpu_ops, names, files (store); t_files, t_ops_core, t_step_notes
 -- Writes: t_file_checks(file_id, rank, ops, ops_ns, outside_ops, outside_ns, graph_launches,
 --         graph_launches_without_kernels, nvtx_note)
--- Per batch: its statement runs once per batch of the capture's files (SqlStage), each input filtered
--- with in_batch: DuckDB carries a batch's filter into neither side of a join.
--- Portability: getvariable, list_contains, FILTER, SEMI JOIN, :: casts and in_batch are DuckDB's.
+-- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
+-- Portability: getvariable, list_contains, FILTER, SEMI JOIN and :: casts are DuckDB's.
 
+-- in_batch on each input that holds every operation or launch: DuckDB carries a batch's filter into neither
+-- side of a join by itself, and each batch's run would read every file's rows (the notes, one per file at
+-- most, are joined to the batch's files alone).
 CREATE OR REPLACE TEMP TABLE t_file_checks AS
 WITH ops AS (
     SELECT file_id, count(*) AS ops, sum(dur_ns) AS ops_ns, count(*) FILTER (WHERE step IS NULL) AS outside_ops,

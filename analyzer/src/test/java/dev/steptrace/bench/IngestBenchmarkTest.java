@@ -46,7 +46,7 @@ class IngestBenchmarkTest {
     }
 
     @Test
-    void aWorkDirThatIsNotThereIsAUsageErrorBeforeAnyPass() {
+    void aWorkDirThatIsNotADirectoryIsAUsageErrorBeforeAnyPass() throws Exception {
         Path missing = work.resolve("missing");
         Cli.Result r = Cli.run("bench", TestData.smallTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz")
                 .toString(), "--work-dir", missing.toString());
@@ -54,6 +54,13 @@ class IngestBenchmarkTest {
         assertEquals("steptrace: --work-dir " + missing + ": no such directory (see steptrace bench --help)\n", r.err(),
                 r::describe);
         assertEquals("", r.out(), r::describe);
+
+        Path file = Files.writeString(work.resolve("file"), "");
+        Cli.Result onFile = Cli.run("bench", TestData.smallTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz")
+                .toString(), "--work-dir", file.toString());
+        Cli.assertExit(2, onFile);
+        assertEquals("steptrace: --work-dir " + file + ": not a directory (see steptrace bench --help)\n", onFile.err(),
+                onFile::describe);
     }
 
     @Test
