@@ -393,14 +393,7 @@ class CaptureAssignmentTest {
         }
 
         Files.write(gz1, compressed);
-        Cli.Result whole = Cli.ingestJson(db, gz1);
-        Cli.assertExit(0, whole);
-        assertEquals("ingested", byFile(whole.json()).get(gz1.getFileName().toString()).get("status").asText(),
-                whole::describe);
-        assertEquals("no longer on disk (gzipped into " + gz1.getFileName() + "?); its rows from an earlier ingest"
-                + " were removed from the store", byFile(whole.json()).get(plain1).get("reason").asText(), whole::describe);
-        assertEquals(List.of(plain.get(0).getFileName().toString(), gz1.getFileName().toString()),
-                strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
+        assertGzippedInPlace(db, gz1, plain1, "ingested", plain.get(0).getFileName().toString());
         assertReportsTheRun(run, db, ranks);
     }
 
@@ -416,13 +409,20 @@ class CaptureAssignmentTest {
         Path gz1 = Files.write(run.resolve(plain1 + ".gz"), Gzip.of(Files.readAllBytes(plain.get(1))));
         Files.delete(plain.get(1));
 
-        Cli.Result alone = Cli.ingestJson(db, gz1);
+        assertGzippedInPlace(db, gz1, plain1, "partial", plain.get(0).getFileName().toString());
+    }
+
+    /**
+     * Ingests {@code gz} alone: it loads as {@code status} and is taken for {@code gone} gzipped in place, whose rows
+     * leave the store, which then holds {@code other}'s and its own.
+     */
+    private static void assertGzippedInPlace(Path db, Path gz, String gone, String status, String other) throws Exception {
+        Cli.Result alone = Cli.ingestJson(db, gz);
         Cli.assertExit(0, alone);
-        assertEquals("partial", byFile(alone.json()).get(gz1.getFileName().toString()).get("status").asText(),
-                alone::describe);
-        assertEquals("no longer on disk (gzipped into " + gz1.getFileName() + "?); its rows from an earlier ingest"
-                + " were removed from the store", byFile(alone.json()).get(plain1).get("reason").asText(), alone::describe);
-        assertEquals(List.of(plain.get(0).getFileName().toString(), gz1.getFileName().toString()),
+        assertEquals(status, byFile(alone.json()).get(gz.getFileName().toString()).get("status").asText(), alone::describe);
+        assertEquals("no longer on disk (gzipped into " + gz.getFileName() + "?); its rows from an earlier ingest"
+                + " were removed from the store", byFile(alone.json()).get(gone).get("reason").asText(), alone::describe);
+        assertEquals(List.of(other, gz.getFileName().toString()),
                 strings(db, "SELECT parse_filename(path) FROM files ORDER BY path"));
     }
 
