@@ -3,8 +3,9 @@ package dev.steptrace.ingest;
 /**
  * @param threads              files loaded at once (default: the machine's cores)
  * @param keepPythonFunctions  keep {@code python_function} events (dropped by default: no analysis uses them)
- * @param helperThreads        when there are fewer files than cores, give a file helper threads: its inserts into
- *                             DuckDB, and its read (or gunzip) ahead of the parser
+ * @param helperThreads        when fewer files than cores keep a thread busy ({@link Ingestor#busyFiles}), give a
+ *                             file helper threads: its inserts into DuckDB, and its read (or gunzip) ahead of the
+ *                             parser
  * @param scanThreads          threads that scan one file's event list with helper threads (0: as
  *                             {@link Ingestor#scanThreads} chooses from the cores and the files at once)
  */

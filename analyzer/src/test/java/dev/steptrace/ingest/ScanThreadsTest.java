@@ -2,6 +2,8 @@ package dev.steptrace.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -38,6 +40,24 @@ class ScanThreadsTest {
     })
     void filesAtOnceAreAsManyAsTheHeapHolds(int asked, int files, long heapMib, int expected) {
         assertEquals(expected, Ingestor.filesAtOnce(asked, files, heapMib << 20));
+    }
+
+    /**
+     * Files that keep a file thread busy (and so decide the helper threads): those of a quarter of the largest's
+     * size or more, as many as load at once at most. Sizes in MB, largest first.
+     */
+    @ParameterizedTest(name = "{0} MB, {1} at once: {2}")
+    @CsvSource({
+        "'1000 0.02', 2, 1",       // a trace beside a small JSON file: the trace alone
+        "'1000 250', 2, 2",        // a quarter of the largest counts
+        "'1000 249 10', 2, 1",
+        "'400 400 400', 2, 2",     // no more than load at once
+        "'400 400 400', 8, 3",
+        "'5', 1, 1",
+    })
+    void busyFilesAreThoseOfAQuarterOfTheLargestOrMore(String megabytes, int atOnce, int expected) {
+        List<Long> sizes = Arrays.stream(megabytes.split(" ")).map(m -> (long) (Double.parseDouble(m) * 1e6)).toList();
+        assertEquals(expected, Ingestor.busyFiles(sizes, atOnce));
     }
 
     @ParameterizedTest
