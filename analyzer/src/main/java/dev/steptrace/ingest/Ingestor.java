@@ -368,14 +368,16 @@ public final class Ingestor {
     private FileOutcome gzippedInPlace(StoreFiles.Row gone, Path gz, FileOutcome now) throws SQLException {
         String as = "no longer on disk (gzipped into " + gz.getFileName() + "?";
         if (now == null || !now.inStore()) {
-            return FileOutcome.notLoaded(gone.path(), Status.SKIPPED, as + ", which did not load: its rows stay in use)");
+            return FileOutcome.notLoaded(gone.path(), Status.SKIPPED,
+                    as + ", which did not load: its rows stay in use)");
         }
         StoreFiles.Row held = StoreFiles.byPath(store.connection(), now.copyOf() != null ? now.copyOf() : gz);
         if (held == null || !held.counts().equals(gone.counts())) {
             return FileOutcome.notLoaded(gone.path(), Status.SKIPPED,
                     as + ", whose events are not the same: its rows stay in use)");
         }
-        return FileOutcome.notLoaded(gone.path(), Status.SKIPPED, as + ")" + removeStaleRows(store.connection(), gone.path()));
+        return FileOutcome.notLoaded(gone.path(), Status.SKIPPED,
+                as + ")" + removeStaleRows(store.connection(), gone.path()));
     }
 
     /** What the trailers of the gzip Kineto files say of their content; a file that cannot be read is left out. */
