@@ -532,9 +532,10 @@ public final class Ingestor {
         bySize.sort(Comparator.comparingLong((Planned p) -> p.fingerprint.size()).reversed());
         int threads = filesAtOnce(options.threads(), bySize.size(), Runtime.getRuntime().maxMemory());
         int cores = Runtime.getRuntime().availableProcessors();
-        int busy = busyFiles(bySize.stream().map(p -> p.fingerprint.size()).toList(), threads);
-        boolean helperThreads = options.helperThreads() && busy < cores;
-        int scanThreads = helperThreads ? scanThreads(cores, busy, options) : 1;
+        boolean helperThreads = options.helperThreads()
+                && busyFiles(bySize.stream().map(p -> p.fingerprint.size()).toList(), threads) < cores;
+        // The scan threads by the files at once, small ones too: each file's scan holds its own chunks.
+        int scanThreads = helperThreads ? scanThreads(cores, threads, options) : 1;
         String outOfHeap = outOfHeapAdvice(threads);
         List<Callable<FileOutcome>> tasks = new ArrayList<>();
         for (Planned p : bySize) {
