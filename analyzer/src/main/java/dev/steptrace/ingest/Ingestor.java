@@ -244,16 +244,14 @@ public final class Ingestor {
         // (CRC-32 and length): gzipped in place, if the gzip file's events are its own (renamedOutcomes).
         Set<Path> stillGone = new HashSet<>();
         gone.values().forEach(stillGone::addAll);
+        Map<Path, Planned> byPath = new HashMap<>();
+        candidates.forEach(p -> byPath.put(p.found.path(), p));
         for (StoreFiles.Row r : store.readOnly() ? List.<StoreFiles.Row>of() : neighbours.gone()) {
-            if (!stillGone.contains(r.path()) || r.compressed() || !r.format().equals(KinetoImporter.FORMAT)) {
-                continue;
-            }
-            Fingerprint.Content content = new Fingerprint(r.size(), r.contentHash()).content();
-            for (Planned p : candidates) {
-                if (content != null && content.equals(gzipContents.get(p.found))
-                        && p.found.path().equals(r.path().resolveSibling(r.path().getFileName() + ".gz"))) {
-                    p.gzippedFrom = r;
-                }
+            Planned gz = byPath.get(r.path().resolveSibling(r.path().getFileName() + ".gz"));
+            if (gz != null && stillGone.contains(r.path()) && !r.compressed()
+                    && r.format().equals(KinetoImporter.FORMAT) && gzipContents.containsKey(gz.found)
+                    && gzipContents.get(gz.found).equals(new Fingerprint(r.size(), r.contentHash()).content())) {
+                gz.gzippedFrom = r;
             }
         }
         // Of several files with the same content in one directory (as stored, or once decompressed: a
