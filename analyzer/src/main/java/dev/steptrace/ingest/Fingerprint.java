@@ -15,7 +15,8 @@ import java.util.zip.CRC32C;
 /**
  * Identity of a file's content: size plus two CRCs (64 bits together) of its bytes as stored.
  * Both CRCs are CPU intrinsics running at several GB/s, so re-ingest of an unchanged multi-GB capture
- * costs one read of the (usually gzipped) files and no parsing.
+ * costs at most one read of the (usually gzipped) files and no parsing; none where the files are, by their
+ * {@link FileIdentity}, those the stored content was read from.
  */
 public record Fingerprint(long size, String contentHash) {
     /** A found trace's fingerprint, over the parts its importer names. */

@@ -113,6 +113,10 @@ public final class Ingestor {
         for (Planned p : plan) {
             if (p.unchanged && p.copy == null) {
                 outcomes.add(unchangedOutcome(p));
+                // Read to tell it unchanged (touched, copied back with its times): the next ingest need not.
+                if (p.stamp != null && !p.stamp.equals(p.previous.fileStat()) && !store.readOnly()) {
+                    StoreFiles.setFileStat(store.connection(), p.previous.fileId(), p.stamp);
+                }
             }
         }
         outcomes.addAll(renamedOutcomes(plan, outcomes));
@@ -178,6 +182,8 @@ public final class Ingestor {
     private static final class Planned {
         final TraceDiscovery.Found found;
         final Fingerprint fingerprint;
+        /** The identity of the files its fingerprint was read from, where it can tell the next change; else null. */
+        final String stamp;
         final StoreFiles.Row previous;
         /** The store holds this file's content for its path. */
         final boolean stored;
@@ -190,9 +196,11 @@ public final class Ingestor {
         /** The stored plain file gone from disk that this gzip file is, gzipped in place; null for none. */
         StoreFiles.Row gzippedFrom;
 
-        Planned(TraceDiscovery.Found found, Fingerprint fingerprint, StoreFiles.Row previous, IngestOptions options) {
+        Planned(TraceDiscovery.Found found, Fingerprint fingerprint, String stamp, StoreFiles.Row previous,
+                IngestOptions options) {
             this.found = found;
             this.fingerprint = fingerprint;
+            this.stamp = stamp;
             this.previous = previous;
             this.stored = previous != null && previous.size() == fingerprint.size()
                     && previous.contentHash().equals(fingerprint.contentHash());
@@ -226,7 +234,7 @@ public final class Ingestor {
                 outcomes.add(FileOutcome.notLoaded(f.path(), Status.SKIPPED, notTrace));
                 continue;
             }
-            candidates.add(new Planned(f, fp, StoreFiles.byPath(c, f.path()), options));
+            candidates.add(new Planned(f, fp, fingerprints.get(i).stamp(), StoreFiles.byPath(c, f.path()), options));
         }
         // Files the store holds beside a file of this ingest, gone from disk, with its very bytes: renamed or
         // moved to it (renamedOutcomes). A read-only store keeps every row, as it does for files gone (goneFrom).
@@ -396,8 +404,13 @@ public final class Ingestor {
         return contents;
     }
 
-    /** A file's fingerprint, or why it could not be read. */
-    private record Fingerprinted(Fingerprint fingerprint, IOException failure) {}
+    /**
+     * A file's fingerprint, or why it could not be read.
+     *
+     * @param stamp the identity of the files it was taken from ({@link FileIdentity#stamp}), where it can tell
+     *              the next change; else null
+     */
+    private record Fingerprinted(Fingerprint fingerprint, String stamp, IOException failure) {}
 
     /**
      * The traces whose fingerprint is taken as they are parsed, so they are read once: Kineto files
@@ -457,23 +470,32 @@ public final class Ingestor {
     }
 
     /**
-     * Every trace's fingerprint, in order, read on the ingest's threads: checking an unchanged capture
-     * of several GB is all reading and CRCs. Those in {@code whileLoading} get their size alone (no
-     * content hash): their fingerprint is taken as they are loaded.
+     * Every trace's fingerprint, in order, read on the ingest's threads. A file whose identity on disk is the
+     * one stored with its content ({@code files.file_stat}) is not read: its stored fingerprint is its own.
+     * Else checking an unchanged capture of several GB is all reading and CRCs. Those in {@code whileLoading}
+     * get their size alone (no content hash): their fingerprint is taken as they are loaded.
      */
     private List<Fingerprinted> fingerprints(List<TraceDiscovery.Found> traces,
-                                             Map<TraceDiscovery.Found, Long> whileLoading) throws IOException {
+                                             Map<TraceDiscovery.Found, Long> whileLoading) throws IOException, SQLException {
         List<Callable<Fingerprinted>> tasks = new ArrayList<>();
         for (TraceDiscovery.Found f : traces) {
             Long size = whileLoading.get(f);
+            StoreFiles.Row stored = size != null ? null : StoreFiles.byPath(store.connection(), f.path());
             tasks.add(() -> {
                 if (size != null) {
-                    return new Fingerprinted(new Fingerprint(size, null), null);
+                    return new Fingerprinted(new Fingerprint(size, null), null, null);
                 }
                 try {
-                    return new Fingerprinted(Fingerprint.of(f), null);
+                    long readFrom = System.currentTimeMillis();
+                    FileIdentity before = FileIdentity.of(f);
+                    String stamp = before.stamp();
+                    if (stored != null && stored.fileStat() != null && stored.fileStat().equals(stamp)) {
+                        return new Fingerprinted(new Fingerprint(stored.size(), stored.contentHash()), stamp, null);
+                    }
+                    Fingerprint fp = Fingerprint.of(f);
+                    return new Fingerprinted(fp, before.isStill(f) ? before.stampOfRead(readFrom) : null, null);
                 } catch (IOException e) {
-                    return new Fingerprinted(null, e);
+                    return new Fingerprinted(null, null, e);
                 }
             });
         }
@@ -595,6 +617,7 @@ public final class Ingestor {
     private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads, String outOfHeap) {
         TraceDiscovery.Found f = p.found;
         long t0 = System.nanoTime();
+        long readFrom = System.currentTimeMillis();
         FileIdentity before;
         try {
             before = FileIdentity.of(f);
@@ -618,7 +641,7 @@ public final class Ingestor {
                     c.rollback();
                     return FileOutcome.notLoaded(f.path(), Status.FAILED, CHANGED_WHILE_READ);
                 }
-                insertFileRow(c, fileId, p, fp, summary, rank, seconds);
+                insertFileRow(c, fileId, p, fp, stampOfLoad(p, digest, before, readFrom), summary, rank, seconds);
                 StoreFiles.deleteNonTrace(c, f.path());
                 c.commit();
                 Status status = summary.partial ? Status.PARTIAL : Status.INGESTED;
@@ -679,6 +702,18 @@ public final class Ingestor {
         return whileRead != null ? whileRead : Fingerprint.of(p.found);
     }
 
+    /**
+     * The stamp to store with a loaded file ({@code files.file_stat}), whose files were {@code before} from
+     * {@code readFrom} to the end of its load: that of this read where it took the fingerprint, else the one
+     * planning read it from, if these are still the same files.
+     */
+    private static String stampOfLoad(Planned p, Fingerprint.Digest digest, FileIdentity before, long readFrom) {
+        if (digest != null) {
+            return before.stampOfRead(readFrom);
+        }
+        return p.stamp != null && p.stamp.equals(before.stamp()) ? p.stamp : null;
+    }
+
     /** Writes one file's rows, in the caller's transaction, replacing its earlier rows. */
     private FileSummary read(Connection c, Planned p, int fileId, boolean helperThreads, int scanThreads,
                              TraceInput.Stop stop, Fingerprint.Digest digest) throws IOException, SQLException {
@@ -730,8 +765,8 @@ public final class Ingestor {
         return fromName.isPresent() ? new Rank(fromName.getAsInt(), "file_name") : new Rank(null, null);
     }
 
-    private void insertFileRow(Connection c, int fileId, Planned p, Fingerprint fp, FileSummary s, Rank rank,
-                               double seconds) throws SQLException {
+    private void insertFileRow(Connection c, int fileId, Planned p, Fingerprint fp, String stamp, FileSummary s,
+                               Rank rank, double seconds) throws SQLException {
         NamedRow row = new NamedRow()
                 .set("file_id", fileId)
                 // The capture comes once the directory's files are grouped (CaptureAssignment).
@@ -739,6 +774,7 @@ public final class Ingestor {
                 .set("path", p.found.path().toString())
                 .set("size_bytes", fp.size())
                 .set("content_hash", fp.contentHash())
+                .set("file_stat", stamp)
                 .set("format", p.found.format())
                 .set("compressed", p.found.compressed())
                 .set("status", s.partial ? "partial" : "ingested")

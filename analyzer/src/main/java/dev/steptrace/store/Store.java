@@ -38,8 +38,10 @@ public final class Store implements AutoCloseable {
             Pattern.CASE_INSENSITIVE);
     public static final String DEFAULT_FILE = "steptrace.duckdb";
     public static final String ENV_DB = "STEPTRACE_DB";
-    /** Bumped whenever schema.sql changes incompatibly. */
-    static final String SCHEMA_VERSION = "6";
+    /** Bumped whenever schema.sql changes. */
+    static final String SCHEMA_VERSION = "7";
+    /** The version before, whose stores are upgraded in place: version 7 only added {@code files.file_stat}. */
+    private static final String UPGRADED_VERSION = "6";
 
     private final Path path;
     private final DuckDBConnection connection;
@@ -166,9 +168,9 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Checks that the database is a steptrace store of this schema version (or empty) before anything is
-     * written to it, then creates what is missing and replaces the views, in one transaction: another
-     * program's database, or a store of another version, is refused untouched.
+     * Checks that the database is a steptrace store of this schema version (or empty, or of the version before,
+     * upgraded here) before anything is written to it, then creates what is missing and replaces the views, in
+     * one transaction: another program's database, or a store of another version, is refused untouched.
      */
     private void migrate() throws SQLException, StoreException {
         try (Statement s = connection.createStatement()) {
@@ -180,7 +182,11 @@ public final class Store implements AutoCloseable {
                             + String.join(", ", foreign.subList(0, Math.min(5, foreign.size())))
                             + (foreign.size() > 5 ? ", ..." : "") + "): it was left as it is; pass another --db", null);
                 }
-            } else if (!SCHEMA_VERSION.equals(version)) {
+            } else if (UPGRADED_VERSION.equals(version) && readOnly) {
+                throw new StoreException("the store " + path + " has schema version " + version + ", which this"
+                        + " steptrace upgrades to " + SCHEMA_VERSION + ", but it cannot be written (read-only): open it"
+                        + " once where it can be, or pass another --db", null);
+            } else if (!SCHEMA_VERSION.equals(version) && !UPGRADED_VERSION.equals(version)) {
                 throw new StoreException("the store " + path + " has schema version " + version
                         + " but this steptrace uses " + SCHEMA_VERSION
                         + ": remove it (it is rebuilt from the traces) or pass another --db", null);
@@ -194,6 +200,10 @@ public final class Store implements AutoCloseable {
             }
             connection.setAutoCommit(false);
             try {
+                if (UPGRADED_VERSION.equals(version)) {
+                    s.execute("ALTER TABLE files ADD COLUMN file_stat VARCHAR");
+                    s.execute("UPDATE store_info SET value = '" + SCHEMA_VERSION + "' WHERE key = 'schema_version'");
+                }
                 s.execute(resource("schema.sql"));
                 if (version == null) {
                     s.execute("INSERT INTO store_info VALUES ('schema_version', '" + SCHEMA_VERSION + "')");

@@ -25,9 +25,12 @@ public final class StoreFiles {
      *
      * @param pythonFunctions whether its {@code python_function} events were kept (Kineto, {@code
      *                        --keep-python-functions})
+     * @param fileStat        the identity on disk of the files its content was read from ({@code files.file_stat}),
+     *                        or null
      */
     public record Row(int fileId, Path path, long size, String contentHash, String format, boolean compressed,
-                      boolean pythonFunctions, Integer rank, long jsonBytes, Map<String, Long> counts) {}
+                      boolean pythonFunctions, Integer rank, long jsonBytes, Map<String, Long> counts,
+                      String fileStat) {}
 
     public static Row byPath(Connection c, Path path) throws SQLException {
         List<Row> rows = query(c, "path = ?", ps -> ps.setString(1, path.toString()));
@@ -158,6 +161,15 @@ public final class StoreFiles {
         }
     }
 
+    /** Records that the file {@code fileId}'s stored content is on disk as {@code fileStat} says. */
+    public static void setFileStat(Connection c, int fileId, String fileStat) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE files SET file_stat = ? WHERE file_id = ?")) {
+            ps.setString(1, fileStat);
+            ps.setInt(2, fileId);
+            ps.executeUpdate();
+        }
+    }
+
     private interface Binder {
         void bind(PreparedStatement ps) throws SQLException;
     }
@@ -166,7 +178,7 @@ public final class StoreFiles {
         List<Row> rows = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT file_id, path, size_bytes, content_hash, rank,"
                 + " json_bytes, n_kernel, n_memcpy, n_memset, n_runtime, n_cpu_op, n_annotation, format, compressed,"
-                + " coalesce(python_functions, false) FROM files WHERE "
+                + " coalesce(python_functions, false), file_stat FROM files WHERE "
                 + where + " ORDER BY path")) {
             binder.bind(ps);
             try (ResultSet rs = ps.executeQuery()) {
@@ -180,7 +192,7 @@ public final class StoreFiles {
                     counts.put("annotation", rs.getLong(12));
                     rows.add(new Row(rs.getInt(1), Path.of(rs.getString(2)), rs.getLong(3), rs.getString(4),
                             rs.getString(13), rs.getBoolean(14), rs.getBoolean(15), (Integer) rs.getObject(5),
-                            rs.getLong(6), counts));
+                            rs.getLong(6), counts, rs.getString(16)));
                 }
             }
         }

@@ -58,7 +58,8 @@ CREATE TABLE IF NOT EXISTS files (
     metadata         JSON,                  -- other top-level keys of the trace (versions, flags, trace_id...)
     ingested_at      TIMESTAMP NOT NULL,
     parse_seconds    DOUBLE,
-    python_functions BOOLEAN                -- Kineto: python_function events kept (ingest --keep-python-functions); NULL for other formats
+    python_functions BOOLEAN,               -- Kineto: python_function events kept (ingest --keep-python-functions); NULL for other formats
+    file_stat        VARCHAR                -- the files' identity on disk when their content was read (inode, size, times); NULL when it cannot tell a change
 );
 
 CREATE TABLE IF NOT EXISTS devices (

@@ -2,8 +2,10 @@ package dev.steptrace.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.steptrace.testsupport.NsysExport.Container;
 import dev.steptrace.testsupport.NsysFixtures;
@@ -54,6 +56,18 @@ class FileIdentityTest {
         FileIdentity same = FileIdentity.of(trace);
         Files.writeString(f, "{\"traceEvents\": []}  ");
         assertFalse(same.isStill(trace), "a longer file");
+    }
+
+    /** Only a read begun {@code SETTLED_MILLIS} or more after the files' last change may be told by their stamp. */
+    @Test
+    void aStampIsKeptForAReadBegunWellAfterTheLastChange() throws Exception {
+        Path f = Files.writeString(tmp.resolve("rank0.json"), "{\"traceEvents\": []}");
+        assumeTrue(Files.getFileStore(f).supportsFileAttributeView("unix"), "skipped: no change times here");
+        FileIdentity id = FileIdentity.of(found(f));
+        long changed = ((FileTime) Files.getAttribute(f, "unix:ctime")).toMillis();
+        assertEquals(id.stamp(), id.stampOfRead(changed + FileIdentity.SETTLED_MILLIS));
+        assertNull(id.stampOfRead(changed + FileIdentity.SETTLED_MILLIS - 1));
+        assertNull(id.stampOfRead(changed - 60_000), "a change time ahead of the clock");
     }
 
     @Test

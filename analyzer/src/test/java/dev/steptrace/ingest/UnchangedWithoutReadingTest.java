@@ -1,0 +1,166 @@
+package dev.steptrace.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.steptrace.testing.TestData;
+import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.StoreDb;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An ingest tells a file unchanged without reading it when the file's inode, size, modification and change
+ * times are those stored with its content ({@code files.file_stat}). That no read happened is shown by the
+ * store's content hash made wrong beforehand: a read would find the file's bytes differ from it and load the
+ * file again. A change the check must still see: bytes rewritten in place at the same size with the
+ * modification time set back (the change time moves), and a file changed too recently to be stamped.
+ */
+class UnchangedWithoutReadingTest {
+    @TempDir
+    static Path tmp;
+    /** Files written before the tests, old enough by the time they run to be stamped when read. */
+    static Path settled;
+
+    @BeforeAll
+    static void writeAndLetSettle() throws Exception {
+        assumeTrue(Files.getFileStore(tmp).supportsFileAttributeView("unix"),
+                "skipped: this file system has no change times, so every ingest reads its files");
+        settled = Files.createDirectories(tmp.resolve("settled"));
+        for (String name : new String[] {"a", "b", "c", "d"}) {
+            Files.copy(TestData.baseTrace(), Files.createDirectories(settled.resolve(name)).resolve("rank0.pt.trace.json"));
+        }
+        // d: ingested, then changed at the same size, all before the wait.
+        Path d = settled.resolve("d");
+        Cli.assertExit(0, Cli.ingestJson(tmp.resolve("d.duckdb"), d));
+        renameAKernel(d.resolve("rank0.pt.trace.json"));
+        Thread.sleep(FileIdentity.SETTLED_MILLIS + 200);
+    }
+
+    @Test
+    void aSettledFileIsToldUnchangedUnread() throws Exception {
+        Path dir = settled.resolve("a");
+        Path trace = dir.resolve("rank0.pt.trace.json");
+        Path db = tmp.resolve("a.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, dir));
+        String stat = fileStat(db, trace);
+        assertNotNull(stat, "a file changed long before its read is stamped");
+        // The stamp names the file's inode and size as the file system gives them.
+        assertTrue(stat.contains("ino=" + Files.getAttribute(trace, "unix:ino")), stat);
+        assertTrue(stat.contains("size=" + Files.size(trace)), stat);
+        spoilHash(db, trace);
+        Cli.Result again = Cli.ingestJson(db, dir);
+        Cli.assertExit(0, again);
+        assertEquals("unchanged", again.file("rank0.pt.trace.json").path("status").asText(), again::describe);
+    }
+
+    @Test
+    void bytesRewrittenAtTheSameSizeAndTimeAreLoadedAgain() throws Exception {
+        Path dir = settled.resolve("b");
+        Path trace = dir.resolve("rank0.pt.trace.json");
+        Path db = tmp.resolve("b.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, dir));
+        assertNotNull(fileStat(db, trace));
+        long kernels = kernels(db);
+        FileTime modified = Files.getLastModifiedTime(trace);
+        renameAKernel(trace);
+        Files.setLastModifiedTime(trace, modified);
+        Cli.Result again = Cli.ingestJson(db, dir);
+        Cli.assertExit(0, again);
+        assertEquals("ingested", again.file("rank0.pt.trace.json").path("status").asText(), again::describe);
+        assertEquals(kernels - 1, kernels(db), "the renamed kernel is no kernel any more");
+        // Changed just now: not stamped, so the next ingest reads it.
+        assertNull(fileStat(db, trace));
+    }
+
+    @Test
+    void aTouchedFileIsReadOnceThenStampedAnew() throws Exception {
+        Path dir = settled.resolve("c");
+        Path trace = dir.resolve("rank0.pt.trace.json");
+        Path db = tmp.resolve("c.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, dir));
+        String first = fileStat(db, trace);
+        Files.setLastModifiedTime(trace, FileTime.fromMillis(Files.getLastModifiedTime(trace).toMillis() - 60_000));
+        Thread.sleep(FileIdentity.SETTLED_MILLIS + 200);
+        Cli.Result read = Cli.ingestJson(db, trace.getParent());
+        assertEquals("unchanged", read.file("rank0.pt.trace.json").path("status").asText(), read::describe);
+        String second = fileStat(db, trace);
+        assertNotNull(second);
+        assertTrue(!second.equals(first), "the stamp follows the new times: " + first + " / " + second);
+        spoilHash(db, trace);
+        Cli.Result unread = Cli.ingestJson(db, dir);
+        assertEquals("unchanged", unread.file("rank0.pt.trace.json").path("status").asText(), unread::describe);
+    }
+
+    @Test
+    void aFileChangedJustNowIsNotStamped() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("fresh"));
+        Path trace = Files.copy(TestData.baseTrace(), dir.resolve("rank0.pt.trace.json"));
+        Path db = tmp.resolve("fresh.duckdb");
+        Cli.assertExit(0, Cli.ingestJson(db, dir));
+        assertNull(fileStat(db, trace));
+        // Read again (as no stamp says otherwise), it is found unchanged by its bytes.
+        Cli.Result again = Cli.ingestJson(db, dir);
+        assertEquals("unchanged", again.file("rank0.pt.trace.json").path("status").asText(), again::describe);
+    }
+
+    /** A file of the same size changed a while before the ingest that finds it: loaded, and stamped as read. */
+    @Test
+    void aFileChangedAWhileAgoIsLoadedAndStamped() throws Exception {
+        Path dir = settled.resolve("d");
+        Path trace = dir.resolve("rank0.pt.trace.json");
+        Path db = tmp.resolve("d.duckdb");
+        long kernels = kernels(db);
+        Cli.Result changed = Cli.ingestJson(db, dir);
+        Cli.assertExit(0, changed);
+        assertEquals("ingested", changed.file("rank0.pt.trace.json").path("status").asText(), changed::describe);
+        assertEquals(kernels - 1, kernels(db));
+        assertNotNull(fileStat(db, trace));
+        spoilHash(db, trace);
+        Cli.Result again = Cli.ingestJson(db, dir);
+        assertEquals("unchanged", again.file("rank0.pt.trace.json").path("status").asText(), again::describe);
+    }
+
+    /** The first kernel's category made another of the same length, in place: the file keeps its size. */
+    private static void renameAKernel(Path trace) throws Exception {
+        String json = Files.readString(trace);
+        int at = json.indexOf("\"cat\": \"kernel\"");
+        assertTrue(at > 0, "the base trace has a kernel");
+        try (RandomAccessFile f = new RandomAccessFile(trace.toFile(), "rw")) {
+            f.seek(json.substring(0, at).getBytes(StandardCharsets.UTF_8).length);
+            f.write("\"cat\": \"kerneX\"".getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static String fileStat(Path db, Path trace) throws Exception {
+        try (StoreDb s = StoreDb.open(db)) {
+            return s.string("SELECT file_stat FROM files WHERE path = '" + trace.toRealPath() + "'");
+        }
+    }
+
+    private static long kernels(Path db) throws Exception {
+        try (StoreDb s = StoreDb.open(db)) {
+            return s.count("SELECT count(*) FROM gpu_ops WHERE kind = 'kernel'");
+        }
+    }
+
+    /** Makes the stored content hash one that no read of the file gives. */
+    private static void spoilHash(Path db, Path trace) throws Exception {
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db); Statement st = c.createStatement()) {
+            assertEquals(1, st.executeUpdate("UPDATE files SET content_hash = 'crc32c:00000000-crc32:00000000'"
+                    + " WHERE path = '" + trace.toRealPath() + "'"));
+        }
+    }
+}
