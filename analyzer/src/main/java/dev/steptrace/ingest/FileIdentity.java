@@ -9,7 +9,8 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,9 +20,9 @@ import java.util.concurrent.TimeUnit;
  * the fingerprint covers ({@link Importer#parts}): an nsys Parquet export's tables, not its directory, whose
  * own size and time stay the same when a table is rewritten in place.
  *
- * <p>The same identity also tells an unchanged file without reading it ({@link #stamp}), where the file
- * system has a change time: the kernel sets it on every write, truncation, rename and change of the
- * modification time, and no program can set it back (docs/schema.md, {@code files.file_stat}).
+ * <p>The same identity also tells an unchanged file without reading it ({@link #stamp}), on the file systems
+ * whose change time the kernel keeps ({@link #KEEPS_CHANGE_TIME}): it is set on every write, truncation, rename
+ * and change of the modification time, and no program can set it back (docs/schema.md, {@code files.file_stat}).
  *
  * @param parts each file of the trace, in the importer's order
  */
@@ -32,6 +33,13 @@ record FileIdentity(List<Part> parts) {
      * the read within the same tick as the write before it would leave the stamp as it was.
      */
     static final long SETTLED_MILLIS = 3_000;
+    /**
+     * The file system types (as Linux and macOS name them) whose change time the kernel (the server's, for NFS,
+     * Lustre and GPFS) keeps. Elsewhere a program may set it, or it is the modification time under another name
+     * (sshfs and other FUSE file systems, FAT, exFAT, SMB), so a file is always read there.
+     */
+    private static final Set<String> KEEPS_CHANGE_TIME = Set.of("ext2", "ext3", "ext4", "xfs", "btrfs", "zfs",
+            "f2fs", "tmpfs", "overlay", "nfs", "nfs4", "lustre", "gpfs", "apfs");
 
     /**
      * @param fileKey the file system's key of the file (device and inode on Linux), or null where it has none
@@ -44,27 +52,46 @@ record FileIdentity(List<Part> parts) {
         for (Path p : trace.importer().parts(trace.path())) {
             // Opened first: an NFS client answers a bare stat from attributes it cached up to a minute ago,
             // and checks them with the server on an open (close-to-open consistency).
-            try (FileChannel opened = FileChannel.open(p, StandardOpenOption.READ)) {
-                BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
-                parts.add(new Part(p, a.fileKey(), a.size(), a.lastModifiedTime(), changeTime(p)));
-            }
+            FileChannel.open(p, StandardOpenOption.READ).close();
+            BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+            parts.add(new Part(p, a.fileKey(), a.size(), a.lastModifiedTime(), changeTime(p)));
         }
         return new FileIdentity(parts);
     }
 
+    /** The file's change time where its file system keeps it, else null. */
     private static FileTime changeTime(Path p) throws IOException {
+        if (!KEEPS_CHANGE_TIME.contains(Files.getFileStore(p).type())) {
+            return null;
+        }
         try {
-            Map<String, Object> unix = Files.readAttributes(p, "unix:ctime");
-            return (FileTime) unix.get("ctime");
+            return (FileTime) Files.getAttribute(p, "unix:ctime");
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
-            // Not a POSIX file system (Windows, a zip file system): no change time to trust.
             return null;
         }
     }
 
-    /** Whether {@code trace} is still these files, unchanged. */
+    /**
+     * Whether {@code trace} is still these files: the same keys, sizes and modification times. A change of the
+     * change time alone (permissions, a hard link) is not a change of content.
+     */
     boolean isStill(TraceDiscovery.Found trace) throws IOException {
-        return equals(of(trace));
+        return isStill(of(trace));
+    }
+
+    boolean isStill(FileIdentity now) {
+        if (parts.size() != now.parts.size()) {
+            return false;
+        }
+        for (int i = 0; i < parts.size(); i++) {
+            Part a = parts.get(i);
+            Part b = now.parts.get(i);
+            if (!a.path.equals(b.path) || !Objects.equals(a.fileKey, b.fileKey) || a.size != b.size
+                    || !a.modified.equals(b.modified)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -72,6 +99,9 @@ record FileIdentity(List<Part> parts) {
      * null where a file has no key or no change time.
      */
     String stamp() {
+        if (parts.isEmpty()) {
+            return null;
+        }
         StringBuilder s = new StringBuilder();
         for (Part p : parts) {
             if (p.fileKey == null || p.changed == null) {
@@ -85,17 +115,22 @@ record FileIdentity(List<Part> parts) {
     }
 
     /**
-     * The stamp of a content read from these files from {@code readFromMillis} on (this identity taken then,
-     * and found again after the read): null where it cannot be trusted to tell the next change, because a
-     * file was changed less than {@link #SETTLED_MILLIS} before, or its change time is ahead of this clock.
+     * The stamp of a content read from these files from {@code readFromMillis} on (this identity taken then),
+     * whose identity after the read was {@code after}: null where it cannot be trusted to tell the next change,
+     * because the files changed during the read, or a file was changed less than {@link #SETTLED_MILLIS} before
+     * it began, or its change time is ahead of this clock.
      */
-    String stampOfRead(long readFromMillis) {
+    String stampOfRead(long readFromMillis, FileIdentity after) {
+        String stamp = stamp();
+        if (stamp == null || !stamp.equals(after.stamp())) {
+            return null;
+        }
         for (Part p : parts) {
-            if (p.changed == null || p.changed.toMillis() > readFromMillis - SETTLED_MILLIS) {
+            if (p.changed.toMillis() > readFromMillis - SETTLED_MILLIS) {
                 return null;
             }
         }
-        return stamp();
+        return stamp;
     }
 
     private static long nanos(FileTime t) {

@@ -110,15 +110,17 @@ public final class Ingestor {
         List<FileOutcome> loaded = load(toLoad);
         outcomes.addAll(loaded);
         outcomes.addAll(copyOutcomes(plan, loaded));
+        Map<Integer, String> newStamps = new HashMap<>();
         for (Planned p : plan) {
             if (p.unchanged && p.copy == null) {
                 outcomes.add(unchangedOutcome(p));
                 // Read to tell it unchanged (touched, copied back with its times): the next ingest need not.
-                if (p.stamp != null && !p.stamp.equals(p.previous.fileStat()) && !store.readOnly()) {
-                    StoreFiles.setFileStat(store.connection(), p.previous.fileId(), p.stamp);
+                if (p.stamp != null && !p.stamp.equals(p.previous.fileStat())) {
+                    newStamps.put(p.previous.fileId(), p.stamp);
                 }
             }
         }
+        keepStamps(newStamps);
         outcomes.addAll(renamedOutcomes(plan, outcomes));
         // The directories whose files changed are grouped into captures again (and any left ungrouped).
         Map<Path, Integer> assumed = Map.of();
@@ -148,6 +150,29 @@ public final class Ingestor {
         result.sort(Comparator.comparing((FileOutcome o) -> o.path().toString()));
         return new IngestReport(result, warnings, fileBytesToRead.get(), storeProblem(result), changedCaptures,
                 (int) outcomes.stream().filter(Ingestor::rowsRemoved).count());
+    }
+
+    /**
+     * Stores the stamps of unchanged files read to tell them so, in one transaction. They only spare the next
+     * ingest a read: where they cannot be stored (a read-only store, a full disk), that ingest reads the files.
+     */
+    private void keepStamps(Map<Integer, String> stamps) throws SQLException {
+        if (stamps.isEmpty() || store.readOnly()) {
+            return;
+        }
+        Connection c = store.connection();
+        c.setAutoCommit(false);
+        try {
+            for (Map.Entry<Integer, String> e : stamps.entrySet()) {
+                StoreFiles.setFileStat(c, e.getKey(), e.getValue());
+            }
+            c.commit();
+        } catch (SQLException e) {
+            // Not kept: see above.
+            rollback(c);
+        } finally {
+            c.setAutoCommit(true);
+        }
     }
 
     /**
@@ -182,7 +207,9 @@ public final class Ingestor {
     private static final class Planned {
         final TraceDiscovery.Found found;
         final Fingerprint fingerprint;
-        /** The identity of the files its fingerprint was read from, where it can tell the next change; else null. */
+        /** The files its fingerprint was read from (or told from by their stamp); null for one taken while loading. */
+        final FileIdentity fingerprinted;
+        /** Their stamp, where it can tell the next change; else null. */
         final String stamp;
         final StoreFiles.Row previous;
         /** The store holds this file's content for its path. */
@@ -196,11 +223,12 @@ public final class Ingestor {
         /** The stored plain file gone from disk that this gzip file is, gzipped in place; null for none. */
         StoreFiles.Row gzippedFrom;
 
-        Planned(TraceDiscovery.Found found, Fingerprint fingerprint, String stamp, StoreFiles.Row previous,
+        Planned(TraceDiscovery.Found found, Fingerprint fingerprint, Fingerprinted read, StoreFiles.Row previous,
                 IngestOptions options) {
             this.found = found;
             this.fingerprint = fingerprint;
-            this.stamp = stamp;
+            this.fingerprinted = read.identity();
+            this.stamp = read.stamp();
             this.previous = previous;
             this.stored = previous != null && previous.size() == fingerprint.size()
                     && previous.contentHash().equals(fingerprint.contentHash());
@@ -217,8 +245,15 @@ public final class Ingestor {
         List<Planned> candidates = new ArrayList<>();
         Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents = gzipContents(traces);
         StoredNeighbours neighbours = StoredNeighbours.of(c, traces);
-        List<Fingerprinted> fingerprints = fingerprints(traces,
-                fingerprintWhileLoading(c, traces, gzipContents, neighbours));
+        Map<TraceDiscovery.Found, StoreFiles.Row> stored = new HashMap<>();
+        for (TraceDiscovery.Found f : traces) {
+            StoreFiles.Row r = StoreFiles.byPath(c, f.path());
+            if (r != null) {
+                stored.put(f, r);
+            }
+        }
+        List<Fingerprinted> fingerprints = fingerprints(traces, stored,
+                fingerprintWhileLoading(c, traces, stored, gzipContents, neighbours));
         for (int i = 0; i < traces.size(); i++) {
             TraceDiscovery.Found f = traces.get(i);
             if (fingerprints.get(i).failure() != null) {
@@ -234,7 +269,7 @@ public final class Ingestor {
                 outcomes.add(FileOutcome.notLoaded(f.path(), Status.SKIPPED, notTrace));
                 continue;
             }
-            candidates.add(new Planned(f, fp, fingerprints.get(i).stamp(), StoreFiles.byPath(c, f.path()), options));
+            candidates.add(new Planned(f, fp, fingerprints.get(i), stored.get(f), options));
         }
         // Files the store holds beside a file of this ingest, gone from disk, with its very bytes: renamed or
         // moved to it (renamedOutcomes). A read-only store keeps every row, as it does for files gone (goneFrom).
@@ -407,10 +442,10 @@ public final class Ingestor {
     /**
      * A file's fingerprint, or why it could not be read.
      *
-     * @param stamp the identity of the files it was taken from ({@link FileIdentity#stamp}), where it can tell
-     *              the next change; else null
+     * @param identity the files it was taken from, as they were when their read began; null for none
+     * @param stamp    their {@link FileIdentity#stamp}, where it can tell the next change; else null
      */
-    private record Fingerprinted(Fingerprint fingerprint, String stamp, IOException failure) {}
+    private record Fingerprinted(Fingerprint fingerprint, FileIdentity identity, String stamp, IOException failure) {}
 
     /**
      * The traces whose fingerprint is taken as they are parsed, so they are read once: Kineto files
@@ -420,7 +455,8 @@ public final class Ingestor {
      * The others are fingerprinted first, which is the only read of an unchanged file.
      */
     private Map<TraceDiscovery.Found, Long> fingerprintWhileLoading(Connection c, List<TraceDiscovery.Found> traces,
-            Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents, StoredNeighbours neighbours) throws SQLException {
+            Map<TraceDiscovery.Found, StoreFiles.Row> stored, Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents,
+            StoredNeighbours neighbours) throws SQLException {
         if (store.readOnly()) {
             return Map.of();
         }
@@ -458,7 +494,7 @@ public final class Ingestor {
         for (Map.Entry<TraceDiscovery.Found, Long> e : sizes.entrySet()) {
             Path path = e.getKey().path();
             long size = e.getValue();
-            StoreFiles.Row previous = StoreFiles.byPath(c, path);
+            StoreFiles.Row previous = stored.get(e.getKey());
             boolean maybeGunzipped = !e.getKey().compressed()
                     && gzipLengths.contains(e.getKey().dir() + "/" + (size & 0xFFFFFFFFL));
             if (ofSize.get(e.getKey().dir() + "/" + size) == 1 && !maybeGunzipped
@@ -476,26 +512,27 @@ public final class Ingestor {
      * get their size alone (no content hash): their fingerprint is taken as they are loaded.
      */
     private List<Fingerprinted> fingerprints(List<TraceDiscovery.Found> traces,
-                                             Map<TraceDiscovery.Found, Long> whileLoading) throws IOException, SQLException {
+            Map<TraceDiscovery.Found, StoreFiles.Row> stored, Map<TraceDiscovery.Found, Long> whileLoading)
+            throws IOException {
         List<Callable<Fingerprinted>> tasks = new ArrayList<>();
         for (TraceDiscovery.Found f : traces) {
             Long size = whileLoading.get(f);
-            StoreFiles.Row stored = size != null ? null : StoreFiles.byPath(store.connection(), f.path());
+            StoreFiles.Row row = stored.get(f);
             tasks.add(() -> {
                 if (size != null) {
-                    return new Fingerprinted(new Fingerprint(size, null), null, null);
+                    return new Fingerprinted(new Fingerprint(size, null), null, null, null);
                 }
                 try {
                     long readFrom = System.currentTimeMillis();
                     FileIdentity before = FileIdentity.of(f);
                     String stamp = before.stamp();
-                    if (stored != null && stored.fileStat() != null && stored.fileStat().equals(stamp)) {
-                        return new Fingerprinted(new Fingerprint(stored.size(), stored.contentHash()), stamp, null);
+                    if (stamp != null && row != null && stamp.equals(row.fileStat())) {
+                        return new Fingerprinted(new Fingerprint(row.size(), row.contentHash()), before, stamp, null);
                     }
                     Fingerprint fp = Fingerprint.of(f);
-                    return new Fingerprinted(fp, before.isStill(f) ? before.stampOfRead(readFrom) : null, null);
+                    return new Fingerprinted(fp, before, before.stampOfRead(readFrom, FileIdentity.of(f)), null);
                 } catch (IOException e) {
-                    return new Fingerprinted(null, null, e);
+                    return new Fingerprinted(null, null, null, e);
                 }
             });
         }
@@ -624,6 +661,10 @@ public final class Ingestor {
         } catch (IOException e) {
             return FileOutcome.notLoaded(f.path(), Status.FAILED, "cannot read: " + Messages.io(e));
         }
+        if (p.fingerprinted != null && !p.fingerprinted.isStill(before)) {
+            // Changed since planning fingerprinted it: its rows would be stored under another content's hash.
+            return FileOutcome.notLoaded(f.path(), Status.FAILED, CHANGED_WHILE_READ);
+        }
         try (Connection c = store.newConnection()) {
             c.setAutoCommit(false);
             Fingerprint.Digest digest = p.fingerprint.contentHash() == null ? new Fingerprint.Digest() : null;
@@ -637,11 +678,12 @@ public final class Ingestor {
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
                 Fingerprint fp = fingerprint(p, digest);
-                if (!before.isStill(f)) {
+                FileIdentity after = FileIdentity.of(f);
+                if (!before.isStill(after)) {
                     c.rollback();
                     return FileOutcome.notLoaded(f.path(), Status.FAILED, CHANGED_WHILE_READ);
                 }
-                insertFileRow(c, fileId, p, fp, stampOfLoad(p, digest, before, readFrom), summary, rank, seconds);
+                insertFileRow(c, fileId, p, fp, stampOfLoad(p, digest, before, after, readFrom), summary, rank, seconds);
                 StoreFiles.deleteNonTrace(c, f.path());
                 c.commit();
                 Status status = summary.partial ? Status.PARTIAL : Status.INGESTED;
@@ -703,15 +745,16 @@ public final class Ingestor {
     }
 
     /**
-     * The stamp to store with a loaded file ({@code files.file_stat}), whose files were {@code before} from
-     * {@code readFrom} to the end of its load: that of this read where it took the fingerprint, else the one
-     * planning read it from, if these are still the same files.
+     * The stamp to store with a loaded file ({@code files.file_stat}), whose files were {@code before} when its
+     * load began at {@code readFrom} and {@code after} at its end: that of this read where it took the
+     * fingerprint, else the one planning read it from, if the files' stamp stayed the same since.
      */
-    private static String stampOfLoad(Planned p, Fingerprint.Digest digest, FileIdentity before, long readFrom) {
+    private static String stampOfLoad(Planned p, Fingerprint.Digest digest, FileIdentity before, FileIdentity after,
+                                      long readFrom) {
         if (digest != null) {
-            return before.stampOfRead(readFrom);
+            return before.stampOfRead(readFrom, after);
         }
-        return p.stamp != null && p.stamp.equals(before.stamp()) ? p.stamp : null;
+        return p.stamp != null && p.stamp.equals(before.stamp()) && p.stamp.equals(after.stamp()) ? p.stamp : null;
     }
 
     /** Writes one file's rows, in the caller's transaction, replacing its earlier rows. */

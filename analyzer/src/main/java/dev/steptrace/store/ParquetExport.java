@@ -142,8 +142,8 @@ public final class ParquetExport {
         String ids = captureIds.isEmpty() ? "NULL" : captureIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
         boolean ownCapture = t.columns().contains("capture_id");
         return switch (t.layout()) {
-            case WHOLE -> "SELECT * FROM " + ident(t.name());
-            case CAPTURE -> "SELECT t.*, c.name AS " + CAPTURE + " FROM " + ident(t.name())
+            case WHOLE -> "SELECT * FROM " + Sql.identifier(t.name());
+            case CAPTURE -> "SELECT t.*, c.name AS " + CAPTURE + " FROM " + Sql.identifier(t.name())
                     + " t JOIN captures c ON c.capture_id = t.capture_id WHERE c.capture_id IN (" + ids + ")";
             case CAPTURE_RANK -> {
                 // files.rank is the file's rank itself; any other table's own rank column says something
@@ -151,7 +151,7 @@ public final class ParquetExport {
                 String own = !t.columns().contains(RANK) ? "t.*"
                         : t.name().equals("files") ? "t.* EXCLUDE (" + RANK + ")"
                         : "t.* RENAME (" + RANK + " AS " + ROW_RANK + ")";
-                yield "SELECT " + own + ", c.name AS " + CAPTURE + ", f.rank AS " + RANK + " FROM " + ident(t.name())
+                yield "SELECT " + own + ", c.name AS " + CAPTURE + ", f.rank AS " + RANK + " FROM " + Sql.identifier(t.name())
                         + " t JOIN files f ON f.file_id = t.file_id JOIN captures c ON c.capture_id = "
                         + (ownCapture ? "t" : "f") + ".capture_id WHERE c.capture_id IN (" + ids + ")";
             }
@@ -210,10 +210,6 @@ public final class ParquetExport {
 
     private static int hex(byte b) {
         return Character.digit(b, 16);
-    }
-
-    private static String ident(String name) {
-        return '"' + name.replace("\"", "\"\"") + '"';
     }
 
     private static String literal(String s) {

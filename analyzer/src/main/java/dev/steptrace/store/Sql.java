@@ -11,6 +11,11 @@ import java.util.List;
 public final class Sql {
     private Sql() {}
 
+    /** A name quoted as an SQL identifier (DuckDB's and SQLite's alike): any name, quotes included. */
+    public static String identifier(String name) {
+        return '"' + name.replace("\"", "\"\"") + '"';
+    }
+
     /** Runs one statement. */
     public static void exec(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement()) {

@@ -182,10 +182,6 @@ public final class Store implements AutoCloseable {
                             + String.join(", ", foreign.subList(0, Math.min(5, foreign.size())))
                             + (foreign.size() > 5 ? ", ..." : "") + "): it was left as it is; pass another --db", null);
                 }
-            } else if (UPGRADED_VERSION.equals(version) && readOnly) {
-                throw new StoreException("the store " + path + " has schema version " + version + ", which this"
-                        + " steptrace upgrades to " + SCHEMA_VERSION + ", but it cannot be written (read-only): open it"
-                        + " once where it can be, or pass another --db", null);
             } else if (!SCHEMA_VERSION.equals(version) && !UPGRADED_VERSION.equals(version)) {
                 throw new StoreException("the store " + path + " has schema version " + version
                         + " but this steptrace uses " + SCHEMA_VERSION
@@ -195,6 +191,16 @@ public final class Store implements AutoCloseable {
                 if (version == null) {
                     throw new StoreException("the store " + path + " cannot be written (read-only) and holds no"
                             + " steptrace data yet", null);
+                }
+                if (UPGRADED_VERSION.equals(version)) {
+                    // Read as it is, with the column version 7 added, empty: a view in the connection's temp
+                    // schema, found before the store's own table.
+                    String files;
+                    try (ResultSet rs = s.executeQuery("SELECT current_database()")) {
+                        rs.next();
+                        files = Sql.identifier(rs.getString(1)) + ".main.files";
+                    }
+                    s.execute("CREATE TEMP VIEW files AS SELECT *, NULL::VARCHAR AS file_stat FROM " + files);
                 }
                 return;
             }

@@ -2,6 +2,7 @@ package dev.steptrace.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +15,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -65,9 +67,28 @@ class FileIdentityTest {
         assumeTrue(Files.getFileStore(f).supportsFileAttributeView("unix"), "skipped: no change times here");
         FileIdentity id = FileIdentity.of(found(f));
         long changed = ((FileTime) Files.getAttribute(f, "unix:ctime")).toMillis();
-        assertEquals(id.stamp(), id.stampOfRead(changed + FileIdentity.SETTLED_MILLIS));
-        assertNull(id.stampOfRead(changed + FileIdentity.SETTLED_MILLIS - 1));
-        assertNull(id.stampOfRead(changed - 60_000), "a change time ahead of the clock");
+        assertEquals(id.stamp(), id.stampOfRead(changed + FileIdentity.SETTLED_MILLIS, id));
+        assertNull(id.stampOfRead(changed + FileIdentity.SETTLED_MILLIS - 1, id));
+        assertNull(id.stampOfRead(changed - 60_000, id), "a change time ahead of the clock");
+    }
+
+    /**
+     * A change of permissions moves the change time alone: the file is still the one read (its load stands), but
+     * the stamp of that read is not kept, as the files were not the same throughout.
+     */
+    @Test
+    void aChangeOfPermissionsIsNoChangeOfContentButNoStampIsKept() throws Exception {
+        Path f = Files.writeString(tmp.resolve("rank0.json"), "{\"traceEvents\": []}");
+        assumeTrue(Files.getFileStore(f).supportsFileAttributeView("posix"), "skipped: no POSIX permissions here");
+        TraceDiscovery.Found trace = found(f);
+        FileIdentity before = FileIdentity.of(trace);
+        long changed = ((FileTime) Files.getAttribute(f, "unix:ctime")).toMillis();
+        Thread.sleep(20); // past a tick of the file system's clock
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("r--------"));
+        FileIdentity after = FileIdentity.of(trace);
+        assertTrue(before.isStill(after));
+        assertNotEquals(before.stamp(), after.stamp());
+        assertNull(before.stampOfRead(changed + FileIdentity.SETTLED_MILLIS, after));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.steptrace.ingest.nsys;
 
+import dev.steptrace.store.Sql;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -110,9 +111,9 @@ public final class ParquetDirSource implements NsysSource {
                 sql.append(", ");
             }
             if (have.contains(e.getKey())) {
-                sql.append(quote(e.getKey()));
+                sql.append(Sql.identifier(e.getKey()));
             } else {
-                sql.append(e.getValue() ? "NULL::VARCHAR AS " : "NULL::BIGINT AS ").append(quote(e.getKey()));
+                sql.append(e.getValue() ? "NULL::VARCHAR AS " : "NULL::BIGINT AS ").append(Sql.identifier(e.getKey()));
             }
         }
         if (select.isEmpty()) {
@@ -120,7 +121,7 @@ public final class ParquetDirSource implements NsysSource {
         }
         sql.append(" FROM read_parquet(").append(literal(files.get(table))).append(')');
         if (filter != null) {
-            sql.append(" WHERE ").append(quote(filter.column())).append(" IN (");
+            sql.append(" WHERE ").append(Sql.identifier(filter.column())).append(" IN (");
             for (int v = 0; v < filter.values().length; v++) {
                 sql.append(v > 0 ? ", " : "").append(filter.values()[v]);
             }
@@ -151,10 +152,6 @@ public final class ParquetDirSource implements NsysSource {
         } catch (SQLException e) {
             throw new IOException("closing the Parquet reader of " + dir + ": " + e.getMessage(), e);
         }
-    }
-
-    private static String quote(String name) {
-        return '"' + name.replace("\"", "\"\"") + '"';
     }
 
     private static String literal(Path p) {

@@ -1,5 +1,6 @@
 package dev.steptrace.ingest.nsys;
 
+import dev.steptrace.store.Sql;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -92,20 +93,20 @@ public final class SqliteSource implements NsysSource {
             }
             boolean present = have.contains(col.name());
             if (col.text()) {
-                sql.append(present ? quote(col.name()) : "NULL");
+                sql.append(present ? Sql.identifier(col.name()) : "NULL");
             } else {
-                sql.append(present ? "ifnull(" + quote(col.name()) + ", " + Rows.NULL + ")" : String.valueOf(Rows.NULL));
+                sql.append(present ? "ifnull(" + Sql.identifier(col.name()) + ", " + Rows.NULL + ")" : String.valueOf(Rows.NULL));
             }
         }
         if (cols.isEmpty()) {
             sql.append("1");
         }
-        sql.append(" FROM ").append(quote(table));
+        sql.append(" FROM ").append(Sql.identifier(table));
         if (filter != null) {
             if (!have.contains(filter.column())) {
                 return Rows.empty();
             }
-            sql.append(" WHERE ").append(quote(filter.column())).append(" IN (");
+            sql.append(" WHERE ").append(Sql.identifier(filter.column())).append(" IN (");
             for (int i = 0; i < filter.values().length; i++) {
                 sql.append(i > 0 ? ", " : "").append(filter.values()[i]);
             }
@@ -142,17 +143,13 @@ public final class SqliteSource implements NsysSource {
         StringBuilder value = new StringBuilder();
         int shift = 0;
         for (int i = 0; i < col.parts().size(); i++) {
-            String q = quote(col.parts().get(i));
+            String q = Sql.identifier(col.parts().get(i));
             long max = (1L << col.bits()[i]) - 1;
             when.append(i > 0 ? " AND " : "").append(q).append(" BETWEEN 0 AND ").append(max);
             value.append(i > 0 ? " | " : "").append(shift == 0 ? q : "(" + q + " << " + shift + ")");
             shift += col.bits()[i];
         }
         return "CASE WHEN " + when + " THEN " + value + " ELSE " + Rows.NULL + " END";
-    }
-
-    private static String quote(String name) {
-        return '"' + name.replace("\"", "\"\"") + '"';
     }
 
     private static String describe(int rc) {
