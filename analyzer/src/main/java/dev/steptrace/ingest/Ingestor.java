@@ -618,7 +618,7 @@ public final class Ingestor {
      * early in the largest's load, and counting it would take the helper threads from a large file that then
      * loads alone (a 1 GB trace beside a 20 KB JSON file took 2.75-3.03 s against 2.33 s alone, docs/performance.md).
      */
-    static int busyFiles(List<Long> sizes, int filesAtOnce) {
+    public static int busyFiles(List<Long> sizes, int filesAtOnce) {
         long largest = sizes.isEmpty() ? 0 : sizes.get(0);
         return (int) Math.min(filesAtOnce, sizes.stream().filter(s -> s >= largest / 4).count());
     }

@@ -45,6 +45,23 @@ class IngestBenchmarkTest {
         }
     }
 
+    /** A small trace beside a large one (a run's config, a synth output's EXPECTED.json) loads within its load. */
+    @Test
+    void aSmallFileBesideOneLargeIsMeasuredAsOneFile() throws Exception {
+        Path dir = Files.createDirectories(work.resolve("run"));
+        Path trace = TestData.smallTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz");
+        Files.copy(trace, dir.resolve(trace.getFileName()));
+        Files.copy(TestData.baseTrace(), dir.resolve("small.pt.trace.json"));
+        assertTrue(Files.size(TestData.baseTrace()) * 4 < Files.size(trace), "the small file is under a quarter");
+        List<String> lines = bench(List.of(dir), 1);
+        assertTrue(lines.contains("measured as one file: the other 1 are under a quarter of the largest's size"),
+                String.join("\n", lines));
+        List<Integer> analysed = indexes(lines);
+        assertEquals(1, analysed.size(), String.join("\n", lines));
+        assertTrue(lines.get(analysed.get(0) - 2).startsWith("ingest, 1 file thread + insert, gunzip threads"),
+                String.join("\n", lines));
+    }
+
     @Test
     void aWorkDirThatIsNotADirectoryIsAUsageErrorBeforeAnyPass() throws Exception {
         Path missing = work.resolve("missing");
