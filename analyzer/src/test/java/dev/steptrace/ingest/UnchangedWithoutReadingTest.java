@@ -45,7 +45,7 @@ class UnchangedWithoutReadingTest {
         }
         // d: ingested, then changed at the same size, all before the wait.
         Path d = settled.resolve("d");
-        Cli.assertExit(0, Cli.ingestJson(tmp.resolve("d.duckdb"), d));
+        ingest("ingested", tmp.resolve("d.duckdb"), d);
         renameAKernel(d.resolve("rank0.pt.trace.json"));
         Thread.sleep(FileIdentity.SETTLED_MILLIS + 200);
     }
@@ -55,16 +55,14 @@ class UnchangedWithoutReadingTest {
         Path dir = settled.resolve("a");
         Path trace = dir.resolve("rank0.pt.trace.json");
         Path db = tmp.resolve("a.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, dir));
+        ingest("ingested", db, dir);
         String stat = fileStat(db, trace);
         assertNotNull(stat, "a file changed long before its read is stamped");
         // The stamp names the file's inode and size as the file system gives them.
         assertTrue(stat.contains("ino=" + Files.getAttribute(trace, "unix:ino")), stat);
         assertTrue(stat.contains("size=" + Files.size(trace)), stat);
         spoilHash(db, trace);
-        Cli.Result again = Cli.ingestJson(db, dir);
-        Cli.assertExit(0, again);
-        assertEquals("unchanged", again.file("rank0.pt.trace.json").path("status").asText(), again::describe);
+        ingest("unchanged", db, dir);
     }
 
     @Test
@@ -72,15 +70,13 @@ class UnchangedWithoutReadingTest {
         Path dir = settled.resolve("b");
         Path trace = dir.resolve("rank0.pt.trace.json");
         Path db = tmp.resolve("b.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, dir));
+        ingest("ingested", db, dir);
         assertNotNull(fileStat(db, trace));
         long kernels = kernels(db);
         FileTime modified = Files.getLastModifiedTime(trace);
         renameAKernel(trace);
         Files.setLastModifiedTime(trace, modified);
-        Cli.Result again = Cli.ingestJson(db, dir);
-        Cli.assertExit(0, again);
-        assertEquals("ingested", again.file("rank0.pt.trace.json").path("status").asText(), again::describe);
+        ingest("ingested", db, dir);
         assertEquals(kernels - 1, kernels(db), "the renamed kernel is no kernel any more");
         assertNotStampedIfStillFresh(db, trace);
     }
@@ -90,18 +86,16 @@ class UnchangedWithoutReadingTest {
         Path dir = settled.resolve("c");
         Path trace = dir.resolve("rank0.pt.trace.json");
         Path db = tmp.resolve("c.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, dir));
+        ingest("ingested", db, dir);
         String first = fileStat(db, trace);
         Files.setLastModifiedTime(trace, FileTime.fromMillis(Files.getLastModifiedTime(trace).toMillis() - 60_000));
         Thread.sleep(FileIdentity.SETTLED_MILLIS + 200);
-        Cli.Result read = Cli.ingestJson(db, trace.getParent());
-        assertEquals("unchanged", read.file("rank0.pt.trace.json").path("status").asText(), read::describe);
+        ingest("unchanged", db, dir);
         String second = fileStat(db, trace);
         assertNotNull(second);
         assertNotEquals(first, second, "the stamp follows the new times");
         spoilHash(db, trace);
-        Cli.Result unread = Cli.ingestJson(db, dir);
-        assertEquals("unchanged", unread.file("rank0.pt.trace.json").path("status").asText(), unread::describe);
+        ingest("unchanged", db, dir);
     }
 
     @Test
@@ -109,11 +103,10 @@ class UnchangedWithoutReadingTest {
         Path dir = Files.createDirectories(tmp.resolve("fresh"));
         Path trace = Files.copy(TestData.baseTrace(), dir.resolve("rank0.pt.trace.json"));
         Path db = tmp.resolve("fresh.duckdb");
-        Cli.assertExit(0, Cli.ingestJson(db, dir));
+        ingest("ingested", db, dir);
         assertNotStampedIfStillFresh(db, trace);
         // Read again (as no stamp says otherwise), it is found unchanged by its bytes.
-        Cli.Result again = Cli.ingestJson(db, dir);
-        assertEquals("unchanged", again.file("rank0.pt.trace.json").path("status").asText(), again::describe);
+        ingest("unchanged", db, dir);
     }
 
     /** A file of the same size changed a while before the ingest that finds it: loaded, and stamped as read. */
@@ -123,14 +116,18 @@ class UnchangedWithoutReadingTest {
         Path trace = dir.resolve("rank0.pt.trace.json");
         Path db = tmp.resolve("d.duckdb");
         long kernels = kernels(db);
-        Cli.Result changed = Cli.ingestJson(db, dir);
-        Cli.assertExit(0, changed);
-        assertEquals("ingested", changed.file("rank0.pt.trace.json").path("status").asText(), changed::describe);
+        ingest("ingested", db, dir);
         assertEquals(kernels - 1, kernels(db));
         assertNotNull(fileStat(db, trace));
         spoilHash(db, trace);
-        Cli.Result again = Cli.ingestJson(db, dir);
-        assertEquals("unchanged", again.file("rank0.pt.trace.json").path("status").asText(), again::describe);
+        ingest("unchanged", db, dir);
+    }
+
+    /** Ingests {@code dir} into {@code db} and checks the status of its one trace. */
+    private static void ingest(String status, Path db, Path dir) {
+        Cli.Result r = Cli.ingestJson(db, dir);
+        Cli.assertExit(0, r);
+        assertEquals(status, r.file("rank0.pt.trace.json").path("status").asText(), r::describe);
     }
 
     /** The first kernel's category made another of the same length, in place: the file keeps its size. */
