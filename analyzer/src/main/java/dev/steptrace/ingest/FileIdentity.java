@@ -60,13 +60,15 @@ record FileIdentity(List<Part> parts) {
     }
 
     /** The file's change time where its file system keeps it, else null. */
-    private static FileTime changeTime(Path p) throws IOException {
-        if (!KEEPS_CHANGE_TIME.contains(Files.getFileStore(p).type())) {
-            return null;
-        }
+    private static FileTime changeTime(Path p) {
         try {
+            if (!KEEPS_CHANGE_TIME.contains(Files.getFileStore(p).type())) {
+                return null;
+            }
             return (FileTime) Files.getAttribute(p, "unix:ctime");
-        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            // No file system known for it (the JDK finds none in some containers' mount tables), or no change
+            // time: the file is read at every ingest, as it would be without stamps, not failed.
             return null;
         }
     }
