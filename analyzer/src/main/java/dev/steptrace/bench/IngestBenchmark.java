@@ -101,8 +101,8 @@ public final class IngestBenchmark {
         List<Long> sizes = files.stream().map(f -> size(f.path())).sorted(Comparator.reverseOrder()).toList();
         boolean oneFile = Ingestor.busyFiles(sizes, files.size()) == 1;
         if (oneFile && files.size() > 1) {
-            out.printf(Locale.ROOT, "measured as one file: the other %d are under a quarter of the largest's size%n",
-                    files.size() - 1);
+            out.printf(Locale.ROOT, "measured as one file: %d smaller file%s beside it, under a quarter of its size%n",
+                    files.size() - 1, files.size() > 2 ? "s" : "");
         }
         for (int r = 1; r <= repeat; r++) {
             out.printf(Locale.ROOT, "-- round %d of %d%n", r, repeat);

@@ -1,16 +1,16 @@
 package dev.steptrace.ingest;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
  * the fingerprint covers ({@link Importer#parts}): an nsys Parquet export's tables, not its directory, whose
  * own size and time stay the same when a table is rewritten in place.
  *
- * <p>The same identity also tells an unchanged file without reading it ({@link #stamp}), on the file systems
- * whose change time the kernel keeps ({@link #KEEPS_CHANGE_TIME}): it is set on every write, truncation, rename
- * and change of the modification time, and no program can set it back (docs/schema.md, {@code files.file_stat}).
+ * <p>The same identity also tells an unchanged file without reading it ({@link #stamp}), on the local file
+ * systems whose change time the kernel keeps ({@link #KEEPS_CHANGE_TIME}): it is set on every write, truncation,
+ * rename and change of the modification time, and no program can set it back (docs/schema.md,
+ * {@code files.file_stat}).
  *
  * @param parts each file of the trace, in the importer's order
  */
@@ -34,42 +35,58 @@ record FileIdentity(List<Part> parts) {
      */
     static final long SETTLED_MILLIS = 3_000;
     /**
-     * The file system types (as Linux and macOS name them) whose change time the kernel (the server's, for NFS,
-     * Lustre and GPFS) keeps. Elsewhere a program may set it, or it is the modification time under another name
-     * (sshfs and other FUSE file systems, FAT, exFAT, SMB), so a file is always read there.
+     * The local file system types (as Linux and macOS name them) whose change time the kernel keeps. Elsewhere a
+     * program may set it, or it is the modification time under another name (sshfs and other FUSE file systems,
+     * FAT, exFAT, SMB), or, on NFS, Lustre and GPFS, it may come from the clock of the client that wrote the
+     * file, so that a rewrite from one whose clock lags could leave it as it was: a file is always read there.
      */
     private static final Set<String> KEEPS_CHANGE_TIME = Set.of("ext2", "ext3", "ext4", "xfs", "btrfs", "zfs",
-            "f2fs", "tmpfs", "overlay", "nfs", "nfs4", "lustre", "gpfs", "apfs");
+            "f2fs", "tmpfs", "overlay", "apfs");
+    /** Whether each device's file system keeps change times: found once per device (a scan of the mount table). */
+    private static final Map<Object, Boolean> KEEPS_BY_DEVICE = new ConcurrentHashMap<>();
 
     /**
      * @param fileKey the file system's key of the file (device and inode on Linux), or null where it has none
-     * @param changed the file's change time (POSIX {@code ctime}), or null where the file system has none
+     * @param changed the file's change time (POSIX {@code ctime}) where its file system keeps it, else null
      */
     record Part(Path path, Object fileKey, long size, FileTime modified, FileTime changed) {}
 
     static FileIdentity of(TraceDiscovery.Found trace) throws IOException {
         List<Part> parts = new ArrayList<>();
         for (Path p : trace.importer().parts(trace.path())) {
-            // Opened first: an NFS client answers a bare stat from attributes it cached up to a minute ago,
-            // and checks them with the server on an open (close-to-open consistency).
-            FileChannel.open(p, StandardOpenOption.READ).close();
-            BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
-            parts.add(new Part(p, a.fileKey(), a.size(), a.lastModifiedTime(), changeTime(p)));
+            parts.add(part(p));
         }
         return new FileIdentity(parts);
     }
 
-    /** The file's change time where its file system keeps it, else null. */
-    private static FileTime changeTime(Path p) {
+    /** Whether the stamps of files at {@code path} are kept: their file system keeps change times. */
+    static boolean stampsKept(Path path) throws IOException {
+        return part(path).changed != null;
+    }
+
+    /** One file's identity, from one {@code stat} where the file system is POSIX. */
+    private static Part part(Path p) throws IOException {
+        Map<String, Object> a;
         try {
-            if (!KEEPS_CHANGE_TIME.contains(Files.getFileStore(p).type())) {
-                return null;
-            }
-            return (FileTime) Files.getAttribute(p, "unix:ctime");
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            // No file system known for it (the JDK finds none in some containers' mount tables), or no change
-            // time: the file is read at every ingest, as it would be without stamps, not failed.
-            return null;
+            a = Files.readAttributes(p, "unix:dev,ino,size,lastModifiedTime,ctime");
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            // Not POSIX (Windows, a zip file system): no change time.
+            BasicFileAttributes b = Files.readAttributes(p, BasicFileAttributes.class);
+            return new Part(p, b.fileKey(), b.size(), b.lastModifiedTime(), null);
+        }
+        Object device = a.get("dev");
+        boolean keeps = KEEPS_BY_DEVICE.computeIfAbsent(device, d -> keepsChangeTime(p));
+        return new Part(p, "dev=" + device + ",ino=" + a.get("ino"), (Long) a.get("size"),
+                (FileTime) a.get("lastModifiedTime"), keeps ? (FileTime) a.get("ctime") : null);
+    }
+
+    private static boolean keepsChangeTime(Path p) {
+        try {
+            return KEEPS_CHANGE_TIME.contains(Files.getFileStore(p).type());
+        } catch (IOException e) {
+            // No file system known for it (the JDK finds none in some containers' mount tables): the file is read
+            // at every ingest, as it would be without stamps, not failed.
+            return false;
         }
     }
 
@@ -79,6 +96,15 @@ record FileIdentity(List<Part> parts) {
      */
     boolean isStill(TraceDiscovery.Found trace) throws IOException {
         return isStill(of(trace));
+    }
+
+    /**
+     * Whether {@code other} is these files, unchanged: by their stamps where both have one (the change times
+     * included), else as {@link #isStill(FileIdentity)} tells.
+     */
+    boolean sameAs(FileIdentity other) {
+        String stamp = stamp();
+        return stamp != null ? stamp.equals(other.stamp()) : isStill(other);
     }
 
     boolean isStill(FileIdentity now) {

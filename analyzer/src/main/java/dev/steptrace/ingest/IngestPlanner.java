@@ -62,8 +62,8 @@ final class IngestPlanner {
                 outcomes.add(FileOutcome.notLoaded(f.path(), Status.SKIPPED, notTrace));
                 continue;
             }
-            candidates.add(new Planned(f, fp, fingerprints.get(i).identity(), fingerprints.get(i).stamp(), stored.get(f),
-                    options));
+            Fingerprinted read = fingerprints.get(i);
+            candidates.add(new Planned(f, fp, read.identity(), read.stamp(), stored.get(f), options));
         }
         // Files the store holds beside a file of this ingest, gone from disk, with its very bytes: renamed or
         // moved to it (renamedOutcomes). A read-only store keeps every row, as it does for files gone (goneFrom).
@@ -140,8 +140,9 @@ final class IngestPlanner {
      * The others are fingerprinted first, which is the only read of an unchanged file.
      */
     private Map<TraceDiscovery.Found, Long> fingerprintWhileLoading(Connection c, List<TraceDiscovery.Found> traces,
-            Map<TraceDiscovery.Found, StoreFiles.Row> stored, Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents,
-            StoredNeighbours neighbours) throws SQLException {
+            Map<TraceDiscovery.Found, StoreFiles.Row> stored,
+            Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents, StoredNeighbours neighbours)
+            throws SQLException {
         if (store.readOnly()) {
             return Map.of();
         }

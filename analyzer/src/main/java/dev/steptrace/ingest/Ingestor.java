@@ -434,13 +434,13 @@ public final class Ingestor {
         } catch (IOException e) {
             return FileOutcome.notLoaded(f.path(), Status.FAILED, "cannot read: " + Messages.io(e));
         }
-        if (p.fingerprinted != null && !p.fingerprinted.isStill(before)) {
-            // Changed since planning fingerprinted it: its rows would be stored under another content's hash.
-            return FileOutcome.notLoaded(f.path(), Status.FAILED, CHANGED_WHILE_READ);
-        }
         try (Connection c = store.newConnection()) {
             c.setAutoCommit(false);
-            Fingerprint.Digest digest = p.fingerprint.contentHash() == null ? new Fingerprint.Digest() : null;
+            // A file changed since planning fingerprinted it (or never fingerprinted) is fingerprinted from the
+            // bytes this load reads: its rows are stored under their own content's hash.
+            boolean asPlanned = p.fingerprint.contentHash() != null && p.fingerprinted != null
+                    && p.fingerprinted.sameAs(before);
+            Fingerprint.Digest digest = asPlanned ? null : new Fingerprint.Digest();
             try {
                 FileSummary summary = read(c, p, fileId, helperThreads, scanThreads, null, digest);
                 if (summary.reread != null) {
@@ -456,7 +456,8 @@ public final class Ingestor {
                     c.rollback();
                     return FileOutcome.notLoaded(f.path(), Status.FAILED, CHANGED_WHILE_READ);
                 }
-                insertFileRow(c, fileId, p, fp, stampOfLoad(p, digest, before, after, readFrom), summary, rank, seconds);
+                String stamp = stampOfLoad(p, digest, before, after, readFrom);
+                insertFileRow(c, fileId, p, fp, stamp, summary, rank, seconds);
                 StoreFiles.deleteNonTrace(c, f.path());
                 c.commit();
                 Status status = summary.partial ? Status.PARTIAL : Status.INGESTED;
@@ -506,11 +507,11 @@ public final class Ingestor {
     }
 
     /**
-     * The file's fingerprint: known from planning, else the one taken while it was read, else (the
-     * reader stopped before the end of the file) read now.
+     * The file's fingerprint: known from planning ({@code digest} null), else the one taken while it was read,
+     * else (the reader stopped before the end of the file) read now.
      */
     private static Fingerprint fingerprint(Planned p, Fingerprint.Digest digest) throws IOException {
-        if (p.fingerprint.contentHash() != null) {
+        if (digest == null) {
             return p.fingerprint;
         }
         Fingerprint whileRead = digest.fingerprint();

@@ -148,8 +148,9 @@ public final class ParquetExport {
             case CAPTURE_RANK -> {
                 // files.rank is the file's rank itself; any other table's own rank column says something
                 // of its own (comm_meta's is what the collective's metadata names) and keeps it renamed.
+                // files.file_stat (devices, inodes, times of this machine's disks) means nothing elsewhere.
                 String own = !t.columns().contains(RANK) ? "t.*"
-                        : t.name().equals("files") ? "t.* EXCLUDE (" + RANK + ")"
+                        : t.name().equals("files") ? "t.* EXCLUDE (" + RANK + ", file_stat)"
                         : "t.* RENAME (" + RANK + " AS " + ROW_RANK + ")";
                 yield "SELECT " + own + ", c.name AS " + CAPTURE + ", f.rank AS " + RANK + " FROM " + Sql.identifier(t.name())
                         + " t JOIN files f ON f.file_id = t.file_id JOIN captures c ON c.capture_id = "

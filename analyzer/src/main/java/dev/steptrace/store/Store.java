@@ -193,8 +193,9 @@ public final class Store implements AutoCloseable {
                             + " steptrace data yet", null);
                 }
                 if (UPGRADED_VERSION.equals(version)) {
-                    // Read as it is, with the column version 7 added, empty: a view in the connection's temp
-                    // schema, found before the store's own table.
+                    // Read as it is, with the column version 7 added, empty: a view in this connection's temp
+                    // schema, found before the store's own table. Only this connection has it: the one
+                    // StoreFiles reads files through.
                     String files;
                     try (ResultSet rs = s.executeQuery("SELECT current_database()")) {
                         rs.next();

@@ -51,10 +51,11 @@ class IngestBenchmarkTest {
         Path dir = Files.createDirectories(work.resolve("run"));
         Path trace = TestData.smallTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz");
         Files.copy(trace, dir.resolve(trace.getFileName()));
-        Files.copy(TestData.baseTrace(), dir.resolve("small.pt.trace.json"));
+        // Named to come first: the large file is found by its size, not its place.
+        Files.copy(TestData.baseTrace(), dir.resolve("a_small.pt.trace.json"));
         assertTrue(Files.size(TestData.baseTrace()) * 4 < Files.size(trace), "the small file is under a quarter");
         List<String> lines = bench(List.of(dir), 1);
-        assertTrue(lines.contains("measured as one file: the other 1 are under a quarter of the largest's size"),
+        assertTrue(lines.contains("measured as one file: 1 smaller file beside it, under a quarter of its size"),
                 String.join("\n", lines));
         List<Integer> analysed = indexes(lines);
         assertEquals(1, analysed.size(), String.join("\n", lines));

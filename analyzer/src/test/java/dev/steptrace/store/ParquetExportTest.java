@@ -81,6 +81,9 @@ class ParquetExportTest {
                 }
             }
             assertTrue(checked > 50, "numeric columns compared: " + checked);
+            List<String> exported = strings(duck, "SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet('"
+                    + dataset.resolve("files") + "/**/*.parquet', hive_partitioning = true))");
+            assertTrue(exported.contains("content_hash") && !exported.contains("file_stat"), exported.toString());
         }
     }
 
