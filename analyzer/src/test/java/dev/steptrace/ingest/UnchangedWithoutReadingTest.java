@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * modification time set back (the change time moves), and a file changed too recently to be stamped.
  */
 class UnchangedWithoutReadingTest {
+    private static final String TRACE = "rank0.pt.trace.json";
     @TempDir
     static Path tmp;
     /** Files written before the tests, old enough by the time they run to be stamped when read. */
@@ -39,71 +40,63 @@ class UnchangedWithoutReadingTest {
     static void writeAndLetSettle() throws Exception {
         settled = Files.createDirectories(tmp.resolve("settled"));
         for (String name : new String[] {"a", "b", "c", "d"}) {
-            Files.copy(TestData.baseTrace(), Files.createDirectories(settled.resolve(name)).resolve("rank0.pt.trace.json"));
+            Files.copy(TestData.baseTrace(), Files.createDirectories(settled.resolve(name)).resolve(TRACE));
         }
-        assumeTrue(FileIdentity.stampsKept(settled.resolve("a").resolve("rank0.pt.trace.json")),
+        assumeTrue(FileIdentity.stampsKept(settled.resolve("a").resolve(TRACE)),
                 "skipped: the temp directory's file system keeps no change times steptrace trusts, so every ingest"
                         + " reads its files");
         // d: ingested, then changed at the same size, all before the wait.
         Path d = settled.resolve("d");
         ingest("ingested", tmp.resolve("d.duckdb"), d);
-        renameAKernel(d.resolve("rank0.pt.trace.json"));
+        renameAKernel(d.resolve(TRACE));
         Thread.sleep(FileIdentity.SETTLED_MILLIS + 200);
     }
 
     @Test
     void aSettledFileIsToldUnchangedUnread() throws Exception {
-        Path dir = settled.resolve("a");
-        Path trace = dir.resolve("rank0.pt.trace.json");
-        Path db = tmp.resolve("a.duckdb");
-        ingest("ingested", db, dir);
-        String stat = fileStat(db, trace);
+        Case k = settledCase("a");
+        ingest("ingested", k.db(), k.dir());
+        String stat = fileStat(k.db(), k.trace());
         assertNotNull(stat, "a file changed long before its read is stamped");
         // The stamp names the file's inode and size as the file system gives them.
-        assertTrue(stat.contains("ino=" + Files.getAttribute(trace, "unix:ino")), stat);
-        assertTrue(stat.contains("size=" + Files.size(trace)), stat);
-        spoilHash(db, trace);
-        ingest("unchanged", db, dir);
+        assertTrue(stat.contains("ino=" + Files.getAttribute(k.trace(), "unix:ino")), stat);
+        assertTrue(stat.contains("size=" + Files.size(k.trace())), stat);
+        assertToldUnchangedUnread(k.db(), k.dir(), k.trace());
     }
 
     @Test
     void bytesRewrittenAtTheSameSizeAndTimeAreLoadedAgain() throws Exception {
-        Path dir = settled.resolve("b");
-        Path trace = dir.resolve("rank0.pt.trace.json");
-        Path db = tmp.resolve("b.duckdb");
-        ingest("ingested", db, dir);
-        assertNotNull(fileStat(db, trace));
-        long kernels = kernels(db);
-        FileTime modified = Files.getLastModifiedTime(trace);
-        renameAKernel(trace);
-        Files.setLastModifiedTime(trace, modified);
-        ingest("ingested", db, dir);
-        assertEquals(kernels - 1, kernels(db), "the renamed kernel is no kernel any more");
-        assertNotStampedIfStillFresh(db, trace);
+        Case k = settledCase("b");
+        ingest("ingested", k.db(), k.dir());
+        assertNotNull(fileStat(k.db(), k.trace()));
+        long kernels = kernels(k.db());
+        FileTime modified = Files.getLastModifiedTime(k.trace());
+        renameAKernel(k.trace());
+        Files.setLastModifiedTime(k.trace(), modified);
+        ingest("ingested", k.db(), k.dir());
+        assertEquals(kernels - 1, kernels(k.db()), "the renamed kernel is no kernel any more");
+        assertNotStampedIfStillFresh(k.db(), k.trace());
     }
 
     @Test
     void aTouchedFileIsReadOnceThenStampedAnew() throws Exception {
-        Path dir = settled.resolve("c");
-        Path trace = dir.resolve("rank0.pt.trace.json");
-        Path db = tmp.resolve("c.duckdb");
-        ingest("ingested", db, dir);
-        String first = fileStat(db, trace);
+        Case k = settledCase("c");
+        ingest("ingested", k.db(), k.dir());
+        String first = fileStat(k.db(), k.trace());
         assertNotNull(first);
-        Files.setLastModifiedTime(trace, FileTime.fromMillis(Files.getLastModifiedTime(trace).toMillis() - 60_000));
+        Files.setLastModifiedTime(k.trace(), FileTime.fromMillis(Files.getLastModifiedTime(k.trace()).toMillis() - 60_000));
         Thread.sleep(FileIdentity.SETTLED_MILLIS + 200);
-        ingest("unchanged", db, dir);
-        String second = fileStat(db, trace);
+        ingest("unchanged", k.db(), k.dir());
+        String second = fileStat(k.db(), k.trace());
         assertNotNull(second);
         assertNotEquals(first, second, "the stamp follows the new times");
-        spoilHash(db, trace);
-        ingest("unchanged", db, dir);
+        assertToldUnchangedUnread(k.db(), k.dir(), k.trace());
     }
 
     @Test
     void aFileChangedJustNowIsNotStamped() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("fresh"));
-        Path trace = Files.copy(TestData.baseTrace(), dir.resolve("rank0.pt.trace.json"));
+        Path trace = Files.copy(TestData.baseTrace(), dir.resolve(TRACE));
         Path db = tmp.resolve("fresh.duckdb");
         ingest("ingested", db, dir);
         assertNotStampedIfStillFresh(db, trace);
@@ -114,22 +107,27 @@ class UnchangedWithoutReadingTest {
     /** A file of the same size changed a while before the ingest that finds it: loaded, and stamped as read. */
     @Test
     void aFileChangedAWhileAgoIsLoadedAndStamped() throws Exception {
-        Path dir = settled.resolve("d");
-        Path trace = dir.resolve("rank0.pt.trace.json");
-        Path db = tmp.resolve("d.duckdb");
-        long kernels = kernels(db);
-        ingest("ingested", db, dir);
-        assertEquals(kernels - 1, kernels(db));
-        assertNotNull(fileStat(db, trace));
-        spoilHash(db, trace);
-        ingest("unchanged", db, dir);
+        Case k = settledCase("d");
+        long kernels = kernels(k.db());
+        ingest("ingested", k.db(), k.dir());
+        assertEquals(kernels - 1, kernels(k.db()));
+        assertNotNull(fileStat(k.db(), k.trace()));
+        assertToldUnchangedUnread(k.db(), k.dir(), k.trace());
+    }
+
+    /** A directory of {@link #settled} with its trace, and the store a test ingests it into. */
+    private record Case(Path dir, Path trace, Path db) {}
+
+    private static Case settledCase(String name) {
+        Path dir = settled.resolve(name);
+        return new Case(dir, dir.resolve(TRACE), tmp.resolve(name + ".duckdb"));
     }
 
     /** Ingests {@code dir} into {@code db} and checks the status of its one trace. */
     private static void ingest(String status, Path db, Path dir) {
         Cli.Result r = Cli.ingestJson(db, dir);
         Cli.assertExit(0, r);
-        assertEquals(status, r.file("rank0.pt.trace.json").path("status").asText(), r::describe);
+        assertEquals(status, r.file(TRACE).path("status").asText(), r::describe);
     }
 
     /** The first kernel's category made another of the same length, in place: the file keeps its size. */
@@ -167,11 +165,15 @@ class UnchangedWithoutReadingTest {
         }
     }
 
-    /** Makes the stored content hash one that no read of the file gives. */
-    private static void spoilHash(Path db, Path trace) throws Exception {
+    /**
+     * The next ingest tells the trace unchanged without reading it: the stored content hash is made one that no
+     * read of the file gives, so a read would load it again.
+     */
+    private static void assertToldUnchangedUnread(Path db, Path dir, Path trace) throws Exception {
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db); Statement st = c.createStatement()) {
             assertEquals(1, st.executeUpdate("UPDATE files SET content_hash = 'crc32c:00000000-crc32:00000000'"
                     + " WHERE path = '" + trace.toRealPath() + "'"));
         }
+        ingest("unchanged", db, dir);
     }
 }
