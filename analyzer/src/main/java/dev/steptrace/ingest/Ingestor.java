@@ -32,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Loads trace files into the store: one transaction per file (a failed file leaves nothing behind,
@@ -65,6 +66,11 @@ public final class Ingestor {
     private final AtomicLong eventsRead = new AtomicLong();
     private final AtomicLong fileBytesToRead = new AtomicLong();
     private final TableColumns.Cache tables = new TableColumns.Cache();
+    /**
+     * Runs on a file's thread as its load begins, before it is read: tests change files there, between
+     * planning and the load, which nothing else can time.
+     */
+    Consumer<Path> beforeLoad = path -> { };
 
     public Ingestor(Store store, IngestOptions options) {
         this.store = store;
@@ -426,6 +432,7 @@ public final class Ingestor {
      */
     private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads, String outOfHeap) {
         TraceDiscovery.Found f = p.found;
+        beforeLoad.accept(f.path());
         long t0 = System.nanoTime();
         long readFrom = System.currentTimeMillis();
         FileIdentity before;

@@ -56,7 +56,7 @@ class FingerprintWhileLoadingTest {
         }
     }
 
-    private static String hash(byte[] bytes) {
+    static String hash(byte[] bytes) {
         CRC32C c = new CRC32C();
         c.update(bytes);
         CRC32 d = new CRC32();

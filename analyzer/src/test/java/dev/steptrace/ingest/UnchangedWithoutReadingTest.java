@@ -131,7 +131,7 @@ class UnchangedWithoutReadingTest {
     }
 
     /** The first kernel's category made another of the same length, in place: the file keeps its size. */
-    private static void renameAKernel(Path trace) throws Exception {
+    static void renameAKernel(Path trace) throws Exception {
         String json = Files.readString(trace);
         int at = json.indexOf("\"cat\": \"kernel\"");
         assertTrue(at > 0, "the base trace has a kernel");
