@@ -255,9 +255,6 @@ final class EventScanner {
                 throw JACKSON;
             }
             int key = key(EVENT_KEYS, skipping);
-            if (skipping) {
-                key = -1;
-            }
             c = ws();
             switch (key) {
                 case PH:
@@ -346,11 +343,12 @@ final class EventScanner {
 
     /**
      * A member's key at {@code pos} (its opening quote) and the colon after it: the key's index among
-     * {@code keys}, or -1. A key with escapes or non-ASCII bytes is -1 when {@code anyKey}, else left to
+     * {@code keys}, or -1. When {@code skipping} (the rest of an event only counted: half of a trace's
+     * events are flows) any key is -1, not looked up; else a key with escapes or non-ASCII bytes is left to
      * Jackson. A plain key with its colon right after it (nearly every key of a trace) is found eight
      * bytes at a time ({@link #special}); the rest is read as any string.
      */
-    private int key(Keys keys, boolean anyKey) {
+    private int key(Keys keys, boolean skipping) {
         byte[] b = this.b;
         int at = pos + 1;
         for (int i = at; i + Long.BYTES + 2 <= end && i - at < MAX_FAST_KEY; i += Long.BYTES) {
@@ -359,18 +357,18 @@ final class EventScanner {
                 int close = i + (Long.numberOfTrailingZeros(special) >>> 3);
                 if (b[close] == '"' && b[close + 1] == ':') {
                     pos = close + 2;
-                    return keys.code(b, at, close - at);
+                    return skipping ? -1 : keys.code(b, at, close - at);
                 }
                 break;
             }
         }
         str();
-        if (!strPlain) {
-            if (!anyKey) {
-                throw JACKSON;
-            }
+        if (skipping) {
             colon();
             return -1;
+        }
+        if (!strPlain) {
+            throw JACKSON;
         }
         int code = keys.code(b, strStart, strEnd - strStart);
         colon();
