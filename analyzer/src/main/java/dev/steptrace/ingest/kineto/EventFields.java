@@ -415,14 +415,20 @@ final class EventFields {
             return false;
         }
         int n = 0;
+        int integers = 0;
         JsonToken v;
         while ((v = p.nextToken()) != JsonToken.END_ARRAY) {
             if (n < 3 && integer(p, v)) {
                 into[n] = (int) number;
+                integers++;
+            } else {
+                // A fourth entry that is an array or object is skipped whole (a no-op for any other value).
+                p.skipChildren();
             }
             n++;
         }
-        return n == 3;
+        // Three integers: with any other entry the holder would keep an earlier event's value there.
+        return n == 3 && integers == 3;
     }
 
     private String text(JsonParser p, JsonToken t) throws IOException {

@@ -24,9 +24,10 @@ import java.util.List;
  * the end of the input, and the rare shapes it leaves to Jackson: keys with escapes or non-ASCII
  * bytes, control characters inside strings, {@code NaN}/{@code Infinity}, numbers of more than
  * {@value #MAX_NUMBER} characters, {@code ph}/{@code cat} that are not strings, {@code args} text
- * values that are arrays or objects, more than three nested {@code grid}/{@code block} entries,
- * nesting deeper than {@value #MAX_DEPTH}, non-object list entries and events over
- * {@value #MAX_EVENT} bytes. Strings with escapes or non-ASCII bytes are decoded by Jackson.
+ * values that are arrays or objects, literals run on by a letter or digit, strings and keys of more
+ * than {@link KinetoReader#MAX_STRING} bytes, nesting deeper than {@value #MAX_DEPTH}, non-object list
+ * entries and events that run past {@value #MAX_EVENT} bytes of buffer. Strings with escapes or non-ASCII
+ * bytes are decoded by Jackson.
  */
 final class EventScanner {
     static final int MAX_EVENT = 8 << 20;
@@ -482,6 +483,11 @@ final class EventScanner {
                 throw JACKSON; // a control character: legal for Jackson here, but rare; it reads it
             }
         }
+        if (i - pos - 1 > KinetoReader.MAX_STRING) {
+            // Jackson's limit on a string or key (in characters, at most this many bytes): it fails there, before
+            // a name is kept, so such a string is left to it.
+            throw JACKSON;
+        }
         strStart = pos + 1;
         strEnd = i;
         strPlain = plain;
@@ -663,6 +669,12 @@ final class EventScanner {
             if (at(pos + k) != word[k]) {
                 throw JACKSON;
             }
+        }
+        // Jackson fails on the token itself when a letter or digit runs on from it ("nullx"), before a name's
+        // value would be added to the dictionary: such a token, and anything unusual after one, is left to it.
+        int after = at(pos + word.length) & 0xFF;
+        if (after >= '0' && after != ']' && after != '}') {
+            throw JACKSON;
         }
         pos += word.length;
     }
@@ -896,6 +908,7 @@ final class EventScanner {
         pos++;
         c = ws();
         int n = 0;
+        int integers = 0;
         if (c == ']') {
             pos++;
             return false;
@@ -904,16 +917,15 @@ final class EventScanner {
             if (n < 3) {
                 if (integer(c)) {
                     into[n] = (int) number;
+                    integers++;
                 }
-            } else if (c == '[' || c == '{') {
-                throw JACKSON; // EventFields reads such a fourth entry token by token: left to it
             } else {
                 skip(c, 3);
             }
             n++;
             c = next(']');
             if (c == CLOSED) {
-                return n == 3;
+                return n == 3 && integers == 3;
             }
         }
     }

@@ -53,14 +53,16 @@ public final class KinetoReader {
     /** The names of the {@code ph:"M"} events the reader keeps (process and thread names, labels, order). */
     private static final List<String> METADATA_NAMES = List.of("process_name", "thread_name", "process_labels",
             "process_sort_index", "thread_sort_index");
-    private static final int MAX_STRING = 16 << 20;
+    /** The longest string or key Jackson reads, in characters: a longer one is damage. */
+    static final int MAX_STRING = 16 << 20;
 
     private static final JsonFactory FACTORY = JsonFactory.builder()
             .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
             .enable(JsonReadFeature.ALLOW_UNESCAPED_CONTROL_CHARS)
             .enable(JsonReadFeature.ALLOW_TRAILING_COMMA)
             .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
-            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(MAX_STRING).build())
+            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(MAX_STRING).maxNameLength(MAX_STRING)
+                    .build())
             .build();
     private static final ObjectMapper MAPPER = new ObjectMapper(FACTORY);
 

@@ -58,6 +58,7 @@ class EventScannerProperties {
         Outcome tokens = read(g.json, keepPython, false);
         assertEquals(tokens.toString(), scanned.toString(), () -> "seed " + seed + ", first difference: "
                 + firstDifference(tokens.toString(), scanned.toString()) + "\n" + g.text());
+        assertEquals(tokens.idsInOrder(), scanned.idsInOrder(), () -> "seed " + seed + ": name ids");
         assertParallelReadsTheSame(g.json, keepPython, seed, scanned);
         if (!g.rare) {
             assertTrue(!scanned.partial, () -> scanned + "\n" + g.text());
@@ -97,6 +98,8 @@ class EventScannerProperties {
         assertEquals(tokens.toString(), scanned.toString(), () -> "seed " + seed + ", damage " + damage + " at " + p
                 + ", first difference: " + firstDifference(tokens.toString(), scanned.toString()) + "\n"
                 + new String(damaged, StandardCharsets.UTF_8));
+        assertEquals(tokens.idsInOrder(), scanned.idsInOrder(), () -> "seed " + seed + ", damage " + damage + " at "
+                + p + ": name ids\n" + new String(damaged, StandardCharsets.UTF_8));
         assertParallelReadsTheSame(damaged, keepPython, seed, scanned);
     }
 
@@ -203,6 +206,56 @@ class EventScannerProperties {
             assertTrue(scanned.toString().contains("at " + (json.length - 1) + " invalid JSON"), scanned::toString);
             assertEquals(1, scanned.events, text);
         }
+    }
+
+    /**
+     * Shapes a review found read differently, each read by the scanner, by Jackson alone and on several threads:
+     * the same events, counts, damage and name ids, and what the shape should give.
+     */
+    @Test
+    void shapesFoundOnReviewReadTheSame() throws IOException {
+        String k = "{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":%d,\"dur\":1,\"name\":\"%s\",\"args\":{%s}}";
+        // grid and block of three entries, not all integers, after an event with both: no grid, no block (an
+        // earlier event's values stood in for the entries that were not integers).
+        Outcome grids = readTheSame("[" + String.format(k, 1, "a", "\"grid\":[7,8,9],\"block\":[4,5,6]") + ","
+                + String.format(k, 2, "b", "\"grid\":[1,\"x\",3],\"block\":[null,2,3]") + "]");
+        assertEquals(2, grids.events);
+        String b = grids.toString().lines().filter(l -> l.contains(" name=b ")).findFirst().orElseThrow();
+        assertTrue(!b.contains("grid=") && !b.contains("block="), grids::toString);
+        assertTrue(grids.toString().contains("grid=[7, 8, 9] block=[4, 5, 6]"), grids::toString);
+        // An array or object as a fourth entry of grid: no grid, the event read to its end, the next one too.
+        Outcome nested = readTheSame("[" + String.format(k, 1, "a", "\"grid\":[1,2,3,[4,5]]") + ","
+                + String.format(k, 2, "b", "\"block\":[1,2,3,{\"x\":[]}]") + "," + String.format(k, 3, "c", "") + "]");
+        assertTrue(!nested.partial && nested.events == 3, nested::toString);
+        // A literal run on by a letter or digit is damage at that token: no name is made of it before.
+        for (String literal : List.of("nullx", "truex", "false0")) {
+            Outcome bad = readTheSame("[" + String.format(k, 1, "a", "").replace("\"a\"", literal) + ","
+                    + String.format(k, 2, "b", "") + "]");
+            assertTrue(bad.partial && !bad.idsInOrder().contains(literal.substring(0, literal.length() - 1)),
+                    bad::toString);
+        }
+        // A key longer than Jackson's default limit on names (50 000): a key as any other.
+        Outcome longKey = readTheSame("[" + String.format(k, 1, "a", "\"" + "x".repeat(50_001) + "\":1") + ","
+                + String.format(k, 2, "b", "") + "]");
+        assertTrue(!longKey.partial && longKey.events == 2, longKey::toString);
+        // A string over 16 MiB in an event read whole from the buffer an earlier event of 26 MiB grew (to 64 MiB):
+        // damage, as in any event (Jackson's limit on strings).
+        String thirteenMiB = "y".repeat(13 << 20);
+        Outcome tooLong = readTheSame("[" + String.format(k, 1, "a", "\"labels\":\"" + thirteenMiB + "\",\"dtype\":\""
+                + thirteenMiB + "\"") + "," + String.format(k, 2, "z".repeat((16 << 20) + 1), "") + ","
+                + String.format(k, 3, "c", "") + "]");
+        assertTrue(tooLong.partial && tooLong.toString().contains("String value length"), tooLong::toString);
+    }
+
+    /** Reads {@code text} by the scanner, by Jackson alone and on several threads, all alike; the scanner's read. */
+    private static Outcome readTheSame(String text) throws IOException {
+        byte[] json = text.getBytes(StandardCharsets.UTF_8);
+        Outcome scanned = read(json, false, true);
+        Outcome tokens = read(json, false, false);
+        assertEquals(tokens.toString(), scanned.toString(), () -> firstDifference(tokens.toString(), scanned.toString()));
+        assertEquals(tokens.idsInOrder(), scanned.idsInOrder(), "name ids");
+        assertParallelReadsTheSame(json, false, json.length, scanned);
+        return scanned;
     }
 
     /** The real traces kept with the tests, read both ways: the same rows, the same counts. */
