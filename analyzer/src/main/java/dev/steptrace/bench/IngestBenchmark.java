@@ -158,7 +158,7 @@ public final class IngestBenchmark {
             AtomicLong ignored = new AtomicLong();
             // Buffered like the reader's own input (128 KiB reads): the ceiling is the tokenizer, not syscalls.
             try (InputStream in = new java.io.BufferedInputStream(
-                         TraceInput.open(f.path(), f.compressed(), false, ignored, null, null, null), 1 << 17);
+                         TraceInput.open(f.path(), f.compressed(), 0, ignored, null, null, null), 1 << 17);
                  CountingStream counted = new CountingStream(in);
                  JsonParser p = KinetoReader.jsonFactory().createParser(counted)) {
                 while (p.nextToken() != null) {
@@ -183,7 +183,7 @@ public final class IngestBenchmark {
         KinetoReader reader = new KinetoReader(false, scanThreads);
         for (TraceDiscovery.Found f : files) {
             Counted sink = new Counted();
-            try (InputStream in = TraceInput.open(f.path(), f.compressed(), false, new AtomicLong(), null, null, null)) {
+            try (InputStream in = TraceInput.open(f.path(), f.compressed(), 0, new AtomicLong(), null, null, null)) {
                 bytes += reader.read(in, new NameDictionary(), sink).jsonBytes;
             } catch (NotATraceException e) {
                 continue;

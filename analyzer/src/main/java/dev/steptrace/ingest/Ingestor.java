@@ -372,10 +372,11 @@ public final class Ingestor {
                 && busyFiles(bySize.stream().map(p -> p.fingerprint.size()).toList(), threads) < cores;
         // The scan threads by the files at once, small ones too: each file's scan holds its own chunks.
         int scanThreads = helperThreads ? scanThreads(cores, threads, options) : 1;
+        int readAhead = helperThreads ? readAheadBytes(threads, Runtime.getRuntime().maxMemory()) : 0;
         String outOfHeap = outOfHeapAdvice(threads);
         List<Callable<FileOutcome>> tasks = new ArrayList<>();
         for (Planned p : bySize) {
-            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), helperThreads, scanThreads, outOfHeap));
+            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), helperThreads, scanThreads, readAhead, outOfHeap));
         }
         try (DuckDbLoadSettings loading = DuckDbLoadSettings.apply(store.connection())) {
             return onThreads(threads, tasks);
@@ -400,6 +401,16 @@ public final class Ingestor {
     public static int busyFiles(List<Long> sizes, int filesAtOnce) {
         long largest = sizes.isEmpty() ? 0 : sizes.get(0);
         return (int) Math.min(filesAtOnce, sizes.stream().filter(s -> s >= largest / 4).count());
+    }
+
+    /**
+     * Bytes a file's read-ahead ({@link ReadAhead}) holds at most while {@code filesAtOnce} files load: all files'
+     * together a sixteenth of the heap, 2-16 MiB each. Deeper than 2 MiB, the gunzip thread runs ahead while the
+     * insert thread idles and the parser no longer waits for it when both run: one gzip file on two cores loaded
+     * 1.58-1.65x faster than on one thread with 16 MiB, 1.52-1.54x with 2 MiB (docs/performance.md).
+     */
+    static int readAheadBytes(int filesAtOnce, long maxHeap) {
+        return (int) Math.max(ReadAhead.MIN_BYTES, Math.min(ReadAhead.MAX_BYTES, maxHeap / 16 / filesAtOnce));
     }
 
     /** Files to load at once: as many as asked (cores by default) and there are, as far as the heap holds them. */
@@ -430,7 +441,8 @@ public final class Ingestor {
      * of Java heap included (the other files still load), and so does a trace any of whose files changed
      * while it was read (its rows and fingerprint may be of two contents).
      */
-    private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads, String outOfHeap) {
+    private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads, int readAhead,
+                                String outOfHeap) {
         TraceDiscovery.Found f = p.found;
         beforeLoad.accept(f.path());
         long t0 = System.nanoTime();
@@ -449,11 +461,11 @@ public final class Ingestor {
                     && p.fingerprinted.sameAs(before);
             Fingerprint.Digest digest = asPlanned ? null : new Fingerprint.Digest();
             try {
-                FileSummary summary = read(c, p, fileId, helperThreads, scanThreads, null, digest);
+                FileSummary summary = read(c, p, fileId, helperThreads, scanThreads, readAhead, null, digest);
                 if (summary.reread != null) {
                     // Events read after the damage were made from corrupt data: read the file again, up to it.
                     c.rollback();
-                    summary = read(c, p, fileId, helperThreads, scanThreads, summary.reread, null);
+                    summary = read(c, p, fileId, helperThreads, scanThreads, readAhead, summary.reread, null);
                 }
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
@@ -539,13 +551,13 @@ public final class Ingestor {
     }
 
     /** Writes one file's rows, in the caller's transaction, replacing its earlier rows. */
-    private FileSummary read(Connection c, Planned p, int fileId, boolean helperThreads, int scanThreads,
+    private FileSummary read(Connection c, Planned p, int fileId, boolean helperThreads, int scanThreads, int readAhead,
                              TraceInput.Stop stop, Fingerprint.Digest digest) throws IOException, SQLException {
         if (p.previous != null) {
             StoreFiles.deleteFile(c, p.previous.fileId());
         }
         return p.found.importer().read(new ImportJob(p.found, p.fingerprint.size(), fileId, c, store.allocator(),
-                tables, options, helperThreads, scanThreads, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
+                tables, options, helperThreads, scanThreads, readAhead, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
     }
 
     /**

@@ -14,14 +14,16 @@ import java.util.concurrent.BlockingQueue;
  */
 final class ReadAhead extends InputStream {
     private static final int CHUNK = 1 << 18;
-    private static final int AHEAD = 8;
+    /** The least and most bytes read ahead ({@link Ingestor#readAheadBytes} chooses). */
+    static final int MIN_BYTES = 8 * CHUNK;
+    static final int MAX_BYTES = 64 * CHUNK;
     private static final Chunk END = new Chunk(new byte[0], 0);
 
     private record Chunk(byte[] bytes, int length) {}
 
     private final InputStream source;
-    private final BlockingQueue<Chunk> filled = new ArrayBlockingQueue<>(AHEAD);
-    private final BlockingQueue<byte[]> free = new ArrayBlockingQueue<>(AHEAD + 2);
+    private final BlockingQueue<Chunk> filled;
+    private final BlockingQueue<byte[]> free;
     private final Thread thread;
     /** What ended the reading early: an IOException, or anything else the source threw (rethrown as it was). */
     private volatile Throwable failure;
@@ -29,8 +31,12 @@ final class ReadAhead extends InputStream {
     private int pos;
     private boolean ended;
 
-    ReadAhead(InputStream source, String threadName) {
+    /** Reads {@code source} on a thread named {@code threadName}, up to about {@code bytes} ahead of the reader. */
+    ReadAhead(InputStream source, String threadName, int bytes) {
         this.source = source;
+        int chunks = Math.max(2, bytes / CHUNK);
+        this.filled = new ArrayBlockingQueue<>(chunks);
+        this.free = new ArrayBlockingQueue<>(chunks + 2);
         this.thread = new Thread(this::pump, threadName);
         thread.setDaemon(true);
         thread.start();

@@ -22,21 +22,22 @@ public final class TraceInput {
     public record Stop(long at, String reason) {}
 
     /**
-     * @param readAhead     read (and decompress) on a second thread (pays when cores would otherwise idle)
+     * @param readAhead     bytes to read (and decompress) ahead on a second thread, at most (pays when cores would
+     *                      otherwise idle); 0 to read on the caller's
      * @param fileBytesRead counts the file's bytes as they are read
      * @param jsonBytesRead counts the bytes handed out (decompressed), or null
      * @param digest        takes the file's fingerprint from the bytes read, or null
      * @param stop          where to stop, or null to read it all
      */
-    public static InputStream open(Path file, boolean gzip, boolean readAhead, AtomicLong fileBytesRead,
+    public static InputStream open(Path file, boolean gzip, int readAhead, AtomicLong fileBytesRead,
                                    AtomicLong jsonBytesRead, Fingerprint.Digest digest, Stop stop) throws IOException {
         // The reader's RecordingInput reads in large chunks itself: another buffer would be one more copy.
         InputStream in = new Counting(Files.newInputStream(file), fileBytesRead, digest);
         if (gzip) {
             in = new GzipInput(file, in);
         }
-        if (readAhead) {
-            in = new ReadAhead(in, (gzip ? GUNZIP_THREAD : READ_THREAD) + " " + file.getFileName());
+        if (readAhead > 0) {
+            in = new ReadAhead(in, (gzip ? GUNZIP_THREAD : READ_THREAD) + " " + file.getFileName(), readAhead);
         }
         if (jsonBytesRead != null) {
             in = new Counting(in, jsonBytesRead, null);

@@ -53,7 +53,7 @@ class ReadAheadTest {
     @Test
     void closedEarlyItWaitsForTheReadUnderWayBeforeClosingTheSource() throws Exception {
         SlowSource source = new SlowSource();
-        ReadAhead ahead = new ReadAhead(source, "test-read-ahead");
+        ReadAhead ahead = new ReadAhead(source, "test-read-ahead", ReadAhead.MIN_BYTES);
         assertTrue(source.reading.await(10, TimeUnit.SECONDS));
         assertTimeoutPreemptively(Duration.ofSeconds(10), ahead::close);
         assertTrue(source.closed);
@@ -82,7 +82,7 @@ class ReadAheadTest {
             }
         };
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
-            try (ReadAhead ahead = new ReadAhead(failing, "test-read-ahead")) {
+            try (ReadAhead ahead = new ReadAhead(failing, "test-read-ahead", ReadAhead.MIN_BYTES)) {
                 byte[] got = new byte[3];
                 int n = 0;
                 while (n < 3) {

@@ -42,6 +42,20 @@ class ScanThreadsTest {
         assertEquals(expected, Ingestor.filesAtOnce(asked, files, heapMib << 20));
     }
 
+    /** Bytes read ahead per file: all files' together a sixteenth of the heap, 2-16 MiB each. */
+    @ParameterizedTest(name = "{0} file(s) at once, {1} MiB of heap: {2} MiB")
+    @CsvSource({
+        "1, 512, 16",   // 32 MiB, at most 16
+        "2, 512, 16",
+        "4, 512, 8",
+        "16, 512, 2",
+        "32, 512, 2",   // 1 MiB, at least 2
+        "1, 96, 6",
+    })
+    void readAheadIsASixteenthOfTheHeapAcrossTheFiles(int filesAtOnce, long heapMib, int expectedMib) {
+        assertEquals(expectedMib << 20, Ingestor.readAheadBytes(filesAtOnce, heapMib << 20));
+    }
+
     /**
      * Files that keep a file thread busy (and so decide the helper threads): those of a quarter of the largest's
      * size or more, as many as load at once at most. Sizes in MB, largest first.

@@ -56,7 +56,7 @@ public final class KinetoImporter implements Importer {
             t.setDaemon(true);
             return t;
         }) : null;
-        try (InputStream in = TraceInput.open(f.path(), f.compressed(), job.helperThreads(), job.fileBytesRead(),
+        try (InputStream in = TraceInput.open(f.path(), f.compressed(), job.readAheadBytes(), job.fileBytesRead(),
                 job.jsonBytesRead(), job.digest(), job.stop());
              KinetoStoreWriter writer = new KinetoStoreWriter(job.sink(KinetoStoreWriter.BATCH_ROWS, inserter),
                      job.eventsRead())) {
