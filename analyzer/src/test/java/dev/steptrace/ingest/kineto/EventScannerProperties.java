@@ -638,13 +638,15 @@ class EventScannerProperties {
                 members.add(member("cat", str(CATEGORIES[r.nextInt(CATEGORIES.length)])));
             }
             if (r.nextInt(20) == 0) {
-                members.add(member("name", number()));
-                g.rare = true; // the tree gives a number's value, the reader its text
+                // A number, a literal, an array or an object as a name: the tree gives a number's value and no
+                // text for the others, the reader a number's text.
+                members.add(member("name", r.nextBoolean() ? number() : any(2)));
+                g.rare = true;
             } else {
                 members.add(member("name", str(name())));
             }
-            members.add(member("pid", r.nextInt(4) == 0 ? str(String.valueOf(r.nextInt(100))) : integer()));
-            members.add(member("tid", r.nextInt(8) == 0 ? str("stream " + r.nextInt(9)) : integer()));
+            members.add(member("pid", r.nextInt(4) == 0 ? str(String.valueOf(r.nextInt(100))) : processId()));
+            members.add(member("tid", r.nextInt(8) == 0 ? str("stream " + r.nextInt(9)) : processId()));
             if (r.nextInt(15) != 0) {
                 members.add(member("ts", time()));
             }
@@ -659,6 +661,20 @@ class EventScannerProperties {
             }
             if (r.nextInt(12) == 0) {
                 members.add(members.get(r.nextInt(members.size()))); // a duplicate key: the last one wins
+            }
+            if (r.nextInt(12) == 0) {
+                // A duplicate key with another value: the last one wins, in the tree as in the reader; but the
+                // reader skips an event at a ph or cat it does not keep, whatever a later one says (rare).
+                members.add(switch (r.nextInt(5)) {
+                    case 0 -> member("name", str(name()));
+                    case 1 -> member("ts", time());
+                    case 2 -> member("dur", time());
+                    default -> {
+                        g.rare = true;
+                        yield r.nextBoolean() ? member("ph", str("X"))
+                                : member("cat", str(CATEGORIES[r.nextInt(CATEGORIES.length)]));
+                    }
+                });
             }
             java.util.Collections.shuffle(members, r);
             return object(members);
@@ -754,14 +770,38 @@ class EventScannerProperties {
 
         String time() {
             long us = 1_700_000_000_000L + r.nextInt(1_000_000);
-            return switch (r.nextInt(7)) {
+            return switch (r.nextInt(14)) {
                 case 0 -> String.valueOf(us);
                 case 1 -> us + "." + r.nextInt(1000);
                 case 2 -> us + "." + r.nextInt(100_000) + "9";
                 case 3 -> "\"" + us + ".5\"";
                 case 4 -> "1.7e15";
                 case 5 -> "-" + r.nextInt(1000) + ".25";
+                case 6 -> "17E+11";
+                case 7 -> us + String.format("%04de-4", r.nextInt(10_000)); // a fraction of a nanosecond, rounded
+                case 8 -> "0." + us;
+                case 9 -> r.nextBoolean() ? "0" : "-0";
+                case 10 -> us + "." + "1234567890".repeat(1 + r.nextInt(3)); // more digits than nanoseconds
+                case 11 -> "\"" + us + "e0\"";
+                case 12 -> {
+                    g.rare = true; // not a time: the tree check below cannot state it
+                    yield List.of("null", "true", "\"\"", "\"x\"", "[]", "{}", "1e400").get(r.nextInt(7));
+                }
                 default -> us + ".123";
+            };
+        }
+
+        /** A pid or tid: an integer mostly, else a number of another form or not a number. */
+        String processId() {
+            return switch (r.nextInt(16)) {
+                case 0 -> "1.5";
+                case 1 -> "1e2";
+                case 2 -> "-" + r.nextInt(100);
+                case 3 -> "null";
+                case 4 -> "true";
+                case 5 -> "[" + integer() + "]";
+                case 6 -> "{}";
+                default -> integer();
             };
         }
 
