@@ -14,7 +14,8 @@ import org.apache.arrow.memory.BufferAllocator;
  * @param tables        the store's table columns, read once for the whole ingest
  * @param helperThreads a core is free for helper threads (inserts, the read or gunzip ahead) beside the reader
  * @param scanThreads   threads a reader may parse this one file on (1: its own only)
- * @param readAheadBytes bytes read (or gunzipped) ahead of the reader on a thread of its own, at most; 0 for none
+ * @param readAheadBytes bytes queued read (or gunzipped) ahead of the reader on a thread of its own
+ *                      ({@link ReadAhead}); 0 for none
  * @param stop          where to stop reading (a re-read up to damage), or null
  * @param eventsRead    events read by the whole ingest, for progress
  * @param fileBytesRead file bytes read by the whole ingest, for progress

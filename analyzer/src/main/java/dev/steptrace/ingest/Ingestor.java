@@ -404,10 +404,10 @@ public final class Ingestor {
     }
 
     /**
-     * Bytes a file's read-ahead ({@link ReadAhead}) holds at most while {@code filesAtOnce} files load: all files'
+     * Bytes a file's read-ahead ({@link ReadAhead}) queues while {@code filesAtOnce} files load: all files' queues
      * together a sixteenth of the heap, 2-16 MiB each. Deeper than 2 MiB, the gunzip thread runs ahead while the
      * insert thread idles and the parser no longer waits for it when both run: one gzip file on two cores loaded
-     * 1.58-1.65x faster than on one thread with 16 MiB, 1.52-1.54x with 2 MiB (docs/performance.md).
+     * 1.58-1.65x faster than on one thread with 16 MiB, 1.47-1.54x with 2 MiB (docs/performance.md).
      */
     static int readAheadBytes(int filesAtOnce, long maxHeap) {
         return (int) Math.max(ReadAhead.MIN_BYTES, Math.min(ReadAhead.MAX_BYTES, maxHeap / 16 / filesAtOnce));

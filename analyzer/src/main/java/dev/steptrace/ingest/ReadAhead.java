@@ -7,13 +7,13 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
 /**
- * Reads a stream on its own thread, a few chunks ahead of the parser: a gzip file's inflated bytes, or a
- * plain file's (the kernel's copy and the fingerprint's CRCs). Worth it when a core would otherwise sit
- * idle (fewer files than cores): gunzip is about a fifth of the cost of parsing, reading a plain file a
- * tenth, and this takes it off the parsing thread. docs/performance.md has the measurements.
+ * Reads a stream on its own thread, up to a given number of bytes ahead of the parser: a gzip file's
+ * inflated bytes, or a plain file's (the kernel's copy and the fingerprint's CRCs). Worth it when a core
+ * would otherwise sit idle (fewer files than cores): gunzip is about a fifth of the cost of parsing,
+ * reading a plain file a tenth, and this takes it off the parsing thread. docs/performance.md has the measurements.
  */
 final class ReadAhead extends InputStream {
-    private static final int CHUNK = 1 << 18;
+    static final int CHUNK = 1 << 18;
     /** The least and most bytes read ahead ({@link Ingestor#readAheadBytes} chooses). */
     static final int MIN_BYTES = 8 * CHUNK;
     static final int MAX_BYTES = 64 * CHUNK;
@@ -31,7 +31,10 @@ final class ReadAhead extends InputStream {
     private int pos;
     private boolean ended;
 
-    /** Reads {@code source} on a thread named {@code threadName}, up to about {@code bytes} ahead of the reader. */
+    /**
+     * Reads {@code source} on a thread named {@code threadName}, queueing up to {@code bytes} (at least two chunks)
+     * ahead of the reader; with the chunk being filled and the one being read, it holds two chunks more.
+     */
     ReadAhead(InputStream source, String threadName, int bytes) {
         this.source = source;
         int chunks = Math.max(2, bytes / CHUNK);

@@ -22,8 +22,8 @@ public final class TraceInput {
     public record Stop(long at, String reason) {}
 
     /**
-     * @param readAhead     bytes to read (and decompress) ahead on a second thread, at most (pays when cores would
-     *                      otherwise idle); 0 to read on the caller's
+     * @param readAhead     bytes to queue read (and decompressed) ahead on a second thread ({@link ReadAhead}; pays
+     *                      when cores would otherwise idle); 0 to read on the caller's
      * @param fileBytesRead counts the file's bytes as they are read
      * @param jsonBytesRead counts the bytes handed out (decompressed), or null
      * @param digest        takes the file's fingerprint from the bytes read, or null

@@ -12,9 +12,12 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** The read-ahead thread's end: closed early, and when its source fails in any way. */
+/** How far the read-ahead thread reads ahead; its end: closed early, and when its source fails in any way. */
 class ReadAheadTest {
     /** A source whose reads take a while and that notes being closed under one (a gzip's inflater then throws). */
     private static final class SlowSource extends InputStream {
@@ -91,6 +94,50 @@ class ReadAheadTest {
                 assertArrayEquals("aaa".getBytes(), got);
                 IllegalStateException e = assertThrows(IllegalStateException.class, () -> ahead.read(new byte[1], 0, 1));
                 assertEquals("Inflater has been closed", e.getMessage());
+            }
+        });
+    }
+
+    /**
+     * With nothing read from it, a read-ahead of {@code bytes} reads its source until its queue of that many bytes
+     * is full (at least two chunks), and then at most the chunk it is waiting to queue; every byte is handed on in
+     * order.
+     */
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {0, ReadAhead.MIN_BYTES, ReadAhead.MAX_BYTES})
+    void itReadsAheadAsManyBytesAsItIsGivenAndHandsThemOnInOrder(int bytes) throws Exception {
+        long queued = Math.max(2, bytes / ReadAhead.CHUNK) * (long) ReadAhead.CHUNK;
+        AtomicLong read = new AtomicLong();
+        InputStream endless = new InputStream() {
+            @Override
+            public int read() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                long at = read.getAndAdd(len);
+                for (int k = 0; k < len; k++) {
+                    b[off + k] = (byte) ((at + k) % 251);
+                }
+                return len;
+            }
+        };
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            try (ReadAhead ahead = new ReadAhead(endless, "test-read-ahead", bytes)) {
+                while (read.get() < queued) {
+                    Thread.sleep(5);
+                }
+                Thread.sleep(200);
+                assertTrue(read.get() <= queued + ReadAhead.CHUNK, () -> read.get() + " bytes read ahead");
+                byte[] got = new byte[7919];
+                for (long at = 0; at < queued + 3L * ReadAhead.CHUNK; ) {
+                    int n = ahead.read(got, 0, got.length);
+                    for (int k = 0; k < n; k++) {
+                        assertEquals((byte) ((at + k) % 251), got[k]);
+                    }
+                    at += n;
+                }
             }
         });
     }

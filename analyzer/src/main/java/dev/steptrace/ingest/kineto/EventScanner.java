@@ -24,7 +24,8 @@ import java.util.List;
  * the end of the input, and the rare shapes it leaves to Jackson: keys with escapes or non-ASCII
  * bytes, control characters inside strings, {@code NaN}/{@code Infinity}, numbers of more than
  * {@value #MAX_NUMBER} characters, {@code ph}/{@code cat} that are not strings, {@code args} text
- * values that are arrays or objects, literals run on by a letter or digit, strings and keys of more
+ * values that are arrays or objects, literals followed by a letter, a digit or any other byte from {@code 0}
+ * (0x30) up but {@code ]} and {@code }} (Jackson fails on some of those, at the token), strings and keys of more
  * than {@link KinetoReader#MAX_STRING} bytes, nesting deeper than {@value #MAX_DEPTH}, non-object list
  * entries and events that run past {@value #MAX_EVENT} bytes of buffer. Strings with escapes or non-ASCII
  * bytes are decoded by Jackson.
@@ -344,10 +345,10 @@ final class EventScanner {
 
     /**
      * A member's key at {@code pos} (its opening quote) and the colon after it: the key's index among
-     * {@code keys}, or -1. When {@code skipping} (the rest of an event only counted: half of a trace's
-     * events are flows) any key is -1, not looked up; else a key with escapes or non-ASCII bytes is left to
-     * Jackson. A plain key with its colon right after it (nearly every key of a trace) is found eight
-     * bytes at a time ({@link #special}); the rest is read as any string.
+     * {@code keys}, or -1. When {@code skipping} (the rest of an event only counted: flows, instants and
+     * counters, a third to a half of a trace's events) any key is -1, not looked up; else a key with escapes
+     * or non-ASCII bytes is left to Jackson. A plain key with its colon right after it (nearly every key of a
+     * trace) is found eight bytes at a time ({@link #special}); the rest is read as any string.
      */
     private int key(Keys keys, boolean skipping) {
         byte[] b = this.b;
@@ -484,8 +485,9 @@ final class EventScanner {
             }
         }
         if (i - pos - 1 > KinetoReader.MAX_STRING) {
-            // Jackson's limit on a string or key (in characters, at most this many bytes): it fails there, before
-            // a name is kept, so such a string is left to it.
+            // Over Jackson's limit on a string or key (characters of a string, UTF-8 bytes of a key: never more
+            // than the bytes counted here), such a string is left to it, before a name is kept: Jackson then
+            // reads it as it reads any other, failing where it checks the limit.
             throw JACKSON;
         }
         strStart = pos + 1;

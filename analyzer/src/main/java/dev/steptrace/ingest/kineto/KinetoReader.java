@@ -53,7 +53,7 @@ public final class KinetoReader {
     /** The names of the {@code ph:"M"} events the reader keeps (process and thread names, labels, order). */
     private static final List<String> METADATA_NAMES = List.of("process_name", "thread_name", "process_labels",
             "process_sort_index", "thread_sort_index");
-    /** The longest string or key Jackson reads, in characters: a longer one is damage. */
+    /** The longest string (in characters) or key (in UTF-8 bytes) Jackson reads: a longer one is damage. */
     static final int MAX_STRING = 16 << 20;
 
     private static final JsonFactory FACTORY = JsonFactory.builder()

@@ -695,7 +695,7 @@ class EventScannerProperties {
                     case 0 -> integer();
                     case 1 -> str(name());
                     case 2 -> key.equals("grid") || key.equals("block") ? "[" + integer() + "," + integer() + ","
-                            + integer() + "]" : any(3);
+                            + integer() + (r.nextInt(4) == 0 ? "," + any(2) : "") + "]" : any(3);
                     case 3 -> "[[1, 2" + ws() + "], [], [\"float\"," + str(name()) + "], 0.5, null, true]";
                     default -> any(2);
                 }));
