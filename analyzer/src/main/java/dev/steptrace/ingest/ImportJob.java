@@ -12,10 +12,7 @@ import org.apache.arrow.memory.BufferAllocator;
  *
  * @param size          the trace's bytes on disk (all its parts)
  * @param tables        the store's table columns, read once for the whole ingest
- * @param helperThreads a core is free for helper threads (inserts, the read or gunzip ahead) beside the reader
- * @param scanThreads   threads a reader may parse this one file on (1: its own only)
- * @param readAheadBytes bytes queued read (or gunzipped) ahead of the reader on a thread of its own
- *                      ({@link ReadAhead}); 0 for none
+ * @param threads       the threads its load may use beside its own
  * @param stop          where to stop reading (a re-read up to damage), or null
  * @param eventsRead    events read by the whole ingest, for progress
  * @param fileBytesRead file bytes read by the whole ingest, for progress
@@ -23,8 +20,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * @param digest        where a Kineto file's fingerprint is taken as it is read, or null (fingerprinted before)
  */
 public record ImportJob(TraceDiscovery.Found file, long size, int fileId, Connection connection,
-                        BufferAllocator allocator, TableColumns.Cache tables, IngestOptions options, boolean helperThreads, int scanThreads,
-                        int readAheadBytes,
+                        BufferAllocator allocator, TableColumns.Cache tables, IngestOptions options, FileThreads threads,
                         TraceInput.Stop stop,
                         AtomicLong eventsRead, AtomicLong fileBytesRead, AtomicLong jsonBytesRead,
                         Fingerprint.Digest digest) {

@@ -371,12 +371,12 @@ public final class Ingestor {
         boolean helperThreads = options.helperThreads()
                 && busyFiles(bySize.stream().map(p -> p.fingerprint.size()).toList(), threads) < cores;
         // The scan threads by the files at once, small ones too: each file's scan holds its own chunks.
-        int scanThreads = helperThreads ? scanThreads(cores, threads, options) : 1;
-        int readAhead = helperThreads ? readAheadBytes(threads, Runtime.getRuntime().maxMemory()) : 0;
+        FileThreads fileThreads = helperThreads ? new FileThreads(true, scanThreads(cores, threads, options),
+                readAheadBytes(threads, Runtime.getRuntime().maxMemory())) : new FileThreads(false, 1, 0);
         String outOfHeap = outOfHeapAdvice(threads);
         List<Callable<FileOutcome>> tasks = new ArrayList<>();
         for (Planned p : bySize) {
-            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), helperThreads, scanThreads, readAhead, outOfHeap));
+            tasks.add(() -> loadOne(p, nextFileId.incrementAndGet(), fileThreads, outOfHeap));
         }
         try (DuckDbLoadSettings loading = DuckDbLoadSettings.apply(store.connection())) {
             return onThreads(threads, tasks);
@@ -441,8 +441,7 @@ public final class Ingestor {
      * of Java heap included (the other files still load), and so does a trace any of whose files changed
      * while it was read (its rows and fingerprint may be of two contents).
      */
-    private FileOutcome loadOne(Planned p, int fileId, boolean helperThreads, int scanThreads, int readAhead,
-                                String outOfHeap) {
+    private FileOutcome loadOne(Planned p, int fileId, FileThreads threads, String outOfHeap) {
         TraceDiscovery.Found f = p.found;
         beforeLoad.accept(f.path());
         long t0 = System.nanoTime();
@@ -461,11 +460,11 @@ public final class Ingestor {
                     && p.fingerprinted.sameAs(before);
             Fingerprint.Digest digest = asPlanned ? null : new Fingerprint.Digest();
             try {
-                FileSummary summary = read(c, p, fileId, helperThreads, scanThreads, readAhead, null, digest);
+                FileSummary summary = read(c, p, fileId, threads, null, digest);
                 if (summary.reread != null) {
                     // Events read after the damage were made from corrupt data: read the file again, up to it.
                     c.rollback();
-                    summary = read(c, p, fileId, helperThreads, scanThreads, readAhead, summary.reread, null);
+                    summary = read(c, p, fileId, threads, summary.reread, null);
                 }
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Rank rank = rankOf(f.path(), summary);
@@ -551,13 +550,13 @@ public final class Ingestor {
     }
 
     /** Writes one file's rows, in the caller's transaction, replacing its earlier rows. */
-    private FileSummary read(Connection c, Planned p, int fileId, boolean helperThreads, int scanThreads, int readAhead,
+    private FileSummary read(Connection c, Planned p, int fileId, FileThreads threads,
                              TraceInput.Stop stop, Fingerprint.Digest digest) throws IOException, SQLException {
         if (p.previous != null) {
             StoreFiles.deleteFile(c, p.previous.fileId());
         }
         return p.found.importer().read(new ImportJob(p.found, p.fingerprint.size(), fileId, c, store.allocator(),
-                tables, options, helperThreads, scanThreads, readAhead, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
+                tables, options, threads, stop, eventsRead, fileBytesRead, jsonBytesRead, digest));
     }
 
     /**

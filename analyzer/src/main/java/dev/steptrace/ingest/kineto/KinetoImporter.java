@@ -51,17 +51,17 @@ public final class KinetoImporter implements Importer {
     @Override
     public FileSummary read(ImportJob job) throws IOException, SQLException {
         TraceDiscovery.Found f = job.file();
-        ExecutorService inserter = job.helperThreads() ? Executors.newSingleThreadExecutor(r -> {
+        ExecutorService inserter = job.threads().helpers() ? Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, INSERT_THREAD);
             t.setDaemon(true);
             return t;
         }) : null;
-        try (InputStream in = TraceInput.open(f.path(), f.compressed(), job.readAheadBytes(), job.fileBytesRead(),
+        try (InputStream in = TraceInput.open(f.path(), f.compressed(), job.threads().readAheadBytes(), job.fileBytesRead(),
                 job.jsonBytesRead(), job.digest(), job.stop());
              KinetoStoreWriter writer = new KinetoStoreWriter(job.sink(KinetoStoreWriter.BATCH_ROWS, inserter),
                      job.eventsRead())) {
             // A file of one chunk or less is scanned on this thread alone.
-            int scanThreads = job.size() > ParallelScan.CHUNK_BYTES ? job.scanThreads() : 1;
+            int scanThreads = job.size() > ParallelScan.CHUNK_BYTES ? job.threads().scanThreads() : 1;
             ReadResult r = new KinetoReader(job.options().keepPythonFunctions(), scanThreads)
                     .read(in, writer.names(), writer);
             KinetoStoreWriter.Summary w = writer.finish();
