@@ -54,12 +54,7 @@ class EventScannerProperties {
     @Property(tries = 400)
     void wholeTracesReadTheSame(@ForAll long seed, @ForAll boolean keepPython) throws IOException {
         Generated g = generate(new Random(seed));
-        Outcome scanned = read(g.json, keepPython, true);
-        Outcome tokens = read(g.json, keepPython, false);
-        assertEquals(tokens.toString(), scanned.toString(), () -> "seed " + seed + ", first difference: "
-                + firstDifference(tokens.toString(), scanned.toString()) + "\n" + g.text());
-        assertEquals(tokens.idsInOrder(), scanned.idsInOrder(), () -> "seed " + seed + ": name ids");
-        assertParallelReadsTheSame(g.json, keepPython, seed, scanned);
+        Outcome scanned = readTheSame(g.json, keepPython, seed, () -> "seed " + seed);
         if (!g.rare) {
             assertTrue(!scanned.partial, () -> scanned + "\n" + g.text());
             assertEquals(g.expectedNamesAndTimes(keepPython), scanned.namesAndTimes, () -> "seed " + seed);
@@ -92,15 +87,7 @@ class EventScannerProperties {
                 json[p] = (byte) r.nextInt(256);
             }
         }
-        byte[] damaged = json;
-        Outcome scanned = read(damaged, keepPython, true);
-        Outcome tokens = read(damaged, keepPython, false);
-        assertEquals(tokens.toString(), scanned.toString(), () -> "seed " + seed + ", damage " + damage + " at " + p
-                + ", first difference: " + firstDifference(tokens.toString(), scanned.toString()) + "\n"
-                + new String(damaged, StandardCharsets.UTF_8));
-        assertEquals(tokens.idsInOrder(), scanned.idsInOrder(), () -> "seed " + seed + ", damage " + damage + " at "
-                + p + ": name ids\n" + new String(damaged, StandardCharsets.UTF_8));
-        assertParallelReadsTheSame(damaged, keepPython, seed, scanned);
+        readTheSame(json, keepPython, seed, () -> "seed " + seed + ", damage " + damage + " at " + p);
     }
 
     /**
@@ -256,11 +243,22 @@ class EventScannerProperties {
     /** Reads {@code text} by the scanner, by Jackson alone and on several threads, all alike; the scanner's read. */
     private static Outcome readTheSame(String text) throws IOException {
         byte[] json = text.getBytes(StandardCharsets.UTF_8);
-        Outcome scanned = read(json, false, true);
-        Outcome tokens = read(json, false, false);
-        assertEquals(tokens.toString(), scanned.toString(), () -> firstDifference(tokens.toString(), scanned.toString()));
-        assertEquals(tokens.idsInOrder(), scanned.idsInOrder(), "name ids");
-        assertParallelReadsTheSame(json, false, json.length, scanned);
+        return readTheSame(json, false, json.length, () -> "a shape found on review");
+    }
+
+    /**
+     * Reads {@code json} by the scanner, by Jackson alone and on several threads (chosen by {@code seed}), all
+     * alike: the same events, counts, damage and name ids; the scanner's read. {@code what} names the input.
+     */
+    private static Outcome readTheSame(byte[] json, boolean keepPython, long seed, Supplier<String> what)
+            throws IOException {
+        Outcome scanned = read(json, keepPython, true);
+        Outcome tokens = read(json, keepPython, false);
+        assertEquals(tokens.toString(), scanned.toString(), () -> what.get() + ", first difference: "
+                + firstDifference(tokens.toString(), scanned.toString()) + "\n" + new String(json, StandardCharsets.UTF_8));
+        assertEquals(tokens.idsInOrder(), scanned.idsInOrder(), () -> what.get() + ": name ids\n"
+                + new String(json, StandardCharsets.UTF_8));
+        assertParallelReadsTheSame(json, keepPython, seed, scanned);
         return scanned;
     }
 
