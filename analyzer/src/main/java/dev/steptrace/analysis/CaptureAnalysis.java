@@ -17,13 +17,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One capture's analysis, made in temp tables of a connection of its own (fast to build, gone when it
- * closes), and {@link #persist kept} in the store's analysis tables (docs/schema.md, "The analysis"),
+ * One capture's analysis, made in working tables of a connection of its own (fast to build, gone when it
+ * closes: in a compressed in-memory database of their own, {@link WorkDatabase}, or temp tables on a
+ * read-only store), and {@link #persist kept} in the store's analysis tables (docs/schema.md, "The analysis"),
  * replacing the rows of the same capture and analysis key, in one transaction. Everything downstream
  * (report, diff, decision memo, timeline, API) reads the store tables ({@link StoredAnalysis}).
  *
  * <table>
- *   <caption>Temp tables, and the store tables they are copied into</caption>
+ *   <caption>Working tables, and the store tables they are copied into</caption>
  *   <tr><td>{@code t_devices}</td><td>per file and device id its GPU work ran on: the device's name, and how
  *       it was found (stage {@code 02-devices})</td><td>{@code rank_devices}</td></tr>
  *   <tr><td>{@code t_steps}</td><td>steps per file: name, phase, CPU range</td><td>{@code steps}</td></tr>
@@ -69,10 +70,13 @@ public final class CaptureAnalysis implements AutoCloseable {
     private final StepSource stepSource;
     private final double seconds;
     private final boolean readOnly;
+    /** The database holding the working tables ({@link WorkDatabase}), or null: temp tables. */
+    private final String work;
 
-    private CaptureAnalysis(Connection connection, CaptureScope scope, AnalysisKey key, StepSource stepSource,
-                            double seconds, boolean readOnly) {
+    private CaptureAnalysis(Connection connection, String work, CaptureScope scope, AnalysisKey key,
+                            StepSource stepSource, double seconds, boolean readOnly) {
         this.connection = connection;
+        this.work = work;
         this.scope = scope;
         this.key = key;
         this.stepSource = stepSource;
@@ -89,12 +93,14 @@ public final class CaptureAnalysis implements AutoCloseable {
      */
     static final long BATCH_OPS = 1_000_000;
 
-    /** Analyses a capture already in the store under {@code key}'s options, into temp tables. */
+    /** Analyses a capture already in the store under {@code key}'s options, into working tables. */
     public static CaptureAnalysis run(Store store, int captureId, AnalysisKey key) throws SQLException, StoreException {
         long t0 = System.nanoTime();
         StoreClassifier.classify(store, key.taxonomy());
         Connection c = store.newConnection();
+        String work = null;
         try {
+            work = store.readOnly() ? null : WorkDatabase.attach(c);
             CaptureScope scope = CaptureScope.load(c, captureId);
             SqlStage.load("00-capture-files").run(c, Map.of("capture_id", captureId, "batch_ops", BATCH_OPS));
             SqlStage.load("01-classes").run(c, Map.of("taxonomy_digest", key.taxonomy().digest()));
@@ -108,9 +114,13 @@ public final class CaptureAnalysis implements AutoCloseable {
             HostBoundMetrics.build(c);
             KernelWork.build(c);
             SqlStage.load("80-file-checks").run(c, Map.of("graph_launches", StepSource.GRAPH_LAUNCHES));
-            return new CaptureAnalysis(c, scope, key, source, (System.nanoTime() - t0) / 1e9, store.readOnly());
-        } catch (SQLException | RuntimeException e) {
-            c.close();
+            return new CaptureAnalysis(c, work, scope, key, source, (System.nanoTime() - t0) / 1e9, store.readOnly());
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                release(c, work);
+            } catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
             throw e;
         }
     }
@@ -123,13 +133,13 @@ public final class CaptureAnalysis implements AutoCloseable {
         return stepSource;
     }
 
-    /** The analysis connection, for queries over the temp tables listed in the class comment. */
+    /** The analysis connection, for queries over the working tables listed in the class comment. */
     public Connection connection() {
         return connection;
     }
 
     /**
-     * Copies the temp tables into the store's analysis tables (stage {@code 90-keep-analysis}), replacing
+     * Copies the working tables into the store's analysis tables (stage {@code 90-keep-analysis}), replacing
      * the rows of the same capture and analysis key, in one transaction. A store that cannot be written gets them as temp tables of
      * the same names on this analysis's connection instead, which then reads as the store would (they
      * hide the store's own tables there): {@link #connection()} is what reads them.
@@ -186,9 +196,19 @@ public final class CaptureAnalysis implements AutoCloseable {
         }
     }
 
-    /** Closes the connection; its temp tables go with it. */
+    /** Drops the working tables (the work database, or the temp tables with the connection) and closes it. */
     @Override
     public void close() throws SQLException {
-        connection.close();
+        if (!connection.isClosed()) {
+            release(connection, work);
+        }
+    }
+
+    private static void release(Connection c, String work) throws SQLException {
+        try (c) {
+            if (work != null) {
+                WorkDatabase.detach(c, work);
+            }
+        }
     }
 }

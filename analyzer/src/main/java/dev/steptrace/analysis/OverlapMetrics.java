@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * How much of each step's communication runs under other GPU work (docs/reports.md, "Overlap"), into
- * temp table {@code t_step_overlap(file_id, rank, step, phase, phase_index, comm_ns, hidden_ns)} (kept in the
+ * the working table {@code t_step_overlap(file_id, rank, step, phase, phase_index, comm_ns, hidden_ns)} (kept in the
  * store's {@code step_metrics}):
  * {@code comm_ns} is the union of the step's communication kernels (categories allreduce and
  * comm_other), {@code hidden_ns} the part of it during which some other operation (a kernel, memcpy

@@ -33,6 +33,10 @@ import java.util.regex.Pattern;
  * many large files needs (docs/performance.md, "The analysis of many files"). With the variables unset,
  * as in the shell, it runs once over every file.
  *
+ * <p>On a connection whose default database is a {@link WorkDatabase} (an analysis of a writable store), a
+ * {@code CREATE OR REPLACE TEMP TABLE} makes its table there instead, and the database is checkpointed after
+ * it, which compresses the table; in the shell and in the stage tests it is a temp table, as written.
+ *
  * <p>A query file ({@code queries/name.sql}, docs/architecture.md, "Queries of the kept analysis") is
  * one SELECT written the same way, run by {@link #query}: its parameters are bound to the statement,
  * not set on the connection, so readers sharing a connection do not see each other's values.
@@ -42,7 +46,10 @@ public final class SqlStage {
     private static final SqlStage MACROS = load("macros");
     private static final Pattern PARAMETER = Pattern.compile("getvariable\\('([a-z_][a-z0-9_]*)'\\)");
     private static final String PER_BATCH = "in_batch(";
-    private static final Pattern CREATE_AS = Pattern.compile("(?is)CREATE OR REPLACE TEMP TABLE (\\w+) AS\\s");
+    /** How a stage makes a table: a temp table, or a table of the connection's work database (WorkDatabase). */
+    private static final String MAKES_TABLE = "(?is)CREATE OR REPLACE TEMP TABLE ";
+    private static final Pattern TEMP_TABLE = Pattern.compile(MAKES_TABLE);
+    private static final Pattern CREATE_AS = Pattern.compile(MAKES_TABLE + "(\\w+) AS\\s");
     private static final Pattern CHANGE = Pattern.compile("(?is)(INSERT|UPDATE|DELETE)\\s.*");
 
     private final String name;
@@ -94,12 +101,19 @@ public final class SqlStage {
             for (String sql : MACROS.statements) {
                 s.execute(sql);
             }
+            // In a transaction (the keep step) tables are made where the statement says: one transaction writes
+            // one database, and a checkpoint needs none open.
+            String work = c.getAutoCommit() ? WorkDatabase.of(c) : null;
             for (String sql : statements) {
                 try {
+                    String made = madeIn(work, sql);
                     if (sql.contains(PER_BATCH)) {
-                        runPerBatch(c, sql);
+                        runPerBatch(c, sql, made);
                     } else {
-                        s.execute(sql);
+                        s.execute(made);
+                    }
+                    if (!made.equals(sql)) {
+                        WorkDatabase.checkpoint(c, work);
                     }
                 } catch (SQLException e) {
                     throw new SQLException("analysis stage " + name + ": " + e.getMessage(), e);
@@ -108,7 +122,14 @@ public final class SqlStage {
         }
     }
 
-    private void runPerBatch(Connection c, String sql) throws SQLException {
+    /** The statement as run: with a work database, a temp table it makes is made there instead. */
+    private static String madeIn(String work, String sql) {
+        Matcher temp = TEMP_TABLE.matcher(sql);
+        return work != null && temp.lookingAt() ? "CREATE OR REPLACE TABLE " + sql.substring(temp.end()) : sql;
+    }
+
+    /** Runs {@code sql} once per batch: {@code made} (the statement as run) for the first, then its appends. */
+    private void runPerBatch(Connection c, String sql, String made) throws SQLException {
         Matcher create = CREATE_AS.matcher(sql);
         String append;
         if (create.lookingAt()) {
@@ -126,13 +147,13 @@ public final class SqlStage {
         try (Statement s = c.createStatement()) {
             List<long[]> batches = batches(s);
             if (batches.size() < 2) {
-                s.execute(sql);
+                s.execute(made);
                 return;
             }
             for (int i = 0; i < batches.size(); i++) {
                 s.execute("SET VARIABLE batch_first = " + batches.get(i)[0]);
                 s.execute("SET VARIABLE batch_last = " + batches.get(i)[1]);
-                s.execute(i == 0 ? sql : append);
+                s.execute(i == 0 ? made : append);
             }
         } catch (SQLException | RuntimeException | Error e) {
             failure = e;

@@ -6,7 +6,7 @@ import java.sql.SQLException;
 import java.util.Map;
 
 /**
- * Gives every GPU operation of the capture its step, into temp table {@code t_ops_core(file_id, kind,
+ * Gives every GPU operation of the capture its step, into the working table {@code t_ops_core(file_id, kind,
  * name_id, stream, ts_ns, dur_ns, correlation, external_id, step, by_launch, variant, launch_ns, graph)}: ids
  * and numbers only (no strings: half the time to write, less to scan; {@code variant} 0: the class of the
  * operation's name, {@link ContextClasses} sets others; {@code launch_ns} and {@code graph}: its launch

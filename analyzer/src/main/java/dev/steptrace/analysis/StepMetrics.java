@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * Per-step measurements into temp tables, from {@code t_steps}, {@code t_ops_core} and {@code t_classes}:
+ * Per-step measurements into working tables, from {@code t_steps}, {@code t_ops_core} and {@code t_classes}:
  * <ul>
  *   <li>{@code t_step_names}: per file, step, operation name and class variant, time and calls (the one pass over
  *       every operation the sums below are made from);</li>

@@ -367,6 +367,9 @@ public final class Steptrace implements AutoCloseable {
             }
         } catch (StoreException e) {
             throw new SteptraceException(e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(live);
+            throw e;
         } catch (SQLException e) {
             closeQuietly(live);
             throw SteptraceException.internal("analysing capture " + captureId + " failed: "

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * The work each kernel of a capture did, as far as the trace says, into temp tables of the analysis
+ * The work each kernel of a capture did, as far as the trace says, into working tables of the analysis
  * connection (after the steps, categories and collective instances exist; stages 70 and 71); the analysis keeps them in
  * the store ({@code kernel_work}, {@code op_shape_calls}: docs/schema.md). What a device allows is not
  * here: {@link RooflineSummary} applies the peaks when a report is made.

@@ -16,6 +16,11 @@ public final class Sql {
         return '"' + name.replace("\"", "\"\"") + '"';
     }
 
+    /** The connection's default database: the store's own name (DuckDB names it after its file), unless changed. */
+    public static String currentDatabase(Connection c) throws SQLException {
+        return strings(c, "SELECT current_database()").get(0);
+    }
+
     /** Runs one statement. */
     public static void exec(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement()) {

@@ -196,11 +196,7 @@ public final class Store implements AutoCloseable {
                     // Read as it is, with the column version 7 added, empty: a view in this connection's temp
                     // schema, found before the store's own table. Only this connection has it: the one
                     // StoreFiles reads files through.
-                    String files;
-                    try (ResultSet rs = s.executeQuery("SELECT current_database()")) {
-                        rs.next();
-                        files = Sql.identifier(rs.getString(1)) + ".main.files";
-                    }
+                    String files = Sql.identifier(Sql.currentDatabase(connection)) + ".main.files";
                     s.execute("CREATE TEMP VIEW files AS SELECT *, NULL::VARCHAR AS file_stat FROM " + files);
                 }
                 return;

@@ -54,6 +54,16 @@ class SqlStageBatchesTest {
     }
 
     @Test
+    void inAWorkDatabaseTheTableIsMadeThereFromEveryBatch() throws SQLException {
+        String work = WorkDatabase.attach(c);
+        exec("SET VARIABLE file_batches = [[1, 2], [3, 3]]");
+        SqlStage.of("t", MADE_PER_BATCH).run(c, Map.of());
+        assertEquals(List.of("1 1", "2 1", "3 3"), rows("SELECT file_id, batch_first FROM " + work + ".x ORDER BY file_id"));
+        assertEquals(List.of(), rows("SELECT table_name FROM duckdb_tables() WHERE table_name = 'x' AND database_name <> '"
+                + work + "'"));
+    }
+
+    @Test
     void oneBatchRunsTheStatementOnceOverEveryFile() throws SQLException {
         exec("SET VARIABLE file_batches = [[1, 3]]");
         SqlStage.of("t", MADE_PER_BATCH).run(c, Map.of());
