@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * detached}, or it stays until the store closes.
  */
 final class WorkDatabase {
-    private static final String PREFIX = "steptrace_work_";
+    static final String PREFIX = "steptrace_work_";
     /**
      * The connection's variable naming its work database: what tells one, as a store of any name, even one that
      * starts like {@link #PREFIX}, can be a connection's default database too.

@@ -29,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WorkDatabaseTest {
     private static final AnalysisKey KEY = AnalysisKey.of(Taxonomy.builtIn(), null, Thresholds.defaults());
+    /** The small rank-0 slice of a sample capture. */
+    private static final Path SLICE = TestData.smallTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz");
 
     @TempDir
     Path dir;
@@ -36,38 +38,33 @@ class WorkDatabaseTest {
     @Test
     void theWorkingTablesAreCompressedApartFromTheStoreAndTheKeptAnalysisIsAsFromTempTables() throws Exception {
         Path db = dir.resolve("it's a \"work\"-store.duckdb");
-        int captureId;
+        int captureId = ingest(db, TestData.sampleTraces().resolve("h200-tp2-moe-eager"));
         String storeName;
         try (Store store = Store.open(db)) {
-            assertTrue(new Ingestor(store, new IngestOptions(1, false, false))
-                    .ingest(List.of(TestData.sampleTraces().resolve("h200-tp2-moe-eager"))).anyUsable());
-            captureId = (int) Sql.count(store.connection(), "SELECT min(capture_id) FROM captures");
-            storeName = current(store.connection());
+            storeName = Sql.currentDatabase(store.connection());
             CaptureAnalysis closedTwice;
             try (CaptureAnalysis analysis = CaptureAnalysis.run(store, captureId, KEY)) {
                 closedTwice = analysis;
                 Connection c = analysis.connection();
-                String work = current(c);
-                assertTrue(work.startsWith("steptrace_work_"), work);
-                assertEquals(List.of(work), Sql.strings(c,
-                        "SELECT database_name FROM duckdb_tables() WHERE table_name = 't_ops_core'"));
+                String work = Sql.currentDatabase(c);
+                assertTrue(work.startsWith(WorkDatabase.PREFIX), work);
+                assertEquals(List.of(work), databasesOfOpsCore(c));
                 // Checkpointed after it was made: its columns are stored compressed, not as they came.
                 assertTrue(Sql.count(c, "SELECT count(*) FROM pragma_storage_info('" + work + ".t_ops_core')"
                         + " WHERE segment_type <> 'VALIDITY' AND compression <> 'Uncompressed'") > 0);
-                assertEquals(storeName, current(store.connection()), "other connections keep the store as default");
+                assertEquals(storeName, Sql.currentDatabase(store.connection()), "other connections keep the store as default");
                 analysis.persist("test");
             }
             closedTwice.close();
             Connection c = store.connection();
-            assertEquals(0, Sql.count(c, "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'steptrace_work_%'"));
+            assertEquals(0, workDatabases(c));
             assertEquals(0, Sql.count(c, "SELECT count(*) FROM duckdb_tables() WHERE table_name SIMILAR TO '[th]_.*'"));
             assertTrue(Sql.count(c, "SELECT count(*) FROM steps WHERE capture_id = " + captureId) > 0);
         }
         try (Store store = Store.openReadOnly(db);
              CaptureAnalysis analysis = CaptureAnalysis.run(store, captureId, KEY)) {
             Connection c = analysis.connection();
-            assertEquals(List.of("temp"), Sql.strings(c,
-                    "SELECT database_name FROM duckdb_tables() WHERE table_name = 't_ops_core'"));
+            assertEquals(List.of("temp"), databasesOfOpsCore(c));
             analysis.persist("test");
             for (String table : StoreCaptures.ANALYSIS_TABLES) {
                 if (table.equals("analyses")) {
@@ -88,22 +85,21 @@ class WorkDatabaseTest {
         try (Connection scratch = DriverManager.getConnection("jdbc:duckdb:")) {
             String last = WorkDatabase.attach(scratch);
             WorkDatabase.detach(scratch, last);
-            next = "steptrace_work_" + (Long.parseLong(last.substring("steptrace_work_".length())) + 1);
+            next = WorkDatabase.PREFIX + (Long.parseLong(last.substring(WorkDatabase.PREFIX.length())) + 1);
         }
         Path db = dir.resolve(next + ".duckdb");
-        int captureId = ingest(db);
+        int captureId = ingest(db, SLICE);
         try (Store store = Store.open(db)) {
-            assertEquals(next, current(store.connection()));
+            assertEquals(next, Sql.currentDatabase(store.connection()));
             try (CaptureAnalysis analysis = CaptureAnalysis.run(store, captureId, KEY)) {
-                assertNotEquals(next, current(analysis.connection()));
+                assertNotEquals(next, Sql.currentDatabase(analysis.connection()));
                 analysis.persist("test");
             }
             assertTrue(Sql.count(store.connection(), "SELECT count(*) FROM steps") > 0);
         }
         try (Store store = Store.openReadOnly(db);
              CaptureAnalysis analysis = CaptureAnalysis.run(store, captureId, KEY)) {
-            assertEquals(List.of("temp"), Sql.strings(analysis.connection(),
-                    "SELECT database_name FROM duckdb_tables() WHERE table_name = 't_ops_core'"));
+            assertEquals(List.of("temp"), databasesOfOpsCore(analysis.connection()));
             analysis.persist("test");
         }
     }
@@ -111,25 +107,28 @@ class WorkDatabaseTest {
     @Test
     void aFailedAnalysisLeavesNoWorkDatabase() throws Exception {
         Path db = dir.resolve("store.duckdb");
-        int captureId = ingest(db);
+        int captureId = ingest(db, SLICE);
         try (Store store = Store.open(db)) {
             SQLException e = assertThrows(SQLException.class, () -> CaptureAnalysis.run(store, captureId + 1, KEY));
             assertTrue(e.getMessage().contains("no capture"), e.getMessage());
-            assertEquals(0, Sql.count(store.connection(),
-                    "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'steptrace_work_%'"));
+            assertEquals(0, workDatabases(store.connection()));
         }
     }
 
-    /** The small rank-0 slice of a sample capture, ingested into a new store at {@code db}: its capture id. */
-    private static int ingest(Path db) throws Exception {
+    /** {@code trace} ingested into a new store at {@code db}: its capture id. */
+    private static int ingest(Path db, Path trace) throws Exception {
         try (Store store = Store.open(db)) {
-            assertTrue(new Ingestor(store, new IngestOptions(1, false, false)).ingest(List.of(
-                    TestData.smallTraces().resolve("h200_tp2_moe_decode_rank0_slice.pt.trace.json.gz"))).anyUsable());
+            assertTrue(new Ingestor(store, new IngestOptions(1, false, false)).ingest(List.of(trace)).anyUsable());
             return (int) Sql.count(store.connection(), "SELECT min(capture_id) FROM captures");
         }
     }
 
-    private static String current(Connection c) throws Exception {
-        return Sql.strings(c, "SELECT current_database()").get(0);
+    /** The databases a table named t_ops_core is in, as the connection sees them. */
+    private static List<String> databasesOfOpsCore(Connection c) throws Exception {
+        return Sql.strings(c, "SELECT database_name FROM duckdb_tables() WHERE table_name = 't_ops_core'");
+    }
+
+    private static long workDatabases(Connection c) throws Exception {
+        return Sql.count(c, "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE '" + WorkDatabase.PREFIX + "%'");
     }
 }
