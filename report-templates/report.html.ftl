@@ -18,13 +18,14 @@
   <h1>steptrace report: <span class="capture">${view.captureName}</span></h1>
   <p class="summary">${view.summary}</p>
   <nav>
-    <a href="#headline">Where the time goes</a>
+    <a href="#step-time">Where the step goes</a>
+    <a href="#headline">Kernel time</a>
     <a href="#ranks">Per rank</a>
     <a href="#steps">Per step</a>
     <a href="#collectives">Collectives</a>
     <a href="#kernels">Top kernels</a>
     <a href="#roofline">Hardware limits</a>
-    <a href="#idle">Idle and host gaps</a>
+    <a href="#idle">Idle time and the CPU</a>
     <a href="#warnings">Warnings<#if view.warnings?has_content || view.partialFiles?has_content> (${view.warnings?size + view.partialFiles?size})</#if></a>
     <a href="#capture">Capture</a>
   </nav>
@@ -34,8 +35,44 @@
 <p class="note warning">${view.chartsNote}</p>
 </#if>
 
+<section id="step-time">
+  <h2>Where the step goes</h2>
+<#if !view.phases?has_content>
+  <p class="empty">No steps were found in this capture, so there is no step time to report.</p>
+</#if>
+<#list view.phases as p><#if p.stepTime??><#assign t = p.stepTime>
+  <h3 id="step-${p.anchor}">${p.label}: <b class="step-ms">${t.ms} ms</b> per step <span class="sub">median ${t.median}, p90 ${t.p90} · ${p.steps.label} per rank · steps from ${p.steps.source}<#if t.paceShown> · pace set by rank ${t.paceRank}</#if></span></h3>
+  <p class="finding" id="finding-${p.id}">${t.finding}</p>
+  <div class="headline-grid">
+    <table class="step-parts" id="step-parts-${p.id}" data-phase="${p.id}">
+      <caption>The step time and the parts it is made of, largest first<#if t.paceShown> (mean over ranks, and rank ${t.paceRank}, which sets the pace: ${t.paceReason})</#if>. GPU work by category, exposed communication, waiting for the slowest rank, and GPU idle time by cause.</caption>
+      <thead><tr><th>Part</th><th class="num">ms / step</th><th class="num">share</th><#if t.paceShown><th class="num">rank ${t.paceRank} ms</th><th class="num">share</th></#if></tr></thead>
+      <tbody>
+<#list t.parts as r>
+        <tr class="part ${r.kind}" data-part="${r.id}"><td><@m.swatch r.color/>${r.label}</td><td class="num">${r.ms}</td><td class="num">${r.share}</td><#if t.paceShown><td class="num">${r.paceMs}</td><td class="num">${r.paceShare}</td></#if></tr>
+</#list>
+      </tbody>
+      <tfoot><tr><th>${t.total.label}</th><td class="num">${t.total.ms}</td><td class="num">${t.total.share}</td><#if t.paceShown><td class="num">${t.total.paceMs}</td><td class="num">${t.total.paceShare}</td></#if></tr></tfoot>
+    </table>
+    <#if (t.ranks?size > 1)><#if p.charts.ranks??><@m.chart ref=p.charts.ranks class="step-chart"/></#if><#elseif p.charts.steps??><@m.chart ref=p.charts.steps class="step-chart"/></#if>
+  </div>
+  <p class="note">${t.launches} kernel launches and ${t.graphLaunches} CUDA graph launches per step; ${t.hidden} ms per step of communication ran under other work (hidden, counted in that work). How to read this: docs/reports.md, "Step time".</p>
+<#if (t.ranks?size > 1)>
+  <table class="rank-steps" id="rank-steps-${p.id}">
+    <caption>Each rank's step: GPU work, exposed communication, waiting for other ranks, and GPU idle time, ms per step.</caption>
+    <thead><tr><th>rank</th><th class="num">step ms</th><th class="num">work</th><th class="num">communication</th><th class="num">waiting</th><th class="num">idle</th><th class="num">idle share</th></tr></thead>
+    <tbody>
+<#list t.ranks as r>
+      <tr<#if r.pace> class="pace"</#if>><td class="rank">${r.rank}<#if r.pace><span class="badge pace">sets the pace</span></#if></td><td class="num">${r.ms}</td><td class="num">${r.work}</td><td class="num">${r.comm}</td><td class="num">${r.waiting}</td><td class="num">${r.idle}</td><td class="num">${r.idleShare}</td></tr>
+</#list>
+    </tbody>
+  </table>
+</#if>
+</#if></#list>
+</section>
+
 <section id="headline">
-  <h2>Where the time goes</h2>
+  <h2>Kernel time by category</h2>
 <#if !view.phases?has_content>
   <p class="empty">No steps were found in this capture, so there is no time per step to report.</p>
 </#if>
@@ -43,7 +80,7 @@
   <h3 id="${p.anchor}">${p.label} <span class="sub">${p.steps.label} per rank · steps from ${p.steps.source}</span></h3>
   <div class="headline-grid">
     <table class="headline" id="headline-${p.id}" data-phase="${p.id}">
-      <caption>Kernel time per step by category (mean over ranks); share of total kernel time.</caption>
+      <caption>Kernel time per step by category (mean over ranks); share of total kernel time (kernels on several streams and collectives' waits each count their whole duration: this is not the step time).</caption>
       <thead><tr><th>Category</th><th class="num">ms / step</th><th class="num">share</th><th class="num">calls / step</th></tr></thead>
       <tbody>
 <#list p.headline.categories as c>
@@ -85,7 +122,6 @@
 <#if p.stragglers??>
   <p class="stragglers<#if p.stragglers.named> named</#if>" id="stragglers-${p.id}">${p.stragglers.sentence}</p>
 </#if>
-  <#if p.charts.ranks??><@m.chart ref=p.charts.ranks/></#if>
   <div class="scroll">
   <table class="ranks" id="ranks-${p.id}">
     <thead><tr><th>rank</th><th class="num">steps</th><th class="num">kernel ms / step</th><th class="num">median</th><th class="num">p90</th><th class="num" title="kernel time without the time collectives spent waiting for other ranks">compute ms / step</th><th class="num" title="time collectives spent waiting for other ranks">wait ms / step</th><th class="num">span ms / step</th>
@@ -141,7 +177,7 @@
 </#list>
     </tbody>
   </table>
-  <#if p.charts.steps??><@m.chart ref=p.charts.steps/></#if>
+  <#if p.charts.steps?? && !(p.stepTime?? && p.stepTime.ranks?size <= 1)><@m.chart ref=p.charts.steps/></#if>
 <#if p.stepTable.rows?has_content>
   <details>
     <summary>Step by step (${p.stepTable.rows?size} of ${p.stepTable.count} step<#if p.stepTable.count != 1>s</#if><#if p.stepTable.truncated>, the first ones</#if>)</summary>
@@ -273,9 +309,33 @@
 </section>
 
 <section id="idle">
-  <h2>Idle and host gaps</h2>
+  <h2>Idle time and the CPU side</h2>
 <#list view.phases as p>
   <h3>${p.label}</h3>
+<#if p.stepTime??>
+<#if p.stepTime.syncs?has_content>
+  <table class="syncs" id="syncs-${p.id}">
+    <caption>Host syncs: calls that block the CPU until the GPU has finished its queued work, by the CPU op that issued them, per step (mean over ranks), with the GPU idle time they caused.</caption>
+    <thead><tr><th>call</th><th>issued by</th><th class="num">calls / step</th><th class="num">ms in the calls</th><th class="num">GPU idle caused, ms</th></tr></thead>
+    <tbody>
+<#list p.stepTime.syncs as s>
+      <tr><td><code>${s.call}</code></td><td><code>${s.op}</code></td><td class="num">${s.calls}</td><td class="num">${s.callMs}</td><td class="num">${s.idleMs}</td></tr>
+</#list>
+    </tbody>
+  </table>
+</#if>
+<#if p.stepTime.cpuOps?has_content>
+  <table class="cpu-ops" id="cpu-ops-${p.id}">
+    <caption>What the CPU ran while the GPU was idle: CPU ops by the GPU idle time they overlapped, per step (mean over ranks; nested ops each count it).</caption>
+    <thead><tr><th>op</th><th>kind</th><th class="num">GPU idle under it, ms / step</th><th class="num">calls / step</th></tr></thead>
+    <tbody>
+<#list p.stepTime.cpuOps as o>
+      <tr><td><code>${o.name}</code></td><td>${o.kind}</td><td class="num">${o.idleMs}</td><td class="num">${o.calls}</td></tr>
+</#list>
+    </tbody>
+  </table>
+</#if>
+</#if>
   <table class="idle" id="idle-${p.id}">
     <tbody>
       <tr><th>span ms / step</th><td class="num">${p.idle.spanMean}</td></tr>

@@ -9,11 +9,43 @@ ${view.summary}
 > **Note:** ${view.chartsNote}
 </#if>
 
-## Where the time goes
+## Where the step goes
 <#if !view.phases?has_content>
 
-_No steps were found in this capture, so there is no time per step to report._
+_No steps were found in this capture, so there is no step time to report._
 </#if>
+<#list view.phases as p><#if p.stepTime??><#assign t = p.stepTime>
+
+### ${p.label}: **${t.ms} ms** per step (median ${t.median}, p90 ${t.p90})<#if t.paceShown>, pace set by rank ${t.paceRank}</#if>
+
+**${t.finding}**
+
+| Part | ms / step | share |<#if t.paceShown> rank ${t.paceRank} ms | share |</#if>
+|:---|---:|---:|<#if t.paceShown>---:|---:|</#if>
+<#list t.parts as r>
+| ${r.label} | ${r.ms} | ${r.share} |<#if t.paceShown> ${r.paceMs} | ${r.paceShare} |</#if>
+</#list>
+| **${t.total.label}** | **${t.total.ms}** | **${t.total.share}** |<#if t.paceShown> **${t.total.paceMs}** | **${t.total.paceShare}** |</#if>
+
+${p.steps.label} per rank, steps from ${p.steps.source}; ${t.launches} kernel launches and ${t.graphLaunches} CUDA graph launches per step; ${t.hidden} ms per step of communication hidden under other work.<#if t.paceShown> Rank ${t.paceRank} sets the pace: ${t.paceReason}.</#if>
+<#if (t.ranks?size > 1)>
+
+| rank | step ms | work | communication | waiting | idle | idle share |
+|:---|---:|---:|---:|---:|---:|---:|
+<#list t.ranks as r>
+| ${r.rank}<#if r.pace> **pace**</#if> | ${r.ms} | ${r.work} | ${r.comm} | ${r.waiting} | ${r.idle} | ${r.idleShare} |
+</#list>
+</#if>
+<#if (t.ranks?size > 1) && p.charts.ranks??>
+
+![${p.charts.ranks.title}](${p.charts.ranks.file?no_esc})
+<#elseif p.charts.steps??>
+
+![${p.charts.steps.title}](${p.charts.steps.file?no_esc})
+</#if>
+</#if></#list>
+
+## Kernel time by category
 <#list view.phases as p>
 
 ### ${p.label}: ${p.steps.label} per rank, steps from ${p.steps.source}
@@ -52,10 +84,6 @@ Kernel time per step: mean **${p.headline.kernelMean}** ms, median ${p.headline.
 <#if p.stragglers??>
 
 <#if p.stragglers.named>**${p.stragglers.sentence}**<#else>${p.stragglers.sentence}</#if>
-</#if>
-<#if p.charts.ranks??>
-
-![${p.charts.ranks.title}](${p.charts.ranks.file?no_esc})
 </#if>
 <#if p.rankTable.rows?has_content>
 
@@ -104,7 +132,7 @@ Where the straggler holds the others up most (collective type, position in the s
 <#list p.headline.stats as s>
 | ${s.label} | ${s.mean} | ${s.median} | ${s.p90} | ${s.minRank} | ${s.maxRank} |
 </#list>
-<#if p.charts.steps??>
+<#if p.charts.steps?? && !(p.stepTime?? && p.stepTime.ranks?size <= 1)>
 
 ![${p.charts.steps.title}](${p.charts.steps.file?no_esc})
 </#if>
@@ -234,10 +262,30 @@ _Nothing to say for this phase: no GPU name, no known work, no model file._
 </#if>
 </#list>
 
-## Idle and host gaps
+## Idle time and the CPU side
 <#list view.phases as p>
 
 ### ${p.label}
+<#if p.stepTime?? && p.stepTime.syncs?has_content>
+
+Host syncs (per step, mean over ranks):
+
+| call | issued by | calls / step | ms in the calls | GPU idle caused, ms |
+|:---|:---|---:|---:|---:|
+<#list p.stepTime.syncs as s>
+| ${md.codeCell(s.call)} | ${md.codeCell(s.op)} | ${s.calls} | ${s.callMs} | ${s.idleMs} |
+</#list>
+</#if>
+<#if p.stepTime?? && p.stepTime.cpuOps?has_content>
+
+What the CPU ran while the GPU was idle (per step, mean over ranks; nested ops each count it):
+
+| op | kind | GPU idle under it, ms / step | calls / step |
+|:---|:---|---:|---:|
+<#list p.stepTime.cpuOps as o>
+| ${md.codeCell(o.name)} | ${o.kind} | ${o.idleMs} | ${o.calls} |
+</#list>
+</#if>
 
 | | ms / step |
 |:---|---:|

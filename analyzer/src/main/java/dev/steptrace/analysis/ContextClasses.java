@@ -1,14 +1,10 @@
 package dev.steptrace.analysis;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.steptrace.classify.Classification;
 import dev.steptrace.classify.Taxonomy;
+import dev.steptrace.common.BundledData;
 import dev.steptrace.store.Sql;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -97,18 +93,10 @@ final class ContextClasses {
     }
 
     private static List<CollectiveOp> loadCollectiveOps() {
-        try (InputStream in = ContextClasses.class.getResourceAsStream("collective-ops.yaml")) {
-            if (in == null) {
-                throw new IllegalStateException("missing resource collective-ops.yaml");
-            }
-            JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(in);
-            List<CollectiveOp> ops = new ArrayList<>();
-            for (JsonNode n : root.path("collectives")) {
-                ops.add(new CollectiveOp(n.path("type").asText(), n.path("match").asText()));
-            }
-            return List.copyOf(ops);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read resource collective-ops.yaml", e);
+        List<CollectiveOp> ops = new ArrayList<>();
+        for (JsonNode n : BundledData.yaml(ContextClasses.class, "collective-ops.yaml").path("collectives")) {
+            ops.add(new CollectiveOp(n.path("type").asText(), n.path("match").asText()));
         }
+        return List.copyOf(ops);
     }
 }

@@ -56,6 +56,7 @@ public final class ReportBuilder {
         Map<String, List<BottleneckReport.Straggler>> stragglers = Stragglers.summarize(analysis);
         Map<String, BottleneckReport.Overlap> overlap = OverlapMetrics.summarize(analysis);
         Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(analysis);
+        StepTimeSummary stepTime = StepTimeSummary.of(analysis);
         Map<String, BottleneckReport.PhaseSummary> phases = new LinkedHashMap<>();
         RooflineSummary roofline = RooflineSummary.of(analysis, rooflineInputs);
         for (String phase : Phase.IDS) {
@@ -64,7 +65,7 @@ public final class ReportBuilder {
                 continue;
             }
             phases.put(phase, new PhaseSummary(mean(perRank.values().stream().map(s -> (double) s.steps).toList()),
-                    analysis.stepSource().id(),
+                    analysis.stepSource().id(), stepTime.phase(phase),
                     acrossRanks(perRank, s -> s.kernel), acrossRanks(perRank, s -> s.span),
                     acrossRanks(perRank, s -> s.busy), acrossRanks(perRank, s -> s.hostGap),
                     acrossRanks(perRank, s -> s.compute),
@@ -82,7 +83,8 @@ public final class ReportBuilder {
                 RankPhaseStats s = stats.getOrDefault(phase, Map.of()).get(rank);
                 if (s != null) {
                     Map<Integer, Map<String, double[]>> one = Map.of(rank, subcats.get(phase).getOrDefault(rank, Map.of()));
-                    rp.put(phase, new RankPhase(s.steps, s.kernel, s.span, s.compute, s.wait, categories(one, 1)));
+                    rp.put(phase, new RankPhase(s.steps, stepTime.rank(phase, rank), s.kernel, s.span, s.compute, s.wait,
+                            categories(one, 1)));
                 }
             }
             ranks.add(new RankSummary(rank, rp));
@@ -314,9 +316,11 @@ public final class ReportBuilder {
         analysis.query("step-points", Map.of(), rs -> {
             long gap = rs.getLong(10);
             Double hostGap = rs.wasNull() ? null : gap / 1e6;
+            long stepNs = rs.getLong(11);
+            Double stepMs = rs.wasNull() ? null : stepNs / 1e6;
             out.add(new StepPoint(rs.getInt(3), rs.getString(4), rs.getInt(5), rs.getString(6),
                     rs.getLong(7) / 1e6, rs.getLong(8) / 1e6, rs.getLong(9) / 1e6, hostGap,
-                    cats.getOrDefault(rs.getInt(1) + "/" + rs.getInt(2), Map.of())));
+                    cats.getOrDefault(rs.getInt(1) + "/" + rs.getInt(2), Map.of()), stepMs));
         });
         return out;
     }

@@ -1,11 +1,7 @@
 package dev.steptrace.decide;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
+import dev.steptrace.common.BundledData;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -47,18 +43,11 @@ public record CaptureInterconnect(String interconnect, String evidence) {
     }
 
     private static List<Entry> load() {
-        try (InputStream in = CaptureInterconnect.class.getResourceAsStream("interconnects.yaml")) {
-            if (in == null) {
-                throw new IllegalStateException("missing resource interconnects.yaml");
-            }
-            List<Entry> out = new ArrayList<>();
-            for (JsonNode n : new ObjectMapper(new YAMLFactory()).readTree(in).path("devices")) {
-                out.add(new Entry(Pattern.compile(n.path("match").asText()), n.path("interconnect").asText(),
-                        n.path("source").asText()));
-            }
-            return List.copyOf(out);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read resource interconnects.yaml", e);
+        List<Entry> out = new ArrayList<>();
+        for (JsonNode n : BundledData.yaml(CaptureInterconnect.class, "interconnects.yaml").path("devices")) {
+            out.add(new Entry(Pattern.compile(n.path("match").asText()), n.path("interconnect").asText(),
+                    n.path("source").asText()));
         }
+        return List.copyOf(out);
     }
 }

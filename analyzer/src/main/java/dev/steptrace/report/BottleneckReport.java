@@ -34,18 +34,56 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
      *
      * @param steps steps per rank (mean over ranks)
      */
-    public record PhaseSummary(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep,
-                        Stat busyMsPerStep, Stat hostGapMsPerStep, Stat computeMsPerStep, List<CategoryShare> categories,
-                        List<TopKernel> topKernels, List<Straggler> stragglers, Overlap overlap, HostBound hostBound,
-                        PhaseRoofline roofline) {
+    public record PhaseSummary(double steps, String stepSource, StepTime stepTime, Stat kernelMsPerStep,
+                        Stat spanMsPerStep, Stat busyMsPerStep, Stat hostGapMsPerStep, Stat computeMsPerStep,
+                        List<CategoryShare> categories, List<TopKernel> topKernels, List<Straggler> stragglers,
+                        Overlap overlap, HostBound hostBound, PhaseRoofline roofline) {
         /** A phase without roofline figures. */
-        public PhaseSummary(double steps, String stepSource, Stat kernelMsPerStep, Stat spanMsPerStep, Stat busyMsPerStep,
-                     Stat hostGapMsPerStep, Stat computeMsPerStep, List<CategoryShare> categories,
-                     List<TopKernel> topKernels, List<Straggler> stragglers, Overlap overlap, HostBound hostBound) {
-            this(steps, stepSource, kernelMsPerStep, spanMsPerStep, busyMsPerStep, hostGapMsPerStep, computeMsPerStep,
-                    categories, topKernels, stragglers, overlap, hostBound, null);
+        public PhaseSummary(double steps, String stepSource, StepTime stepTime, Stat kernelMsPerStep,
+                     Stat spanMsPerStep, Stat busyMsPerStep, Stat hostGapMsPerStep, Stat computeMsPerStep,
+                     List<CategoryShare> categories, List<TopKernel> topKernels, List<Straggler> stragglers,
+                     Overlap overlap, HostBound hostBound) {
+            this(steps, stepSource, stepTime, kernelMsPerStep, spanMsPerStep, busyMsPerStep, hostGapMsPerStep,
+                    computeMsPerStep, categories, topKernels, stragglers, overlap, hostBound, null);
         }
     }
+
+    /**
+     * Where a phase's steps go (docs/reports.md, "Step time"): the wall time per step and the parts it is made
+     * of, summing to it, means over ranks; beside them the rank that sets the pace and its own parts.
+     *
+     * @param msPerStep     the step time: per rank the mean over its steps, then the mean over ranks
+     * @param stepMs        the step time's distribution (mean, median, p90 over each rank's steps, over ranks)
+     * @param paceRank      the rank whose own time makes the step: the most step time outside waits for other
+     *                      ranks at collectives (the only rank of a one-rank capture)
+     * @param paceReason    why that rank sets the pace, in words
+     * @param parts         the parts, largest first ({@code name}: a kernel category id, {@code comm_*}, {@code idle_*})
+     * @param paceParts     the pace rank's own parts, largest first
+     * @param commHiddenMsPerStep communication hidden under other work (counted in that work's parts)
+     * @param launchesPerStep     eager launch calls of the step's GPU work, per step
+     * @param graphLaunchesPerStep CUDA graph launches, per step
+     * @param hostSyncs     host-sync calls per step by the op that issued them, most idle caused first
+     * @param idleCpuOps    the CPU ops that ran while the GPU was idle, most idle time first
+     * @param finding       the largest part, its cause and what to do about it, in one sentence
+     */
+    public record StepTime(double msPerStep, Stat stepMs, Integer paceRank, String paceReason, List<PartShare> parts,
+                           List<PartShare> paceParts, double commHiddenMsPerStep, double launchesPerStep,
+                           double graphLaunchesPerStep, List<HostSync> hostSyncs, List<IdleCpuOp> idleCpuOps,
+                           String finding) {}
+
+    /** One part of the step time: {@code name} as the store's {@code step_time_parts.part}, ms per step, share of the step. */
+    public record PartShare(String name, String label, double msPerStep, double sharePct) {}
+
+    /**
+     * Host-sync calls of one kind issued by one op, per step (means over ranks).
+     *
+     * @param op            the CPU op around the call (innermost); null when the trace does not say
+     * @param idleMsPerStep GPU idle time they caused (part {@code idle_sync})
+     */
+    public record HostSync(String call, String op, double callsPerStep, double callMsPerStep, double idleMsPerStep) {}
+
+    /** A CPU op (or Python function) that ran while the GPU was idle: that idle time and its calls, per step. */
+    public record IdleCpuOp(String name, String kind, double idleMsPerStep, double callsPerStep) {}
 
     /**
      * Communication under other GPU work (docs/reports.md, "Overlap"), ms per step, means over ranks.
@@ -203,8 +241,11 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
      * @param computeMsPerStep kernel time minus the time its collectives spent waiting for other ranks
      * @param waitMsPerStep    that waiting time
      */
-    public record RankPhase(double steps, PerStep kernelMsPerStep, PerStep spanMsPerStep, PerStep computeMsPerStep,
-                            PerStep waitMsPerStep, List<CategoryShare> categories) {}
+    public record RankPhase(double steps, RankStepTime stepTime, PerStep kernelMsPerStep, PerStep spanMsPerStep,
+                            PerStep computeMsPerStep, PerStep waitMsPerStep, List<CategoryShare> categories) {}
+
+    /** One rank's step time in a phase: its distribution over the rank's steps, and its parts (largest first). */
+    public record RankStepTime(PerStep msPerStep, List<PartShare> parts) {}
 
     /** One rank's per-step distribution. */
     public record PerStep(Double mean, Double median, Double p90) {}

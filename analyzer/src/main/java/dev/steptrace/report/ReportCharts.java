@@ -3,9 +3,10 @@ package dev.steptrace.report;
 import dev.steptrace.common.OutputFiles;
 import dev.steptrace.common.Phase;
 import dev.steptrace.common.Stats;
+import dev.steptrace.common.StepPart;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
+import dev.steptrace.report.BottleneckReport.PartShare;
 import dev.steptrace.report.BottleneckReport.PhaseSummary;
-import dev.steptrace.report.BottleneckReport.RankPhase;
 import dev.steptrace.report.BottleneckReport.RankSummary;
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -40,9 +41,10 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * The report's charts, drawn with XChart from the model alone: per phase, the category shares (a
- * donut), kernel ms per step by category per rank (stacked bars, one per rank), and kernel ms per
- * step over the steps (the median over ranks and the min-max band around it, readable at 64 ranks).
- * Categories keep their category order and fixed color ({@link ReportCategories}).
+ * donut), each rank's step time by part (stacked bars, one per rank, idle time included), and step time
+ * and kernel time over the steps (medians over ranks, the kernel time's min-max band around it, readable
+ * at 64 ranks; y from 0). Categories keep their category order and fixed color ({@link ReportCategories}),
+ * step-time parts theirs ({@link StepTimeView#color}).
  *
  * <p>HTML embeds them as inline SVG ({@link #svg}); Markdown links PNG files ({@link #png}). Drawing
  * needs AWT in headless mode (set here unless the JVM was started with a choice) and at least one
@@ -82,6 +84,8 @@ public final class ReportCharts {
     /** The per-step chart's median line, and its min-max band (the same blue, translucent). */
     private static final Color MEDIAN = new Color(0x1f77b4);
     private static final Color BAND = new Color(0x1f, 0x77, 0xb4, 0x48);
+    /** The per-step chart's step-time line, above the kernel time. */
+    private static final Color STEP = new Color(0x33, 0x33, 0x33);
 
     private ReportCharts() {}
 
@@ -118,15 +122,15 @@ public final class ReportCharts {
                 charts.add(new ReportChart(phase + "-shares", phase, Kind.SHARES,
                         label + ": share of kernel time by category", shares(label, p)));
             }
-            CategoryChart ranks = ranks(label, phase, r.ranks());
+            CategoryChart ranks = rankStepTimes(label, phase, r.ranks());
             if (ranks != null) {
                 charts.add(new ReportChart(phase + "-ranks", phase, Kind.RANKS,
-                        label + ": kernel ms per step by category, per rank", ranks));
+                        label + ": step time per rank, by part (work, communication, waiting, idle)", ranks));
             }
             XYChart steps = steps(label, phase, content.steps());
             if (steps != null) {
                 charts.add(new ReportChart(phase + "-steps", phase, Kind.STEPS,
-                        label + ": kernel ms per step, median and range over ranks", steps));
+                        label + ": step time and kernel time per step, median and range over ranks", steps));
             }
             XYChart roofline = RooflineChart.of(label, p);
             if (roofline != null) {
@@ -163,31 +167,34 @@ public final class ReportCharts {
         return chart;
     }
 
-    static CategoryChart ranks(String phaseLabel, String phase, List<RankSummary> ranks) {
+    /**
+     * Each rank's step time as stacked bars of its parts (GPU work by category, exposed communication, waiting
+     * for other ranks, idle time by cause), so a rank that idles shows it; y from 0.
+     */
+    static CategoryChart rankStepTimes(String phaseLabel, String phase, List<RankSummary> ranks) {
         if (ranks == null) {
             return null;
         }
         List<RankSummary> withPhase = ranks.stream()
-                .filter(r -> r.phases() != null && r.phases().get(phase) != null)
+                .filter(r -> r.phases() != null && r.phases().get(phase) != null && r.phases().get(phase).stepTime() != null)
                 .sorted(Comparator.comparingInt(RankSummary::rank))
                 .toList();
         if (withPhase.isEmpty()) {
             return null;
         }
-        // Categories that have time on any rank, in category order (stacking bottom-up).
-        Map<String, String> categories = new TreeMap<>(Comparator.comparingInt(ReportCategories::order)
-                .thenComparing(Comparator.naturalOrder()));
+        // Parts with time on any rank, in the parts' order (stacking bottom-up: work, communication, idle).
+        Map<StepPart, String> parts = new TreeMap<>();
         for (RankSummary r : withPhase) {
-            for (CategoryShare c : nullSafe(r.phases().get(phase).categories())) {
-                categories.putIfAbsent(c.id(), ReportCategories.label(c.id(), c.label()));
+            for (PartShare p : nullSafe(r.phases().get(phase).stepTime().parts())) {
+                StepPart.of(p.name()).ifPresent(part -> parts.putIfAbsent(part, p.label()));
             }
         }
-        if (categories.isEmpty()) {
+        if (parts.isEmpty()) {
             return null;
         }
         List<String> xs = withPhase.stream().map(r -> Integer.toString(r.rank())).toList();
         CategoryChart chart = new CategoryChartBuilder().width(900).height(440)
-                .title(phaseLabel + ": kernel ms per step by category, per rank")
+                .title(phaseLabel + ": step time per rank")
                 .xAxisTitle("rank").yAxisTitle("ms per step").build();
         var s = chart.getStyler();
         style(s);
@@ -195,25 +202,23 @@ public final class ReportCharts {
         s.setOverlapped(false);
         s.setAvailableSpaceFill(withPhase.size() > 32 ? 0.95 : 0.7);
         s.setXAxisLabelRotation(withPhase.size() > 32 ? 90 : 0);
-        // A vertical legend on the right: eight category labels in one row do not fit the width.
         s.setLegendPosition(Styler.LegendPosition.OutsideE);
         s.setPlotGridVerticalLinesVisible(false);
         s.setYAxisDecimalPattern("0.##");
         s.setYAxisMin(0.0);
-        for (Map.Entry<String, String> cat : categories.entrySet()) {
+        for (Map.Entry<StepPart, String> part : parts.entrySet()) {
             List<Double> ys = new ArrayList<>(withPhase.size());
             for (RankSummary r : withPhase) {
-                RankPhase rp = r.phases().get(phase);
                 double v = 0;
-                for (CategoryShare c : nullSafe(rp.categories())) {
-                    if (c.id().equals(cat.getKey())) {
-                        v += c.msPerStep();
+                for (PartShare p : nullSafe(r.phases().get(phase).stepTime().parts())) {
+                    if (p.name().equals(part.getKey().id())) {
+                        v += p.msPerStep();
                     }
                 }
                 ys.add(v);
             }
-            chart.addSeries(ReportCategories.chartLabel(cat.getValue()), xs, ys)
-                    .setFillColor(ReportCategories.awtColor(cat.getKey()));
+            chart.addSeries(ReportCategories.chartLabel(part.getValue()), xs, ys)
+                    .setFillColor(StepTimeView.awtColor(part.getKey().id()));
         }
         return chart;
     }
@@ -222,12 +227,16 @@ public final class ReportCharts {
         if (steps == null) {
             return null;
         }
-        // Per step index: the kernel ms of every rank, sorted.
+        // Per step index: the kernel ms of every rank, sorted; the step time's median over ranks.
         Map<Integer, List<Double>> byIndex = new TreeMap<>();
+        Map<Integer, List<Double>> stepMs = new TreeMap<>();
         java.util.Set<Integer> ranks = new java.util.TreeSet<>();
         for (StepPoint sp : steps) {
             if (phase.equals(sp.phase())) {
                 byIndex.computeIfAbsent(sp.index(), k -> new ArrayList<>()).add(sp.kernelMs());
+                if (sp.stepMs() != null) {
+                    stepMs.computeIfAbsent(sp.index(), k -> new ArrayList<>()).add(sp.stepMs());
+                }
                 ranks.add(sp.rank());
             }
         }
@@ -236,14 +245,24 @@ public final class ReportCharts {
         }
         byIndex.values().forEach(java.util.Collections::sort);
         XYChart chart = new XYChartBuilder().width(900).height(400)
-                .title(phaseLabel + ": kernel ms per step")
-                .xAxisTitle("step (within the phase)").yAxisTitle("kernel ms").build();
+                .title(phaseLabel + (stepMs.isEmpty() ? ": kernel ms per step" : ": step time and kernel time per step"))
+                .xAxisTitle("step (within the phase)").yAxisTitle("ms").build();
         var s = chart.getStyler();
         style(s);
         s.setLegendPosition(Styler.LegendPosition.OutsideE);
         s.setXAxisDecimalPattern("0");
         s.setYAxisDecimalPattern("0.##");
+        s.setYAxisMin(0.0);
         List<Double> x = byIndex.keySet().stream().map(Integer::doubleValue).toList();
+        if (!stepMs.isEmpty()) {
+            List<Double> sx = stepMs.keySet().stream().map(Integer::doubleValue).toList();
+            XYSeries step = chart.addSeries(ranks.size() > 1 ? "step time (median)" : "step time", sx,
+                    stepMs.values().stream().map(v -> Stats.quantile(v, 0.5)).toList());
+            step.setLineColor(STEP);
+            step.setMarkerColor(STEP);
+            step.setMarker(SeriesMarkers.NONE);
+            step.setLineWidth(2f);
+        }
         List<Double> median = byIndex.values().stream().map(v -> Stats.quantile(v, 0.5)).toList();
         if (ranks.size() > 1) {
             // The spread across ranks as one band (the max forward, the min back), readable at any rank count.
@@ -260,7 +279,7 @@ public final class ReportCharts {
             band.setLineColor(BAND);
             band.setMarker(SeriesMarkers.NONE);
         }
-        XYSeries line = chart.addSeries(ranks.size() > 1 ? "median" : "rank " + ranks.iterator().next(), x, median);
+        XYSeries line = chart.addSeries(ranks.size() > 1 ? "kernel time (median)" : "kernel time", x, median);
         line.setLineColor(MEDIAN);
         line.setMarkerColor(MEDIAN);
         line.setMarker(x.size() <= 60 ? SeriesMarkers.CIRCLE : SeriesMarkers.NONE);

@@ -28,7 +28,8 @@ import java.util.function.ToDoubleFunction;
  * {@code report} and {@code steps}, for users who want other numbers.
  *
  * @param phases       decode, prefill, mixed, unknown (those present), then any other id
- * @param mainPhase    the phase with the most kernel time (steps x kernel ms per step); "" with no phases
+ * @param mainPhase    the phase with the most time (steps x step time, or kernel time where the step time is
+ *                     unknown); "" with no phases
  * @param chartsNote   why charts are missing, or ""
  * @param longNames    kernel names shortened in tables, numbered ({@link KernelName#ref})
  */
@@ -47,7 +48,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
     public static final int SUB_SUMMARY = 3;
 
     /** One phase's sections, each a named part. */
-    public record PhaseView(String id, String label, String anchor, StepsView steps, Headline headline,
+    public record PhaseView(String id, String label, String anchor, StepsView steps, StepTimeView stepTime, Headline headline,
                             RankTable rankTable, StepTable stepTable, List<KernelRow> topKernels, IdleView idle,
                             StragglerView stragglers, OverlapView overlap, HostBoundView host, PhaseCharts charts,
                             RooflineView roofline) {}
@@ -147,7 +148,8 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                 continue;
             }
             phases.add(phase(id, p, r.ranks(), steps, names, charts, r.capture() == null ? null : r.capture().path()));
-            double time = p.steps() * (p.kernelMsPerStep() != null && p.kernelMsPerStep().mean() != null
+            double time = p.steps() * (p.stepTime() != null ? p.stepTime().msPerStep()
+                    : p.kernelMsPerStep() != null && p.kernelMsPerStep().mean() != null
                     ? p.kernelMsPerStep().mean() : sumMs(p.categories()));
             if (time > mainTime) {
                 mainTime = time;
@@ -260,7 +262,7 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
         StepsView stepsView = new StepsView(stepCount, stepCount + ("1".equals(stepCount) ? " step" : " steps"),
                 StepSource.labelOf(p.stepSource()), Fmt.text(p.stepSource()));
         return new PhaseView(id, Phase.labelOf(id), "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), stepsView,
-                headline(p, cats, steps), rankTable(id, p, cats, rankSummaries), stepTable(id, p, steps, capturePath),
+                StepTimeView.of(id, p.stepTime(), rankSummaries), headline(p, cats, steps), rankTable(id, p, cats, rankSummaries), stepTable(id, p, steps, capturePath),
                 topKernels(p, cats, names), idle(p, steps), StragglerView.of(p.stragglers()), OverlapView.of(p.overlap()),
                 HostBoundView.of(p.hostBound()),
                 new PhaseCharts(charts.get(id + "-shares"), charts.get(id + "-ranks"), charts.get(id + "-steps")),

@@ -7,10 +7,11 @@
 -- Reads:  names (store); t_steps, t_step_metrics, t_step_waits, t_step_overlap, t_step_host,
 --         t_step_categories, t_step_names, t_classes, t_ops_core, t_collectives, t_devices,
 --         t_collective_arrivals, t_launch_delays, t_graph_replays, t_kernel_work, t_launch_ops,
---         t_file_checks
--- Writes: steps, step_metrics, step_categories, step_kernels, kernel_classes, context_ops,
---         collective_instances, rank_devices, collective_arrivals, launch_delays, graph_replays,
---         kernel_work, op_shape_calls, file_checks (store)
+--         t_file_checks, t_step_times, t_step_time_parts, t_host_syncs, t_idle_cpu_ops
+-- Writes: steps, step_metrics, step_times, step_time_parts, host_syncs, idle_cpu_ops, step_categories,
+--         step_kernels, kernel_classes, context_ops, collective_instances, rank_devices,
+--         collective_arrivals, launch_delays, graph_replays, kernel_work, op_shape_calls, file_checks
+--         (store)
 -- Portability: getvariable, USING joins, GROUP BY ALL and :: casts are DuckDB's.
 
 INSERT INTO steps
@@ -24,6 +25,24 @@ SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR,
        o.comm_ns, o.hidden_ns, h.launch_wait_ns
 FROM t_step_metrics m JOIN t_step_waits w USING (file_id, step) JOIN t_step_overlap o USING (file_id, step)
 JOIN t_step_host h USING (file_id, step);
+
+INSERT INTO step_times
+SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, file_id, rank, step, phase, phase_index, start_ns, end_ns, step_ns,
+       launches, graph_launches
+FROM t_step_times;
+
+INSERT INTO step_time_parts
+SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, file_id, rank, step, phase, phase_index, part, ns
+FROM t_step_time_parts;
+
+INSERT INTO host_syncs
+SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, h.file_id, h.rank, h.step, h.phase, h.call, n.name, h.calls,
+       h.call_ns, h.idle_ns
+FROM t_host_syncs h LEFT JOIN names n ON n.file_id = h.file_id AND n.name_id = h.op_name_id;
+
+INSERT INTO idle_cpu_ops
+SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, i.file_id, i.rank, i.phase, i.kind, n.name, i.calls, i.idle_ns
+FROM t_idle_cpu_ops i JOIN names n USING (file_id, name_id);
 
 INSERT INTO step_categories
 SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, file_id, rank, step, phase, phase_index, category, subcategory, ns, ns / 1e6, calls

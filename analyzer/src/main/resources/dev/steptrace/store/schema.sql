@@ -242,6 +242,61 @@ CREATE TABLE IF NOT EXISTS step_metrics (
     launch_wait_ns BIGINT                   -- idle gaps that waited for the next launch (NULL: the file has no launch calls)
 );
 
+CREATE TABLE IF NOT EXISTS step_times (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    phase_index  INTEGER NOT NULL,
+    start_ns     BIGINT NOT NULL,           -- the step's window: its start (CPU start; graph replays and bursts: first GPU start)
+    end_ns       BIGINT NOT NULL,           -- the next step's start on the rank (the last step: its own end or its GPU end, the later)
+    step_ns      BIGINT NOT NULL,           -- end_ns - start_ns: the step time, which step_time_parts divides
+    launches     BIGINT NOT NULL,           -- eager launch calls of the step's GPU operations
+    graph_launches BIGINT NOT NULL          -- CUDA graph launches of the step's GPU operations
+);
+
+-- Each step's time as parts that sum to step_times.step_ns (docs/reports.md, "Step time"): GPU work by
+-- category, exposed communication (comm_wait, comm_allreduce, comm_other) and GPU idle by cause (idle_*).
+CREATE TABLE IF NOT EXISTS step_time_parts (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    phase_index  INTEGER NOT NULL,
+    part         VARCHAR NOT NULL,
+    ns           BIGINT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS host_syncs (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    call         VARCHAR NOT NULL,          -- cudaStreamSynchronize, cudaMemcpyAsync, ... (host-sync-calls.yaml)
+    op           VARCHAR,                   -- the CPU op that issued it (innermost, by external id; NULL: unknown)
+    calls        BIGINT NOT NULL,
+    call_ns      BIGINT NOT NULL,           -- time inside the calls
+    idle_ns      BIGINT NOT NULL            -- GPU idle time they caused (step_time_parts' idle_sync)
+);
+
+CREATE TABLE IF NOT EXISTS idle_cpu_ops (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    phase        VARCHAR NOT NULL,
+    kind         VARCHAR NOT NULL,          -- cpu_op | python_function
+    name         VARCHAR NOT NULL,
+    calls        BIGINT NOT NULL,           -- calls that ran while the GPU was idle in a step
+    idle_ns      BIGINT NOT NULL            -- GPU idle time inside steps while the op ran (inclusive: nested ops each count it)
+);
+
 CREATE TABLE IF NOT EXISTS step_categories (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,

@@ -64,7 +64,7 @@ final class DecisionFixtures {
             rankList.add(r);
         }
         Map<String, BottleneckReport.PhaseSummary> phases = new LinkedHashMap<>();
-        phases.put("decode", new BottleneckReport.PhaseSummary(steps, "vllm_annotation", stat(total), stat(spanMs),
+        phases.put("decode", new BottleneckReport.PhaseSummary(steps, "vllm_annotation", null, stat(total), stat(spanMs),
                 stat(total * 0.97), stat(hostGapMs), null, withShares, List.of(), null, null, null));
         List<BottleneckReport.Collective> collectives = new ArrayList<>();
         for (CategoryShare c : withShares) {

@@ -189,8 +189,10 @@ class HtmlReportWriterTest {
         while (refs.find()) {
             assertTrue(seen.contains(refs.group(1)), "dangling reference " + refs.group(1));
         }
-        assertTrue(html.contains("<title id=\"decode-ranks-title\">Decode: kernel ms per step by category, per rank</title>"));
-        assertTrue(html.contains("<title id=\"decode-steps-title\">Decode: kernel ms per step, median and range over ranks</title>"));
+        assertTrue(html.contains("<title id=\"decode-ranks-title\">Decode: step time per rank, by part (work, communication,"
+                + " waiting, idle)</title>"));
+        assertTrue(html.contains("<title id=\"decode-steps-title\">Decode: step time and kernel time per step, median and"
+                + " range over ranks</title>"));
     }
 
     @Test

@@ -1,20 +1,26 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.StepPart;
 import dev.steptrace.report.BottleneckReport.Capture;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.CategoryWait;
 import dev.steptrace.report.BottleneckReport.Collective;
 import dev.steptrace.report.BottleneckReport.HostBound;
+import dev.steptrace.report.BottleneckReport.HostSync;
+import dev.steptrace.report.BottleneckReport.IdleCpuOp;
 import dev.steptrace.report.BottleneckReport.LaunchDelay;
 import dev.steptrace.report.BottleneckReport.MessageBytes;
 import dev.steptrace.report.BottleneckReport.Overlap;
+import dev.steptrace.report.BottleneckReport.PartShare;
 import dev.steptrace.report.BottleneckReport.PartialFile;
 import dev.steptrace.report.BottleneckReport.PerStep;
 import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport.RankPhase;
 import dev.steptrace.report.BottleneckReport.RankSummary;
+import dev.steptrace.report.BottleneckReport.RankStepTime;
 import dev.steptrace.report.BottleneckReport.RankValue;
 import dev.steptrace.report.BottleneckReport.Stat;
+import dev.steptrace.report.BottleneckReport.StepTime;
 import dev.steptrace.report.BottleneckReport.Straggler;
 import dev.steptrace.report.BottleneckReport.StragglerSpot;
 import dev.steptrace.report.BottleneckReport.SubcategoryShare;
@@ -67,6 +73,41 @@ final class ReportFixtures {
      */
     private static final double[] RANK_WAIT = {0.62, 0.70, 0.58, 0.40, 0.61, 0.90, 0.05, 0.63};
 
+    /**
+     * Decode's step time, 25.00 ms: the kernel categories of {@link #DECODE} less the wait (3.10 ms of all-reduce
+     * time waits for the straggler, rank 6), plus 3.30 ms of GPU idle time. The parts sum to 25.00.
+     */
+    static StepTime decodeStepTime() {
+        Object[][] parts = {
+            {"comm_allreduce", 8.07}, {"attention", 3.32}, {"comm_wait", 3.10}, {"gemm", 2.90}, {"moe_gemm", 2.40},
+            {"idle_before", 1.50}, {"idle_after", 1.25}, {"routing", 0.99}, {"other", 0.92}, {"idle_other", 0.50},
+            {"idle_launch", 0.05},
+        };
+        List<PartShare> shares = new ArrayList<>();
+        for (Object[] p : parts) {
+            shares.add(new PartShare((String) p[0], StepPart.labelOf((String) p[0]), (double) p[1], 4 * (double) p[1]));
+        }
+        return new StepTime(25.0, new Stat(25.0, 24.9, 25.6, new RankValue(6, 24.95), new RankValue(5, 25.05)), 6,
+                "it waits least for the other ranks at collectives (0.05 ms per step; the most is 0.90 ms)", shares,
+                shares, 2.10, 312, 0,
+                List.of(new HostSync("cudaMemcpyAsync", "aten::_local_scalar_dense", 1, 0.02, 0.4)),
+                List.of(new IdleCpuOp("aten::_local_scalar_dense", "cpu_op", 0.4, 1)),
+                "Exposed all-reduce transfer takes 32.3% of the step (8.07 ms): overlapping it with compute hides it;"
+                        + " a faster interconnect shortens it.");
+    }
+
+    /** Prefill's step time, 82.00 ms: eager launches leave the GPU waiting 7.10 ms; the rest is its kernels. */
+    static StepTime prefillStepTime() {
+        List<PartShare> shares = List.of(
+                new PartShare("gemm", StepPart.labelOf("gemm"), 41.2, 100 * 41.2 / 82),
+                new PartShare("attention", StepPart.labelOf("attention"), 18.6, 100 * 18.6 / 82),
+                new PartShare("comm_allreduce", StepPart.labelOf("comm_allreduce"), 15.1, 100 * 15.1 / 82),
+                new PartShare("idle_launch", StepPart.labelOf("idle_launch"), 7.1, 100 * 7.1 / 82));
+        return new StepTime(82.0, new Stat(82.0, 82.0, 82.4, null, null), 0, "the only rank with prefill steps", shares,
+                shares, 0, 1464, 0, List.of(), List.of(), "The GPU is busy: Other GEMMs takes 50.2% of the step (41.20 ms);"
+                        + " idle time is 8.7% of the step, so faster Other GEMMs shorten it.");
+    }
+
     static ReportContent kimi() {
         Capture capture = new Capture("/data/traces/kimi-k2.5-int4-tp8/decode-bs1", "decode-bs1", "kineto", 8,
                 List.of(0, 1, 2, 3, 4, 5, 6, 7), 8,
@@ -74,7 +115,7 @@ final class ReportFixtures {
                 List.of(new PartialFile("rank7.pt.trace.json.gz", "truncated gzip at byte 1234567: kept 2104331 events before the cut")));
 
         Map<String, PhaseSummary> phases = new LinkedHashMap<>();
-        phases.put("decode", new PhaseSummary(DECODE_STEPS, "vllm_annotation",
+        phases.put("decode", new PhaseSummary(DECODE_STEPS, "vllm_annotation", decodeStepTime(),
                 new Stat(21.70, 21.68, 22.05, new RankValue(3, 21.41), new RankValue(5, 22.02)),
                 new Stat(24.31, 24.25, 24.90, new RankValue(3, 24.02), new RankValue(5, 24.66)),
                 new Stat(21.22, 21.20, 21.61, new RankValue(3, 20.93), new RankValue(5, 21.55)),
@@ -83,7 +124,7 @@ final class ReportFixtures {
                 new Overlap(11.17, 2.10, 9.07, 18.8),
                 new HostBound(0.90, 0.05, 0.85, 0.2, false, List.of(new LaunchDelay("memcpy", 1, 25.1, 21.7, 40.2)),
                         1, new PerStep(412.0, 398.5, 520.3))));
-        phases.put("prefill", new PhaseSummary(PREFILL_STEPS, "vllm_annotation",
+        phases.put("prefill", new PhaseSummary(PREFILL_STEPS, "vllm_annotation", prefillStepTime(),
                 new Stat(74.9, 74.9, 75.3, null, null),
                 new Stat(80.2, null, null, null, null),
                 new Stat(null, null, null, null, null),
@@ -112,11 +153,17 @@ final class ReportFixtures {
             }
             Map<String, RankPhase> rp = new LinkedHashMap<>();
             double w = RANK_WAIT[r];
-            rp.put("decode", new RankPhase(DECODE_STEPS, new PerStep(21.70 + d, 21.68 + d, 22.05 + d),
+            rp.put("decode", new RankPhase(DECODE_STEPS,
+                    new RankStepTime(new PerStep(25.0, 24.9, 25.6), List.of(
+                            new PartShare("comm_allreduce", StepPart.labelOf("comm_allreduce"), 8.07 + d, 100 * (8.07 + d) / 25),
+                            new PartShare("comm_wait", StepPart.labelOf("comm_wait"), w, 100 * w / 25),
+                            new PartShare("idle_before", StepPart.labelOf("idle_before"), 16.93 - d - w, 100 * (16.93 - d - w) / 25))),
+                    new PerStep(21.70 + d, 21.68 + d, 22.05 + d),
                     new PerStep(24.31 + d, 24.25 + d, 24.90 + d), new PerStep(21.70 + d - w, 21.68 + d - w, 22.05 + d - w),
                     new PerStep(w, w, w), cats));
             if (r != 7) { // rank 7's prefill steps were lost with the truncated file
-                rp.put("prefill", new RankPhase(PREFILL_STEPS, new PerStep(74.9, 74.9, 75.3), new PerStep(80.2, null, null),
+                rp.put("prefill", new RankPhase(PREFILL_STEPS,
+                        new RankStepTime(new PerStep(82.0, 82.0, 82.4), prefillStepTime().parts()), new PerStep(74.9, 74.9, 75.3), new PerStep(80.2, null, null),
                         null, null, categories(PREFILL)));
             }
             ranks.add(new RankSummary(r, rp));
@@ -191,12 +238,12 @@ final class ReportFixtures {
                 }
                 steps.add(new StepPoint(r, "decode", i, "execute_context_0(0)_generation_" + (i + 8) + "(" + (i + 8) + ")",
                         kernel, kernel * 1.12, kernel * 0.978, i == 0 ? null : 0.35 + 0.1 * ((i * 7 + r) % 4) + (i == 13 && r == 5 ? 1.9 : 0),
-                        cats));
+                        cats, 25.0 + 0.3 * Math.sin(i * 0.7) + (i == 13 ? 2.5 : 0)));
             }
             if (r != 7) {
                 for (int i = 0; i < PREFILL_STEPS; i++) {
                     steps.add(new StepPoint(r, "prefill", i, "execute_context_4(8192)_generation_0(0)", 74.9 + i * 0.4,
-                            80.2, 74.0, null, Map.of("gemm", 41.2, "attention", 18.6, "allreduce", 15.1)));
+                            80.2, 74.0, null, Map.of("gemm", 41.2, "attention", 18.6, "allreduce", 15.1), 82.0 + i * 0.4));
                 }
             }
         }
