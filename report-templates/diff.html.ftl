@@ -48,6 +48,20 @@
 </#list>
     </tbody>
   </table>
+<#if p.stepNote?has_content>
+  <p class="step-note">${p.stepNote}</p>
+</#if>
+<#if p.parts?has_content>
+  <table class="step-parts" id="step-parts-${p.id}" data-phase="${p.id}">
+    <caption>Where the step time moved: its parts (GPU work by category, exposed communication, waiting for other ranks, GPU idle by cause; docs/reports.md, "Step time"), largest change first.</caption>
+    <thead><tr><th>Part</th><th class="num">A ms / step</th><th class="num">B ms / step</th><th class="num">Δ ms</th><th class="num">Δ %</th><th class="num">95% interval of Δ</th><th class="num">noise floor</th><th></th></tr></thead>
+    <tbody>
+<#list p.parts as r>
+      <tr data-part="${r.id}"<#if r.significant> class="sig ${r.mark}"</#if>><td><@m.swatch r.color/>${r.label}</td><td class="num">${r.a}</td><td class="num">${r.b}</td><td class="num">${r.delta}</td><td class="num">${r.pct}</td><td class="num">${r.ci}</td><td class="num">${r.floor}</td><td><@mark r/></td></tr>
+</#list>
+    </tbody>
+  </table>
+</#if>
   <table class="headline" id="headline-${p.id}" data-phase="${p.id}">
     <caption>Kernel ms per step by category (mean over ranks), largest change first. Significant: the 95% interval excludes zero and the change exceeds the noise floor. Subcategories under each category.</caption>
     <thead><tr><th>Category</th><th class="num">A ms / step</th><th class="num">B ms / step</th><th class="num">Δ ms</th><th class="num">Δ %</th><th class="num">95% interval of Δ</th><th class="num">noise floor</th><th class="num">calls A → B</th><th></th></tr></thead>

@@ -23,6 +23,20 @@ _The captures have no phase in common, so there is nothing to compare._
 <#list p.headline as r>
 | ${r.label} | ${r.a} | ${r.b} | ${r.delta} | ${r.pct} | ${r.ci} | <@mark r/> |
 </#list>
+<#if p.stepNote?has_content>
+
+${p.stepNote}
+</#if>
+<#if p.parts?has_content>
+
+Where the step time moved: its parts, largest change first.
+
+| Part | A ms / step | B ms / step | Δ ms | Δ % | 95% interval of Δ | noise floor | |
+|:---|---:|---:|---:|---:|---:|---:|:---|
+<#list p.parts as r>
+| ${r.label} | ${r.a} | ${r.b} | ${r.delta} | ${r.pct} | ${r.ci} | ${r.floor} | <@mark r/> |
+</#list>
+</#if>
 
 Kernel ms per step by category (mean over ranks), largest change first; subcategories indented. Significant: the 95% interval excludes zero and the change exceeds the noise floor.
 

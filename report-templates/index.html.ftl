@@ -15,17 +15,18 @@
 <body>
 <header>
   <h1>steptrace reports: ${rows?size} captures</h1>
-  <p class="summary">One report per capture (per run: the rank files that belong together). Kernel time and the top
-  category are those of each capture's first phase (decode, else prefill, mixed, unknown).</p>
+  <p class="summary">One report per capture (per run: the rank files that belong together). The step time, its largest
+  part (which may be idle time or waiting), the rank that sets the pace, the kernel time and the top kernel category are
+  those of each capture's first phase (decode, else prefill, mixed, unknown).</p>
 </header>
 <main>
 <section id="captures">
   <div class="scroll">
   <table class="index">
-    <thead><tr><th>Capture</th><th>Ranks</th><th>Devices</th><th>Steps per rank</th><th>Phase</th><th class="num">Kernel ms / step</th><th>Top category</th><th class="num">Share</th><th class="num">Warnings</th></tr></thead>
+    <thead><tr><th>Capture</th><th>Ranks</th><th>Devices</th><th>Steps per rank</th><th>Phase</th><th class="num">Step ms</th><th>Largest part</th><th class="num">Share</th><th class="num">Pace rank</th><th class="num">Kernel ms / step</th><th>Top category</th><th class="num">Share</th><th class="num">Warnings</th></tr></thead>
     <tbody>
 <#list rows as r>
-      <tr><td><a href="${r.href}">${r.name}</a></td><td>${r.ranks}</td><td>${r.devices}</td><td>${r.phases}</td><td>${r.phase}</td><td class="num">${r.kernelMsPerStep}</td><td>${r.topCategory}</td><td class="num">${r.topShare}</td><td class="num">${r.warnings}</td></tr>
+      <tr><td><a href="${r.href}">${r.name}</a></td><td>${r.ranks}</td><td>${r.devices}</td><td>${r.phases}</td><td>${r.phase}</td><td class="num">${r.stepMsPerStep}</td><td>${r.topPart}</td><td class="num">${r.topPartShare}</td><td class="num">${r.paceRank}</td><td class="num">${r.kernelMsPerStep}</td><td>${r.topCategory}</td><td class="num">${r.topShare}</td><td class="num">${r.warnings}</td></tr>
 </#list>
     </tbody>
   </table>

@@ -29,9 +29,9 @@ for name in ${*:-$ORDER}; do
   echo "$name: exit $? in $((SECONDS - t0)) s" | tee -a "$OUT/logs/summary.txt"
   tail -n 3 "$OUT/logs/$name.log"
   if [ -n "${PACK_DIR:-}" ] && [ -d "$OUT/$name" ]; then
-    cp "$OUT/logs/$name.log" "$OUT/$name/capture.log"
+    cp "$OUT/logs/$name.log" "$OUT/$name/capture.log"; cp "$OUT/logs/gpu.txt" "$OUT/$name/gpu.txt"
     tar czf "$PACK_DIR/$name.tar.gz" -C "$OUT" "$name"
   fi
 done
-[ -n "${PACK_DIR:-}" ] && cp "$OUT/logs/summary.txt" "$OUT/logs/gpu.txt" "$PACK_DIR/" 2>/dev/null
+cat "$OUT/logs/summary.txt"
 ls -laR "$OUT" | grep -v '^total'

@@ -2,6 +2,7 @@ package dev.steptrace.analysis;
 
 import dev.steptrace.classify.Category;
 import dev.steptrace.common.Phase;
+import dev.steptrace.common.StepPart;
 import dev.steptrace.common.Stats;
 import dev.steptrace.report.BottleneckReport.Collective;
 import dev.steptrace.report.BottleneckReport.Warning;
@@ -14,6 +15,10 @@ import dev.steptrace.report.CaptureDiff.KernelDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import dev.steptrace.report.CaptureDiff.Side;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
+import dev.steptrace.report.CaptureDiff.PartDelta;
+import dev.steptrace.report.CaptureDiff.RankPair;
+import dev.steptrace.report.CaptureDiff.StepTimeDiff;
+import dev.steptrace.report.CaptureDiff.ValuePair;
 import dev.steptrace.report.CaptureDiff.Verdict;
 import dev.steptrace.report.CaptureDiff;
 import java.sql.SQLException;
@@ -115,11 +120,12 @@ public final class DiffBuilder {
                                 ? ", and with one step there is none: nothing is marked significant" : "")));
             }
             PhaseDiff pd = phase(phase, pa, pb, sa.report, sb.report);
-            if (pd.kernelMsPerStep().significant() && pd.spanMsPerStep().significant()
-                    && Math.signum(pd.kernelMsPerStep().deltaMs()) != Math.signum(pd.spanMsPerStep().deltaMs())) {
+            Delta step = pd.stepTime().change();
+            if (step.significant() && pd.kernelMsPerStep().significant()
+                    && Math.signum(pd.kernelMsPerStep().deltaMs()) != Math.signum(step.deltaMs())) {
                 warnings.add(new Warning("verdict_mixed", Phase.labelOf(phase) + ": kernel time per step moved "
-                        + direction(pd.kernelMsPerStep().deltaMs()) + " but the span " + direction(pd.spanMsPerStep().deltaMs())
-                        + "; the verdict follows the span (how long a step keeps the GPU)"));
+                        + direction(pd.kernelMsPerStep().deltaMs()) + " but the step time " + direction(step.deltaMs())
+                        + "; the verdict follows the step time (idle time, waits or overlap moved more than the kernels)"));
             }
             phases.put(phase, pd);
         }
@@ -146,6 +152,10 @@ public final class DiffBuilder {
         int[] stepsPerRank;
         double[] kernelMs;
         double[] spanMs;
+        /** Step time per cell (NaN where the analysis has none). */
+        double[] stepMs;
+        /** Step-time part to ms per cell. */
+        final Map<String, double[]> partMs = new TreeMap<>();
         /** "category" and "category/subcategory" to ms and calls per cell. */
         final Map<String, double[]> catMs = new TreeMap<>();
         final Map<String, double[]> catCalls = new TreeMap<>();
@@ -177,6 +187,7 @@ public final class DiffBuilder {
         side.report = report;
         Map<String, Map<Long, Integer>> cellOf = loadSteps(analysis, side);
         loadCategories(analysis, side, cellOf);
+        loadParts(analysis, side, cellOf);
         loadKernels(analysis, side, cellOf);
         return side;
     }
@@ -195,7 +206,9 @@ public final class DiffBuilder {
                     .add(new long[] {rs.getInt(2), rs.getInt(3), rs.getInt(4), rs.getInt(5)});
             long span = rs.getLong(7);
             double spanMs = rs.wasNull() ? Double.NaN : span / 1e6;
-            values.computeIfAbsent(phase, k -> new ArrayList<>()).add(new double[] {rs.getLong(6) / 1e6, spanMs});
+            long step = rs.getLong(8);
+            double stepMs = rs.wasNull() ? Double.NaN : step / 1e6;
+            values.computeIfAbsent(phase, k -> new ArrayList<>()).add(new double[] {rs.getLong(6) / 1e6, spanMs, stepMs});
         });
         for (Map.Entry<String, List<long[]>> e : rows.entrySet()) {
             List<long[]> cells = e.getValue();
@@ -219,6 +232,7 @@ public final class DiffBuilder {
             pd.stepsPerRank = new int[rankPos.size()];
             pd.kernelMs = new double[cells.size()];
             pd.spanMs = new double[cells.size()];
+            pd.stepMs = new double[cells.size()];
             Map<Long, Integer> cellIds = new HashMap<>();
             for (int c = 0; c < cells.size(); c++) {
                 long[] row = cells.get(c);
@@ -228,6 +242,7 @@ public final class DiffBuilder {
                 double[] v = values.get(e.getKey()).get(c);
                 pd.kernelMs[c] = v[0];
                 pd.spanMs[c] = v[1];
+                pd.stepMs[c] = v[2];
                 cellIds.put(key(row[0], row[1]), c);
             }
             pd.sample = new StepSample(rankOf, indexOf, rankPos.size(), indexPos.size());
@@ -252,6 +267,19 @@ public final class DiffBuilder {
                 pd.catMs.computeIfAbsent(k, x -> pd.zeros())[cell] += ms;
                 pd.catCalls.computeIfAbsent(k, x -> pd.zeros())[cell] += calls;
             }
+        });
+    }
+
+    /** Per cell, ms of each part of the step time. */
+    private static void loadParts(StoredAnalysis analysis, SideData side, Map<String, Map<Long, Integer>> cellOf)
+            throws SQLException {
+        analysis.query("diff-step-parts", Map.of(), rs -> {
+            PhaseData pd = side.phases.get(rs.getString(1));
+            Integer cell = cellOf.get(rs.getString(1)).get(key(rs.getInt(2), rs.getInt(3)));
+            if (pd == null || cell == null) {
+                return;
+            }
+            pd.partMs.computeIfAbsent(rs.getString(4), x -> pd.zeros())[cell] += rs.getLong(5) / 1e6;
         });
     }
 
@@ -306,6 +334,13 @@ public final class DiffBuilder {
         List<Quantity> quantities = new ArrayList<>();
         Quantity kernel = add(quantities, pa.kernelMs, pb.kernelMs);
         Quantity span = add(quantities, pa.spanMs, pb.spanMs);
+        Quantity step = add(quantities, pa.stepMs, pb.stepMs);
+        Set<String> partKeys = new TreeSet<>(pa.partMs.keySet());
+        partKeys.addAll(pb.partMs.keySet());
+        Map<String, Quantity> parts = new LinkedHashMap<>();
+        for (String k : partKeys) {
+            parts.put(k, add(quantities, pa.partMs.getOrDefault(k, pa.zeros()), pb.partMs.getOrDefault(k, pb.zeros())));
+        }
 
         Set<String> catKeys = new TreeSet<>(pa.catMs.keySet());
         catKeys.addAll(pb.catMs.keySet());
@@ -346,6 +381,21 @@ public final class DiffBuilder {
         double stepA = pa.estimate(pa.kernelMs);
         Delta kernelDelta = delta(stepA, pb.estimate(pb.kernelMs), kernel.ci, stepA);
         Delta spanDelta = delta(pa.estimate(pa.spanMs), pb.estimate(pb.spanMs), span.ci, stepA);
+        double wallA = pa.estimate(pa.stepMs);
+        Delta stepDelta = delta(wallA, pb.estimate(pb.stepMs), step.ci, wallA);
+        List<PartDelta> partDeltas = new ArrayList<>();
+        for (Map.Entry<String, Quantity> e : parts.entrySet()) {
+            double x = pa.partMs.containsKey(e.getKey()) ? pa.estimate(pa.partMs.get(e.getKey())) : 0;
+            double y = pb.partMs.containsKey(e.getKey()) ? pb.estimate(pb.partMs.get(e.getKey())) : 0;
+            Delta d = delta(x, y, e.getValue().ci, wallA);
+            partDeltas.add(new PartDelta(e.getKey(), StepPart.labelOf(e.getKey()), x, y, d.deltaMs(), d.deltaPct(),
+                    d.ci95Ms(), d.noiseFloorMs(), d.significant()));
+        }
+        partDeltas.sort(Comparator.comparingDouble((PartDelta x) -> -Math.abs(x.deltaMs())).thenComparing(PartDelta::name));
+        StepTimeDiff stepTime = new StepTimeDiff(stepDelta, partDeltas,
+                new RankPair(paceRank(ra, phase), paceRank(rb, phase)),
+                new RankPair(straggler(ra, phase), straggler(rb, phase)),
+                new ValuePair(hiddenPct(ra, phase), hiddenPct(rb, phase)));
 
         List<CategoryDelta> categories = new ArrayList<>();
         for (String k : catKeys) {
@@ -391,8 +441,8 @@ public final class DiffBuilder {
                     r.aCalls > 0 ? r.aMs / r.aCalls * 1000 : null, r.bCalls > 0 ? r.bMs / r.bCalls * 1000 : null));
         }
 
-        return new PhaseDiff(verdict(kernelDelta, spanDelta), mean(pa.stepsPerRank), mean(pb.stepsPerRank),
-                kernelDelta, spanDelta, categories, kernels, collectives(phase, ra, rb));
+        return new PhaseDiff(verdict(stepDelta, kernelDelta, spanDelta), mean(pa.stepsPerRank), mean(pb.stepsPerRank),
+                stepTime, kernelDelta, spanDelta, categories, kernels, collectives(phase, ra, rb));
     }
 
     private static final class KernelRow {
@@ -500,14 +550,40 @@ public final class DiffBuilder {
     }
 
     /**
-     * The phase's verdict: faster (slower) when kernel time or span per step is significantly lower
-     * (higher) and neither is significantly the other way; when they disagree, the span decides.
+     * The phase's verdict (docs/diff.md, "Verdict"): faster (slower) when the step time per step is significantly
+     * lower (higher), else no significant change. Where a side has no step time, from kernel time and span:
+     * faster (slower) when either is significantly lower (higher) and neither is significantly the other way;
+     * when they disagree, the span decides.
      */
-    static Verdict verdict(Delta kernel, Delta span) {
-        int k = kernel.significant() ? (int) Math.signum(kernel.deltaMs()) : 0;
-        int s = span.significant() ? (int) Math.signum(span.deltaMs()) : 0;
-        int v = s != 0 ? s : k;
+    static Verdict verdict(Delta step, Delta kernel, Delta span) {
+        int v;
+        if (step.deltaMs() != null) {
+            v = step.significant() ? (int) Math.signum(step.deltaMs()) : 0;
+        } else {
+            int k = kernel.significant() ? (int) Math.signum(kernel.deltaMs()) : 0;
+            int s = span.significant() ? (int) Math.signum(span.deltaMs()) : 0;
+            v = s != 0 ? s : k;
+        }
         return v < 0 ? Verdict.FASTER : v > 0 ? Verdict.SLOWER : Verdict.NO_SIGNIFICANT_CHANGE;
+    }
+
+    private static Integer paceRank(BottleneckReport r, String phase) {
+        BottleneckReport.PhaseSummary p = r.phases().get(phase);
+        return p == null || p.stepTime() == null ? null : p.stepTime().paceRank();
+    }
+
+    private static Integer straggler(BottleneckReport r, String phase) {
+        BottleneckReport.PhaseSummary p = r.phases().get(phase);
+        if (p == null || p.stragglers() == null) {
+            return null;
+        }
+        return p.stragglers().stream().filter(BottleneckReport.Straggler::straggler).map(BottleneckReport.Straggler::rank)
+                .findFirst().orElse(null);
+    }
+
+    private static Double hiddenPct(BottleneckReport r, String phase) {
+        BottleneckReport.PhaseSummary p = r.phases().get(phase);
+        return p == null || p.overlap() == null ? null : p.overlap().hiddenPct();
     }
 
     private static List<CollectiveDelta> collectives(String phase, BottleneckReport ra, BottleneckReport rb) {

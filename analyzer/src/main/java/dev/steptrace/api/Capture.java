@@ -8,9 +8,11 @@ import dev.steptrace.common.Messages;
 import dev.steptrace.common.Phase;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.Collective;
+import dev.steptrace.report.BottleneckReport.PartShare;
 import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport.RankPhase;
 import dev.steptrace.report.BottleneckReport.RankSummary;
+import dev.steptrace.report.BottleneckReport.StepTime;
 import dev.steptrace.report.BottleneckReport.SubcategoryShare;
 import dev.steptrace.report.BottleneckReport.TopKernel;
 import dev.steptrace.report.BottleneckReport.Warning;
@@ -300,9 +302,10 @@ public final class Capture implements AutoCloseable {
     // ---- tables ----
 
     /**
-     * One row per phase: steps per rank and the per-step distributions of the report (means over ranks).
-     * Columns: phase, steps, step_source, kernel_ms_mean, kernel_ms_median, kernel_ms_p90, span_ms_mean,
-     * busy_ms_mean, host_gap_ms_mean.
+     * One row per phase: steps per rank, the step time (docs/reports.md, "Step time"), its largest part and the
+     * rank that sets the pace, and the per-step distributions of the report (means over ranks). Columns: phase,
+     * steps, step_source, step_ms_mean, largest_part, pace_rank, kernel_ms_mean, kernel_ms_median, kernel_ms_p90,
+     * span_ms_mean, busy_ms_mean, host_gap_ms_mean.
      *
      * @return the table
      */
@@ -310,6 +313,9 @@ public final class Capture implements AutoCloseable {
         StringColumn phase = StringColumn.create("phase");
         DoubleColumn steps = DoubleColumn.create("steps");
         StringColumn source = StringColumn.create("step_source");
+        DoubleColumn stepMs = DoubleColumn.create("step_ms_mean");
+        StringColumn largest = StringColumn.create("largest_part");
+        IntColumn pace = IntColumn.create("pace_rank");
         DoubleColumn kMean = DoubleColumn.create("kernel_ms_mean");
         DoubleColumn kMedian = DoubleColumn.create("kernel_ms_median");
         DoubleColumn kP90 = DoubleColumn.create("kernel_ms_p90");
@@ -320,6 +326,14 @@ public final class Capture implements AutoCloseable {
             phase.append(id);
             steps.append(p.steps());
             source.append(p.stepSource());
+            StepTime t = p.stepTime();
+            append(stepMs, t == null ? null : t.msPerStep());
+            largest.append(t == null || t.parts().isEmpty() ? null : t.parts().get(0).name());
+            if (t == null || t.paceRank() == null) {
+                pace.appendMissing();
+            } else {
+                pace.append(t.paceRank());
+            }
             append(kMean, p.kernelMsPerStep().mean());
             append(kMedian, p.kernelMsPerStep().median());
             append(kP90, p.kernelMsPerStep().p90());
@@ -327,7 +341,67 @@ public final class Capture implements AutoCloseable {
             append(busy, p.busyMsPerStep().mean());
             append(gap, p.hostGapMsPerStep().mean());
         });
-        return TableReader.pretty(Table.create(name() + " summary", phase, steps, source, kMean, kMedian, kP90, span, busy, gap));
+        return TableReader.pretty(Table.create(name() + " summary", phase, steps, source, stepMs, largest, pace, kMean,
+                kMedian, kP90, span, busy, gap));
+    }
+
+    /**
+     * Where a phase's step goes, as report.json's {@code phases.PHASE.step_time.parts}: the parts of the step time
+     * (GPU work by category, exposed communication, waiting for other ranks, GPU idle by cause), ms per step
+     * (mean over ranks) and share of the step, largest first, beside the same of the rank that sets the pace.
+     * Columns: part, label, ms_per_step, share_pct, pace_rank_ms_per_step.
+     *
+     * @param phase the phase
+     * @return the table
+     */
+    public Table stepTime(String phase) {
+        StepTime t = phase(phase).stepTime();
+        StringColumn part = StringColumn.create("part");
+        StringColumn label = StringColumn.create("label");
+        DoubleColumn ms = DoubleColumn.create("ms_per_step");
+        DoubleColumn share = DoubleColumn.create("share_pct");
+        DoubleColumn pace = DoubleColumn.create("pace_rank_ms_per_step");
+        if (t != null) {
+            for (PartShare p : t.parts()) {
+                part.append(p.name());
+                label.append(p.label());
+                ms.append(p.msPerStep());
+                share.append(p.sharePct());
+                pace.append(t.paceParts().stream().filter(x -> x.name().equals(p.name()))
+                        .mapToDouble(PartShare::msPerStep).sum());
+            }
+        }
+        return TableReader.pretty(Table.create(name() + " " + phase + " step time", part, label, ms, share, pace));
+    }
+
+    /**
+     * Each rank's step time in a phase by part, as report.json's {@code ranks[].phases.PHASE.step_time}: a rank
+     * that idles shows it here whatever the mean. Columns: rank, step_ms, part, ms_per_step, share_pct.
+     *
+     * @param phase the phase
+     * @return the table
+     */
+    public Table rankStepTime(String phase) {
+        phase(phase);
+        IntColumn rank = IntColumn.create("rank");
+        DoubleColumn step = DoubleColumn.create("step_ms");
+        StringColumn part = StringColumn.create("part");
+        DoubleColumn ms = DoubleColumn.create("ms_per_step");
+        DoubleColumn share = DoubleColumn.create("share_pct");
+        for (RankSummary r : report().ranks()) {
+            RankPhase rp = r.phases().get(phase);
+            if (rp == null || rp.stepTime() == null) {
+                continue;
+            }
+            for (PartShare p : rp.stepTime().parts()) {
+                rank.append(r.rank());
+                append(step, rp.stepTime().msPerStep().mean());
+                part.append(p.name());
+                ms.append(p.msPerStep());
+                share.append(p.sharePct());
+            }
+        }
+        return TableReader.pretty(Table.create(name() + " " + phase + " step time per rank", rank, step, part, ms, share));
     }
 
     /**

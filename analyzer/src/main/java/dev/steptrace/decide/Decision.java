@@ -89,7 +89,7 @@ public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef sc
     /**
      * The phase's steps.
      *
-     * @param stepMs       kernel ms per step (what shares and speedups are of)
+     * @param stepMs       the step time (kernel ms per step without one): what shares and speedups are of
      * @param stepPeriodMs GPU span plus the host gap before the step: the time a sequence waits per token
      */
     public record StepFacts(double steps, int ranks, double stepMs, Double stepPeriodMs, Double tokensPerSecPerSeq) {}

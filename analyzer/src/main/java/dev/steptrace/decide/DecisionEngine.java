@@ -43,6 +43,8 @@ public final class DecisionEngine {
     private final PhaseSummary phase;
     private final String capSrc;
     private final double step;
+    /** What {@link #step} is: the step time, or the kernel time where the analysis has no step time. */
+    private final String stepLabel;
     private final Integer batch;
     private final String batchSource;
     private final String tf;
@@ -59,7 +61,11 @@ public final class DecisionEngine {
                     + " (phases in it: " + (report.phases().isEmpty() ? "none" : String.join(", ", report.phases().keySet()))
                     + "); " + scenario.source() + " asks about " + q.phase() + " (question.phase)");
         }
-        this.step = phase.kernelMsPerStep().mean();
+        // The step time where the analysis has it (docs/reports.md, "Step time"): a tax's share and a projected
+        // speedup are of the whole step, idle time and waits included, not of its kernels alone.
+        boolean stepTime = phase.stepTime() != null && phase.stepTime().msPerStep() > 0;
+        this.step = stepTime ? phase.stepTime().msPerStep() : phase.kernelMsPerStep().mean();
+        this.stepLabel = stepTime ? "step time" : "kernel ms per step";
         this.capSrc = "capture " + cap.name() + ", " + q.phase() + " (" + Fmt.count(phase.steps()) + " steps per rank, ranks "
                 + Fmt.ranks(cap.ranks()) + ", mean over ranks)";
         if (captureBatch.batch() != null) {
@@ -187,7 +193,7 @@ public final class DecisionEngine {
         Scenario.Effect e = o.effect();
         String f = o.field() + ".effect";
         Part target = part(e.category() != null ? e.category() : q.tax());
-        StringBuilder d = new StringBuilder(Fmt.ms(step) + " ms (kernel ms per step)");
+        StringBuilder d = new StringBuilder(Fmt.ms(step) + " ms (" + stepLabel + ")");
         double delta = 0;
         boolean bound = false;
         String missing = null;
@@ -450,7 +456,9 @@ public final class DecisionEngine {
                 ? phase.spanMsPerStep().mean() + phase.hostGapMsPerStep().mean() : null;
 
         Map<String, String> src = new LinkedHashMap<>();
-        src.put("step_ms", capSrc + ": kernel ms per step (sum of kernel durations)");
+        src.put("step_ms", capSrc + (stepLabel.equals("step time")
+                ? ": step time (a step's start to the next one's, docs/reports.md \"Step time\")"
+                : ": kernel ms per step (sum of kernel durations)"));
         src.put("step_period_ms", period == null ? "n/a: the capture has no span or host gap for " + q.phase()
                 : capSrc + ": GPU span per step + host gap before it");
         src.put("tokens_per_sec_per_seq", period == null ? "n/a" : "1000 / step_period_ms (one token per sequence per step)");
@@ -615,7 +623,7 @@ public final class DecisionEngine {
         return phase;
     }
 
-    /** Kernel ms per step in the question's phase (what shares and speedups are of). */
+    /** The step time in the question's phase, or its kernel time where there is none (what shares and speedups are of). */
     double stepMs() {
         return step;
     }

@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.steptrace.common.Labelled;
 import dev.steptrace.report.BottleneckReport.PartialFile;
 import dev.steptrace.report.BottleneckReport.Tool;
@@ -66,11 +67,30 @@ public record CaptureDiff(String schema, Tool tool, Side a, Side b, Method metho
                          double noiseFloorMinMs, String kernelNames) {}
 
     /**
-     * One phase. {@code verdict}: from the kernel time and span per step (docs/diff.md, "Verdict").
+     * One phase. {@code verdict}: from the step time (docs/diff.md, "Verdict"); from the kernel time and span per
+     * step where a side has no step time.
      */
-    public record PhaseDiff(Verdict verdict, double stepsA, double stepsB, Delta kernelMsPerStep, Delta spanMsPerStep,
-                            List<CategoryDelta> categories, List<KernelDelta> kernels,
+    public record PhaseDiff(Verdict verdict, double stepsA, double stepsB, StepTimeDiff stepTime, Delta kernelMsPerStep,
+                            Delta spanMsPerStep, List<CategoryDelta> categories, List<KernelDelta> kernels,
                             List<CollectiveDelta> collectives) {}
+
+    /**
+     * The step time in A and B with its change and interval (the fields of a {@link Delta}), the parts that
+     * moved (largest change first), the rank that sets the pace and the straggler on each side, and the share
+     * of communication hidden under other work.
+     */
+    public record StepTimeDiff(@JsonUnwrapped Delta change, List<PartDelta> parts, RankPair paceRank,
+                               RankPair straggler, ValuePair commHiddenPct) {}
+
+    /** A part of the step time ({@code name}: as the store's {@code step_time_parts.part}) in A and B. */
+    public record PartDelta(String name, String label, double aMsPerStep, double bMsPerStep, double deltaMs,
+                            Double deltaPct, List<Double> ci95Ms, double noiseFloorMs, boolean significant) {}
+
+    /** A rank on each side (null: none). */
+    public record RankPair(Integer a, Integer b) {}
+
+    /** A value on each side (null: none). */
+    public record ValuePair(Double a, Double b) {}
 
     /**
      * A per-step quantity in A and B (mean over ranks of each rank's mean over its steps), the change

@@ -34,7 +34,7 @@ public record DiffView(String title, String toolName, String toolVersion, String
     /** One phase. {@code verdictClass} is faster, slower or same (for styling). */
     public record PhaseView(String id, String label, String anchor, String verdict, String verdictLabel,
                             String verdictClass, String stepsA, String stepsB, List<DeltaRow> headline,
-                            List<DeltaRow> categories, List<KernelRow> kernels, List<CollectiveRow> collectives,
+                            List<DeltaRow> parts, String stepNote, List<DeltaRow> categories, List<KernelRow> kernels, List<CollectiveRow> collectives,
                             String significantCount, ChartRef barsChart, ChartRef deltasChart) {}
 
     /**
@@ -68,9 +68,10 @@ public record DiffView(String title, String toolName, String toolVersion, String
         for (Map.Entry<String, PhaseDiff> e : d.phases().entrySet()) {
             PhaseView pv = phase(e.getKey(), e.getValue(), names, charts);
             phases.add(pv);
-            Delta k = e.getValue().kernelMsPerStep();
-            summary.add(pv.label() + ": " + pv.verdictLabel() + " (kernel time per step " + signedMs(k.deltaMs())
-                    + " ms, " + signedPct(k.deltaPct()) + ")");
+            Delta t = e.getValue().stepTime() == null ? null : e.getValue().stepTime().change();
+            Delta k = t != null && t.deltaMs() != null ? t : e.getValue().kernelMsPerStep();
+            summary.add(pv.label() + ": " + pv.verdictLabel() + " (" + (k == t ? "step time " : "kernel time per step ")
+                    + signedMs(k.deltaMs()) + " ms, " + signedPct(k.deltaPct()) + ")");
         }
         List<WarningRow> warnings = new ArrayList<>();
         for (Warning w : nullSafe(d.warnings())) {
@@ -99,10 +100,22 @@ public record DiffView(String title, String toolName, String toolVersion, String
     }
 
     private static PhaseView phase(String id, PhaseDiff p, Names names, Map<String, ChartRef> charts) {
-        List<DeltaRow> headline = List.of(
-                row("kernel", "Kernel time per step", null, p.kernelMsPerStep(), null, null, List.of()),
-                row("span", "Span per step (first kernel start to last kernel end)", null, p.spanMsPerStep(), null, null,
-                        List.of()));
+        List<DeltaRow> headline = new ArrayList<>();
+        List<DeltaRow> parts = new ArrayList<>();
+        String stepNote = "";
+        if (p.stepTime() != null) {
+            headline.add(row("step", "Step time (its start to the next step's start)", null, p.stepTime().change(),
+                    null, null, List.of()));
+            for (CaptureDiff.PartDelta x : nullSafe(p.stepTime().parts())) {
+                parts.add(row(x.name(), Fmt.text(x.label()), StepTimeView.color(x.name()),
+                        new Delta(x.aMsPerStep(), x.bMsPerStep(), x.deltaMs(), x.deltaPct(), x.ci95Ms(), x.noiseFloorMs(),
+                                x.significant()), null, null, List.of()));
+            }
+            stepNote = stepNote(p.stepTime());
+        }
+        headline.add(row("kernel", "Kernel time per step", null, p.kernelMsPerStep(), null, null, List.of()));
+        headline.add(row("span", "Span per step (first kernel start to last kernel end)", null, p.spanMsPerStep(), null,
+                null, List.of()));
         List<DeltaRow> categories = new ArrayList<>();
         int significant = 0;
         for (CategoryDelta c : nullSafe(p.categories())) {
@@ -144,9 +157,37 @@ public record DiffView(String title, String toolName, String toolVersion, String
         String verdict = p.verdict().id();
         String verdictClass = p.verdict() == Verdict.NO_SIGNIFICANT_CHANGE ? "same" : verdict;
         return new PhaseView(id, Phase.labelOf(id), "phase-" + id.replaceAll("[^A-Za-z0-9_-]", "_"), verdict,
-                p.verdict().label(), verdictClass, Fmt.count(p.stepsA()), Fmt.count(p.stepsB()), headline, categories,
+                p.verdict().label(), verdictClass, Fmt.count(p.stepsA()), Fmt.count(p.stepsB()), headline, parts,
+                stepNote, categories,
                 kernels, collectives, Integer.toString(significant),
                 charts.get("diff-" + id + "-bars"), charts.get("diff-" + id + "-deltas"));
+    }
+
+    /** Who sets the pace and who straggles on each side, and the hidden share of communication, in a sentence. */
+    private static String stepNote(CaptureDiff.StepTimeDiff t) {
+        List<String> bits = new ArrayList<>();
+        CaptureDiff.RankPair pace = t.paceRank();
+        if (pace != null && pace.a() != null && pace.b() != null) {
+            bits.add(pace.a().equals(pace.b()) ? "rank " + pace.a() + " sets the pace in both"
+                    : "the rank that sets the pace moved from " + pace.a() + " to " + pace.b());
+        }
+        CaptureDiff.RankPair s = t.straggler();
+        if (s != null && !Objects.equals(s.a(), s.b())) {
+            bits.add(s.a() == null ? "rank " + s.b() + " became the straggler"
+                    : s.b() == null ? "rank " + s.a() + " is no longer the straggler"
+                    : "the straggler moved from rank " + s.a() + " to rank " + s.b());
+        } else if (s != null && s.a() != null) {
+            bits.add("rank " + s.a() + " is the straggler in both");
+        }
+        CaptureDiff.ValuePair h = t.commHiddenPct();
+        if (h != null && h.a() != null && h.b() != null && Math.abs(h.a() - h.b()) >= 0.05) {
+            bits.add("communication hidden under other work " + Fmt.pct(h.a()) + " → " + Fmt.pct(h.b()));
+        }
+        if (bits.isEmpty()) {
+            return "";
+        }
+        String text = String.join("; ", bits) + ".";
+        return Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 
     private static DeltaRow row(String id, String label, String color, Delta d, Double callsA, Double callsB,

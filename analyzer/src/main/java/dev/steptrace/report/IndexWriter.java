@@ -46,10 +46,12 @@ public final class IndexWriter {
     }
 
     /**
-     * One capture's row as the templates print it ({@code href}: the report's relative path, percent-encoded); kernel time and the top category are those of its
-     * first phase in report order (decode, prefill, mixed, unknown).
+     * One capture's row as the templates print it ({@code href}: the report's relative path, percent-encoded); the
+     * step time, its largest part, the pace rank, kernel time and the top category are those of its first phase in
+     * report order (decode, prefill, mixed, unknown).
      */
     public record Row(String name, String href, String ranks, String devices, String phases, String phase,
+                      String stepMsPerStep, String topPart, String topPartShare, String paceRank,
                       String kernelMsPerStep, String topCategory, String topShare, int warnings) {}
 
     static Row row(ReportIndex.Entry e) {
@@ -59,10 +61,14 @@ public final class IndexWriter {
         String first = e.phases().keySet().stream().findFirst().orElse(null);
         ReportIndex.PhaseRow p = first == null ? null : e.phases().get(first);
         ReportIndex.TopCategory top = p == null ? null : p.topCategory();
+        ReportIndex.TopPart part = p == null ? null : p.topPart();
         String ranks = Fmt.ranks(e.ranks()) + (e.worldSize() == null ? "" : " of " + e.worldSize());
         return new Row(e.name(), href(e.report()), ranks, e.devices() == null || e.devices().isEmpty() ? Fmt.NA
                 : String.join(", ", e.devices()), phases.length() == 0 ? "none" : phases.toString(),
-                Fmt.text(first), p == null ? Fmt.NA : Fmt.ms(p.kernelMsPerStep()), top == null ? Fmt.NA : top.label(),
+                Fmt.text(first), p == null ? Fmt.NA : Fmt.ms(p.stepMsPerStep()), part == null ? Fmt.NA : part.label(),
+                part == null ? Fmt.NA : Fmt.pct(part.sharePct()),
+                p == null || p.paceRank() == null ? Fmt.NA : p.paceRank().toString(),
+                p == null ? Fmt.NA : Fmt.ms(p.kernelMsPerStep()), top == null ? Fmt.NA : top.label(),
                 top == null ? Fmt.NA : Fmt.pct(top.sharePct()), e.warnings());
     }
 

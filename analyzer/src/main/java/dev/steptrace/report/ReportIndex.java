@@ -26,11 +26,18 @@ public record ReportIndex(String schema, BottleneckReport.Tool tool, List<Entry>
                         Integer worldSize, List<String> devices, Map<String, PhaseRow> phases, int warnings) {}
 
     /**
-     * A phase of a capture: steps per rank, mean kernel time per step, and the category with the most time.
+     * A phase of a capture: steps per rank, the step time and its largest part (docs/reports.md, "Step time"), the
+     * rank that sets the pace, mean kernel time per step, and the category with the most kernel time.
      *
-     * @param topCategory null when the phase has no kernel time
+     * @param stepMsPerStep null when the phase has no step time
+     * @param topPart       the step time's largest part (a kernel category, exposed communication or idle time);
+     *                      null without a step time
+     * @param topCategory   null when the phase has no kernel time
      */
-    public record PhaseRow(double steps, Double kernelMsPerStep, TopCategory topCategory) {}
+    public record PhaseRow(double steps, Double stepMsPerStep, TopPart topPart, Integer paceRank, Double kernelMsPerStep,
+                           TopCategory topCategory) {}
+
+    public record TopPart(String name, String label, double msPerStep, double sharePct) {}
 
     public record TopCategory(String id, String label, double msPerStep, double sharePct) {}
 
@@ -39,7 +46,11 @@ public record ReportIndex(String schema, BottleneckReport.Tool tool, List<Entry>
         Map<String, PhaseRow> phases = new LinkedHashMap<>();
         r.phases().forEach((id, p) -> {
             BottleneckReport.CategoryShare top = p.categories().isEmpty() ? null : p.categories().get(0);
-            phases.put(id, new PhaseRow(p.steps(), p.kernelMsPerStep().mean(),
+            BottleneckReport.StepTime t = p.stepTime();
+            BottleneckReport.PartShare part = t == null || t.parts().isEmpty() ? null : t.parts().get(0);
+            phases.put(id, new PhaseRow(p.steps(), t == null ? null : t.msPerStep(),
+                    part == null ? null : new TopPart(part.name(), part.label(), part.msPerStep(), part.sharePct()),
+                    t == null ? null : t.paceRank(), p.kernelMsPerStep().mean(),
                     top == null ? null : new TopCategory(top.id(), top.label(), top.msPerStep(), top.sharePct())));
         });
         BottleneckReport.Capture c = r.capture();

@@ -37,6 +37,7 @@ import java.util.TreeMap;
  *  "phases": {
  *    "decode": {"steps": 40, "annotation": "execute_context_0(0)_generation_1(1)", "cuda_graph": true,
  *      "kernel_ms_per_step": 21.70,           // kernels + memcpy, summed per step
+ *      "step_ms_per_step": 24.90,             // the step time: its annotation's start to the next step's
  *      "categories": [                         // category ids and order, categories with calls only
  *        {"id": "allreduce", "ms_per_step": 11.17, "calls_per_step": 127,
  *         "subcategories": {"custom": {"ms_per_step": ..., "calls_per_step": 122}, "nccl": {...}}}, ...],
@@ -141,6 +142,11 @@ public final class ExpectedWriter {
             kernelMs[i] = total / 1e6 / t.steps;
         }
         o.put("kernel_ms_per_step", mean(kernelMs));
+        double[] stepMs = new double[ranks.size()];
+        for (int i = 0; i < ranks.size(); i++) {
+            stepMs[i] = ranks.get(i).windowNs(phase) / 1e6 / ranks.get(i).phase(phase).steps;
+        }
+        o.put("step_ms_per_step", mean(stepMs));
 
         ArrayNode categories = o.putArray("categories");
         for (Category c : Category.values()) {

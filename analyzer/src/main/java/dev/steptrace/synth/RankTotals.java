@@ -32,6 +32,8 @@ public final class RankTotals {
         long launchWaitNs;
         long commNs;
         long hiddenNs;
+        /** Summed over the phase's steps but the rank's last: each step's window, its annotation's start to the next one's. */
+        long windowNs;
 
         public int steps() {
             return steps;
@@ -51,6 +53,10 @@ public final class RankTotals {
 
     private final int rank;
     private final Map<Phase, PhaseTotals> phases = new EnumMap<>(Phase.class);
+    /** The last step added: its phase, its annotation's start and the later of its annotation's and GPU work's ends. */
+    private PhaseTotals lastPhase;
+    private long lastStart;
+    private long lastOwnEnd;
 
     public RankTotals(int rank) {
         this.rank = rank;
@@ -67,6 +73,16 @@ public final class RankTotals {
         return phases.get(phase);
     }
 
+    /**
+     * The phase's step time summed over its steps (docs/reports.md, "Step time"): each step's window from its
+     * annotation's start to the next step's, the rank's last step to the later of its annotation's end and its
+     * last GPU operation's end.
+     */
+    long windowNs(Phase phase) {
+        PhaseTotals t = phases.get(phase);
+        return t.windowNs + (lastPhase == t ? lastOwnEnd - lastStart : 0);
+    }
+
     /** Adds one written step. */
     public void add(RankStep step) {
         PhaseTotals t = phases.get(step.phase());
@@ -76,6 +92,17 @@ public final class RankTotals {
             t.calls = new long[t.ns.length];
         }
         t.steps++;
+        RankStep.HostOp annotation = step.host(0);
+        if (lastPhase != null) {
+            lastPhase.windowNs += annotation.start - lastStart;
+        }
+        long gpuEnd = Long.MIN_VALUE;
+        for (int i = 0; i < step.gpuCount(); i++) {
+            gpuEnd = Math.max(gpuEnd, step.gpu(i).start + step.gpu(i).dur);
+        }
+        lastPhase = t;
+        lastStart = annotation.start;
+        lastOwnEnd = Math.max(annotation.start + annotation.dur, gpuEnd);
         sweep(step, t);
         for (int i = 0; i < step.gpuCount(); i++) {
             RankStep.GpuOp g = step.gpu(i);

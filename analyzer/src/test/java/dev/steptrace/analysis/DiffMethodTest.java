@@ -60,14 +60,26 @@ class DiffMethodTest {
     }
 
     @Test
-    void verdict() {
+    void verdictFollowsTheStepTime() {
         Delta faster = DiffBuilder.delta(40, 38, new double[] {-2.1, -1.9}, 40);
         Delta slower = DiffBuilder.delta(40, 42, new double[] {1.9, 2.1}, 40);
         Delta same = DiffBuilder.delta(40, 40.1, new double[] {-0.5, 0.7}, 40);
-        assertEquals(CaptureDiff.Verdict.FASTER, DiffBuilder.verdict(faster, faster));
-        assertEquals(CaptureDiff.Verdict.FASTER, DiffBuilder.verdict(faster, same), "kernel time down, span unchanged");
-        assertEquals(CaptureDiff.Verdict.SLOWER, DiffBuilder.verdict(same, slower));
-        assertEquals(CaptureDiff.Verdict.SLOWER, DiffBuilder.verdict(faster, slower), "the span decides when they disagree");
-        assertEquals(CaptureDiff.Verdict.NO_SIGNIFICANT_CHANGE, DiffBuilder.verdict(same, same));
+        assertEquals(CaptureDiff.Verdict.FASTER, DiffBuilder.verdict(faster, same, same), "step shorter, kernels unchanged");
+        assertEquals(CaptureDiff.Verdict.SLOWER, DiffBuilder.verdict(slower, faster, faster), "step longer, kernels faster");
+        assertEquals(CaptureDiff.Verdict.NO_SIGNIFICANT_CHANGE, DiffBuilder.verdict(same, faster, faster),
+                "faster kernels that do not shorten the step");
+    }
+
+    @Test
+    void withoutStepTimesKernelTimeAndSpanDecide() {
+        Delta faster = DiffBuilder.delta(40, 38, new double[] {-2.1, -1.9}, 40);
+        Delta slower = DiffBuilder.delta(40, 42, new double[] {1.9, 2.1}, 40);
+        Delta same = DiffBuilder.delta(40, 40.1, new double[] {-0.5, 0.7}, 40);
+        Delta none = DiffBuilder.delta(Double.NaN, Double.NaN, null, 40);
+        assertEquals(CaptureDiff.Verdict.FASTER, DiffBuilder.verdict(none, faster, faster));
+        assertEquals(CaptureDiff.Verdict.FASTER, DiffBuilder.verdict(none, faster, same), "kernel time down, span unchanged");
+        assertEquals(CaptureDiff.Verdict.SLOWER, DiffBuilder.verdict(none, same, slower));
+        assertEquals(CaptureDiff.Verdict.SLOWER, DiffBuilder.verdict(none, faster, slower), "the span decides when they disagree");
+        assertEquals(CaptureDiff.Verdict.NO_SIGNIFICANT_CHANGE, DiffBuilder.verdict(none, same, same));
     }
 }

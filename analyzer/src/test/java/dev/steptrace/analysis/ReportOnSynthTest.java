@@ -67,6 +67,26 @@ class ReportOnSynthTest {
     }
 
     @Test
+    void stepTimeIsTheGeneratorsAndItsPartsSumToIt() {
+        JsonNode t = report.at("/phases/decode/step_time");
+        double want = expected.at("/phases/decode/step_ms_per_step").asDouble();
+        assertEquals(want, t.get("ms_per_step").asDouble(), want * 1e-9, "the windows of the generator's annotations");
+        double parts = 0;
+        for (JsonNode p : t.get("parts")) {
+            parts += p.get("ms_per_step").asDouble();
+        }
+        assertEquals(t.get("ms_per_step").asDouble(), parts, want * 0.01);
+        for (JsonNode r : report.get("ranks")) {
+            JsonNode rt = r.at("/phases/decode/step_time");
+            double sum = 0;
+            for (JsonNode p : rt.get("parts")) {
+                sum += p.get("ms_per_step").asDouble();
+            }
+            assertEquals(rt.at("/ms_per_step/mean").asDouble(), sum, want * 0.01, "rank " + r.get("rank"));
+        }
+    }
+
+    @Test
     void topKernelRulesAreTheTaxonomysAndCategoriesTheGenerators() {
         Taxonomy taxonomy = Taxonomy.builtIn();
         Map<String, String> generated = new HashMap<>();

@@ -54,6 +54,20 @@ class DecideCommandTest {
         return d;
     }
 
+    /** The generator's decode ms per step: of a category, or (null) the step time. */
+    private static double truth(Path capture, String category) throws java.io.IOException {
+        JsonNode decode = JSON.readTree(capture.resolve("EXPECTED.json").toFile()).at("/phases/decode");
+        if (category == null) {
+            return decode.get("step_ms_per_step").asDouble();
+        }
+        for (JsonNode c : decode.get("categories")) {
+            if (c.get("id").asText().equals(category)) {
+                return c.get("ms_per_step").asDouble();
+            }
+        }
+        throw new AssertionError("no " + category + " in " + capture);
+    }
+
     private static JsonNode option(JsonNode d, String id) {
         for (JsonNode o : d.get("options")) {
             if (o.get("id").asText().equals(id)) {
@@ -72,8 +86,10 @@ class DecideCommandTest {
         JsonNode f = d.get("facts");
         assertEquals("allreduce", f.get("category").asText());
         assertEquals("decode", f.get("phase").asText());
-        assertEquals(2.06, f.get("amdahl_max_speedup").asDouble(), 0.02);
-        assertEquals(51.5, f.get("share_pct").asDouble(), 0.1);
+        // the tax's share of the step time, both from the generator's ground truth (EXPECTED.json)
+        double share = 100 * truth(batch16, "allreduce") / truth(batch16, null);
+        assertEquals(share, f.get("share_pct").asDouble(), 0.1);
+        assertEquals(1 / (1 - share / 100), f.get("amdahl_max_speedup").asDouble(), 0.02);
         assertEquals(127, f.get("calls_per_step").asDouble());
         assertEquals(11.17, f.get("ms_per_step").asDouble(), 0.03);
         assertEquals("unknown", f.get("regime").asText(), "CUDA-graph replays carry no message sizes");
@@ -93,9 +109,10 @@ class DecideCommandTest {
         // Every number names its source.
         f.get("sources").fields().forEachRemaining(e -> assertFalse(e.getValue().asText().isBlank(), e.getKey()));
         assertTrue(f.get("sources").get("ms_per_step").asText().contains("capture kimi-bs16, decode (5 steps per rank, ranks 0–7"));
+        String step = String.format(java.util.Locale.ROOT, "%.2f ms (step time)", truth(batch16, null));
         for (JsonNode o : d.get("options")) {
-            assertTrue(o.get("derivation").asText().startsWith("21.70 ms (kernel ms per step)")
-                    || o.get("derivation").asText().startsWith("(21.70 ms (kernel ms per step)"), o.get("derivation").asText());
+            assertTrue(o.get("derivation").asText().startsWith(step)
+                    || o.get("derivation").asText().startsWith("(" + step), o.get("derivation").asText());
         }
         for (String file : List.of("decision.html", "decision.md", "chart-decision-options.png")) {
             assertTrue(Files.isRegularFile(tmp.resolve("bs16").resolve(file)), file);
@@ -237,7 +254,10 @@ class DecideCommandTest {
         JsonNode d = decide(batch1, scenario.toString(), "pursue", "--format", "json,html");
         assertEquals("pursue", d.get("decision").asText());
         assertEquals("one_shot_allreduce", d.get("option").asText());
-        assertEquals(1.5, option(d, "one_shot_allreduce").get("projected_speedup").asDouble(), 0.02);
+        // the step less 65% of the all-reduce time (scale 0.35), from the generator's ground truth
+        double step = truth(batch1, null);
+        double tax = truth(batch1, "allreduce");
+        assertEquals(step / (step - 0.65 * tax), option(d, "one_shot_allreduce").get("projected_speedup").asDouble(), 0.02);
         assertEquals("custom-kernel", d.at("/scenario/id").asText());
         assertFalse(d.get("revisit_when").toString().contains("one_shot_allreduce"), "the pursued option needs no revisit");
         assertTrue(Files.isRegularFile(tmp.resolve("pursue").resolve("decision.html")));

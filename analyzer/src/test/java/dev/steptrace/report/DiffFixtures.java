@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.StepPart;
 import dev.steptrace.report.BottleneckReport.PartialFile;
 import dev.steptrace.report.BottleneckReport.Tool;
 import dev.steptrace.report.BottleneckReport.Warning;
@@ -9,9 +10,13 @@ import dev.steptrace.report.CaptureDiff.CollectiveSide;
 import dev.steptrace.report.CaptureDiff.Delta;
 import dev.steptrace.report.CaptureDiff.KernelDelta;
 import dev.steptrace.report.CaptureDiff.Method;
+import dev.steptrace.report.CaptureDiff.PartDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
+import dev.steptrace.report.CaptureDiff.RankPair;
 import dev.steptrace.report.CaptureDiff.Side;
+import dev.steptrace.report.CaptureDiff.StepTimeDiff;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
+import dev.steptrace.report.CaptureDiff.ValuePair;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,8 +56,18 @@ final class DiffFixtures {
                 new CollectiveSide(127, 88.0, 14336.0, 1.2, 0.44, 10.73),
                 new CollectiveSide(127, 70.1, 14336.0, 1.5, 0.30, 8.60), -17.9, -20.3, 0.3, -0.14, -2.13));
         Map<String, PhaseDiff> phases = new LinkedHashMap<>();
-        phases.put("decode", new PhaseDiff(CaptureDiff.Verdict.FASTER, 20, 20, kernel, span, decodeCats, kernels, collectives));
+        // Decode's step: 25.00 -> 22.60 ms; its exposed all-reduce transfer and waits shrank, the straggler moved.
+        StepTimeDiff decodeStep = new StepTimeDiff(delta(25.00, 22.60, new double[] {-2.55, -2.28}, true), List.of(
+                part("comm_allreduce", 8.07, 6.12, new double[] {-2.05, -1.86}, true),
+                part("comm_wait", 3.10, 2.66, new double[] {-0.52, -0.37}, true),
+                part("attention", 3.32, 3.36, new double[] {0.02, 0.06}, true),
+                part("idle_before", 1.50, 1.50, new double[] {-0.02, 0.02}, false)),
+                new RankPair(6, 3), new RankPair(6, null), new ValuePair(18.8, 24.0));
+        phases.put("decode", new PhaseDiff(CaptureDiff.Verdict.FASTER, 20, 20, decodeStep, kernel, span, decodeCats,
+                kernels, collectives));
         phases.put("prefill", new PhaseDiff(CaptureDiff.Verdict.NO_SIGNIFICANT_CHANGE, 1, 1,
+                new StepTimeDiff(delta(480.0, 474.0, null, false), List.of(), new RankPair(0, 0), new RankPair(null, null),
+                        new ValuePair(null, null)),
                 delta(465.0, 460.0, null, false), delta(470.0, 466.0, null, false),
                 List.of(cat("allreduce", 254.0, 250.0, null, false, 127, 127, List.of())), List.of(), List.of()));
         Side a = new Side("/data/kimi/nccl-simple", "nccl-simple", "kineto", 8, List.of(0, 1, 2, 3, 4, 5, 6, 7), 8,
@@ -70,6 +85,10 @@ final class DiffFixtures {
 
     private static Delta delta(double a, double b, double[] ci, boolean sig) {
         return new Delta(a, b, b - a, 100 * (b - a) / a, ci == null ? null : List.of(ci[0], ci[1]), 0.01 * a, sig);
+    }
+
+    private static PartDelta part(String id, double a, double b, double[] ci, boolean sig) {
+        return new PartDelta(id, StepPart.labelOf(id), a, b, b - a, 100 * (b - a) / a, List.of(ci[0], ci[1]), 0.01 * a, sig);
     }
 
     private static CategoryDelta cat(String id, double a, double b, double[] ci, boolean sig, double ca, double cb,
