@@ -1,6 +1,7 @@
 package dev.steptrace.report;
 
 import dev.steptrace.common.Phase;
+import dev.steptrace.common.StepPart;
 import dev.steptrace.report.CaptureDiff.CategoryDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import java.awt.BasicStroke;
@@ -22,7 +23,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * The diff's charts, per phase, drawn like the report's ({@link ReportCharts}: same styling, the
  * categories' fixed colors, inline SVG for HTML and PNG for Markdown): A and B side by side as stacked
- * bars of kernel ms per step by category, and each category's change B - A with its 95% interval.
+ * bars of their step time by part (of kernel ms per step by category where a side has no step time), and each
+ * category's change B - A with its 95% interval.
  */
 public final class DiffCharts {
     static {
@@ -44,8 +46,11 @@ public final class DiffCharts {
             if (cats.isEmpty()) {
                 continue;
             }
+            CaptureDiff.StepTimeDiff step = e.getValue().stepTime();
+            boolean parts = step != null && step.parts() != null && !step.parts().isEmpty();
             out.add(new DiffChart("diff-" + e.getKey() + "-bars", e.getKey(),
-                    label + ": kernel ms per step by category, A and B", bars(label, diff, cats)));
+                    label + (parts ? ": step time by part, A and B" : ": kernel ms per step by category, A and B"),
+                    parts ? stepBars(label, diff, step.parts()) : bars(label, diff, cats)));
             out.add(new DiffChart("diff-" + e.getKey() + "-deltas", e.getKey(),
                     label + ": change B − A per category, ms per step, with 95% intervals", deltas(label, cats)));
         }
@@ -69,6 +74,34 @@ public final class DiffCharts {
         for (CategoryDelta c : inSpecOrder(cats)) {
             chart.addSeries(ReportCategories.chartLabel(ReportCategories.label(c.id(), c.label())), xs,
                     List.of(c.aMsPerStep(), c.bMsPerStep())).setFillColor(ReportCategories.awtColor(c.id()));
+        }
+        return chart;
+    }
+
+    /**
+     * A and B's step time as stacked bars of its parts (work by category, exposed communication, waiting, idle),
+     * so each bar's height is the step time and its kernels are the lower part of it; y from 0.
+     */
+    static CategoryChart stepBars(String phaseLabel, CaptureDiff diff, List<CaptureDiff.PartDelta> parts) {
+        List<String> xs = List.of("A: " + shorten(diff.a().name()), "B: " + shorten(diff.b().name()));
+        CategoryChart chart = new CategoryChartBuilder().width(760).height(440)
+                .title(phaseLabel + ": step time by part")
+                .yAxisTitle("ms per step").build();
+        var s = chart.getStyler();
+        ReportCharts.style(s);
+        s.setStacked(true);
+        s.setOverlapped(false);
+        s.setAvailableSpaceFill(0.55);
+        s.setLegendPosition(Styler.LegendPosition.OutsideE);
+        s.setPlotGridVerticalLinesVisible(false);
+        s.setYAxisDecimalPattern("0.##");
+        s.setYAxisMin(0.0);
+        List<CaptureDiff.PartDelta> ordered = new ArrayList<>(parts);
+        ordered.sort(Comparator.comparingInt(
+                (CaptureDiff.PartDelta p) -> StepPart.of(p.name()).map(Enum::ordinal).orElse(StepPart.values().length)));
+        for (CaptureDiff.PartDelta p : ordered) {
+            chart.addSeries(ReportCategories.chartLabel(p.label()), xs, List.of(p.aMsPerStep(), p.bMsPerStep()))
+                    .setFillColor(StepTimeView.awtColor(p.name()));
         }
         return chart;
     }
