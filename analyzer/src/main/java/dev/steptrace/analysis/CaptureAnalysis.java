@@ -38,7 +38,7 @@ import java.util.Map;
  *       <td>per step: kernel, span, busy, idle, host gap; collective wait and compute; communication and
  *       the part of it under other work; idle waiting for launches (ns)</td><td>{@code step_metrics}</td></tr>
  *   <tr><td>{@code t_step_times}, {@code t_step_time_parts}</td><td>per step: its wall window on the rank, launches,
- *       and the parts it is made of, summing to it ({@link StepTime})</td><td>{@code step_times},
+ *       and the parts it is made of, summing to it ({@link StepTimeAnalysis})</td><td>{@code step_times},
  *       {@code step_time_parts}</td></tr>
  *   <tr><td>{@code t_host_syncs}, {@code t_idle_cpu_ops}</td><td>the host syncs of each step and the op that
  *       issued them; the CPU ops that ran while the GPU was idle</td><td>{@code host_syncs},
@@ -118,7 +118,7 @@ public final class CaptureAnalysis implements AutoCloseable {
             CollectiveMetrics.build(c);
             OverlapMetrics.build(c);
             HostBoundMetrics.build(c);
-            StepTime.build(c, source);
+            StepTimeAnalysis.build(c, source);
             KernelWork.build(c);
             SqlStage.load("80-file-checks").run(c, Map.of("graph_launches", StepSource.GRAPH_LAUNCHES));
             return new CaptureAnalysis(c, work, scope, key, source, (System.nanoTime() - t0) / 1e9, store.readOnly());

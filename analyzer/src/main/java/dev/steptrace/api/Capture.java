@@ -3,9 +3,12 @@ package dev.steptrace.api;
 import dev.steptrace.analysis.CaptureAnalysis;
 import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.ReportBuilder;
+import dev.steptrace.analysis.HostSyncCalls;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
 import dev.steptrace.common.Phase;
+import dev.steptrace.whatif.Changes;
+import dev.steptrace.whatif.WhatIf;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.Collective;
 import dev.steptrace.report.BottleneckReport.PartShare;
@@ -296,6 +299,23 @@ public final class Capture implements AutoCloseable {
         } catch (SQLException e) {
             throw SteptraceException.internal("writing the timeline of " + name() + " failed: "
                     + Messages.firstLine(e.getMessage()), e);
+        }
+    }
+
+    /**
+     * The step time per phase projected under {@code changes} (docs/whatif.md): the capture replayed as a graph of
+     * its dependencies, as captured and as changed, beside Amdahl's bound, with the critical paths before and after.
+     *
+     * @param changes what changes ({@link Changes#NONE}: the capture as it is)
+     * @param phase   one phase, or null for every phase
+     * @return per phase, in report order
+     */
+    public List<WhatIf.PhaseProjection> whatIf(Changes changes, String phase) {
+        open();
+        try {
+            return WhatIf.of(analysis, HostSyncCalls.NAMES, !changes.scaleKernels().isEmpty()).project(changes, phase);
+        } catch (SQLException e) {
+            throw SteptraceException.internal("projecting " + name() + " failed: " + Messages.firstLine(e.getMessage()), e);
         }
     }
 

@@ -118,6 +118,7 @@ public final class Main implements Runnable {
         m.put("report", ReportCommand::new);
         m.put("diff", DiffCommand::new);
         m.put("timeline", TimelineCommand::new);
+        m.put("whatif", WhatIfCommand::new);
         m.put("query", QueryCommand::new);
         m.put("export", ExportCommand::new);
         m.put("taxonomy", TaxonomyCommand::new);

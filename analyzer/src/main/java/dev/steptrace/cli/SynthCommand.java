@@ -83,6 +83,12 @@ public final class SynthCommand implements Callable<Integer> {
             description = "Run the collectives on a stream of their own, under the compute that follows them (as two-batch overlap does).")
     boolean commStream;
 
+    @Option(names = "--fixed-transfers",
+            description = "Collectives' transfers keep their nominal duration whatever the waits before them (as on"
+                    + " hardware): a straggler lengthens the step by its extra work. Default: the transfer shrinks by the"
+                    + " mean wait, so the presets' per-step means do not depend on the ranks' skew.")
+    boolean fixedTransfers;
+
     @Option(names = "--host-overhead", paramLabel = "FACTOR", defaultValue = "1",
             description = "Multiply the host's time per eager launch (op dispatch, launch call): from about 2 the eager"
                     + " decode step waits for the CPU (launch-bound; default: ${DEFAULT-VALUE}).")
@@ -213,7 +219,7 @@ public final class SynthCommand implements Callable<Integer> {
         }
         try {
             WorkloadConfig workload = new WorkloadConfig(p, ranks, batch, seed, factors, slowRanks, clockOffsets(cl),
-                    commStream, hostOverhead, layers);
+                    commStream, hostOverhead, layers, fixedTransfers);
             return new SynthConfig(workload, steps, prefillSteps, target, !noGzip, out, fmt);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());

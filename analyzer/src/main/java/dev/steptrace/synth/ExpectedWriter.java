@@ -92,6 +92,7 @@ public final class ExpectedWriter {
         ObjectNode slow = root.putObject("slow_ranks");
         config.slowRanks().forEach((r, f) -> slow.put(Integer.toString(r), f));
         root.put("comm_stream", config.commStream());
+        root.put("fixed_transfers", config.fixedTransfers());
         root.put("host_overhead", config.hostOverhead());
         root.put("format", format.id());
         ArrayNode fileNodes = root.putArray("files");

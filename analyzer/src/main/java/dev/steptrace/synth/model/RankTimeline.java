@@ -228,7 +228,8 @@ public final class RankTimeline {
             waits += last - arrival[r];
         }
         long target = Math.round(nominal * (1 + TRANSFER_JITTER * Noise.centered(noise.bits(Noise.COLLECTIVE, s, k, 0))));
-        long transfer = Math.max(target - Math.round((double) waits / n), Math.max(1, target / 4));
+        long transfer = config.fixedTransfers() ? target
+                : Math.max(target - Math.round((double) waits / n), Math.max(1, target / 4));
         for (int r = 0; r < n; r++) {
             dur[r] = last - arrival[r] + transfer;
         }

@@ -19,10 +19,13 @@ import java.util.TreeMap;
  * @param hostOverhead factor of the host's time per eager launch (op dispatch, launch call); 1 = as measured
  * @param layers       the model's first layers to run, 1 to {@link #MAX_LAYERS}: fewer make a small rank file (the
  *                     step's category times stay the preset's; each kernel takes a larger share)
+ * @param fixedTransfers a collective's transfer keeps its nominal duration whatever the waits before it (as on
+ *                     hardware; a straggler then lengthens the step by its extra work); else the transfer shrinks
+ *                     by the mean wait, so the presets' per-step means do not depend on the ranks' skew
  */
 public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales,
                              Map<Integer, Double> slowRanks, Map<Integer, Long> clockOffsets, boolean commStream,
-                             double hostOverhead, int layers) {
+                             double hostOverhead, int layers, boolean fixedTransfers) {
     public static final int MAX_RANKS = 1024;
     public static final int MAX_BATCH = 4096;
     /** The reference model's layers (docs/synth.md). */
@@ -69,7 +72,7 @@ public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map
      * clock (up to the few microseconds each is off by).
      */
     public WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales) {
-        this(preset, ranks, batch, seed, scales, Map.of(), Map.of(), false, 1, MAX_LAYERS);
+        this(preset, ranks, batch, seed, scales, Map.of(), Map.of(), false, 1, MAX_LAYERS, false);
     }
 
     /** The factor for a rank's compute kernel durations (1 unless slowed). */

@@ -1,12 +1,8 @@
 package dev.steptrace.analysis;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.steptrace.common.BundledData;
 import dev.steptrace.common.StepSource;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -15,17 +11,15 @@ import java.util.Map;
  * by cause, and stage {@code 66-step-time-waits} splits the communication into waiting for the slowest rank
  * and transfer, and finds what the CPU did meanwhile: the host syncs of
  * each step and the op that issued them, and the CPU ops that ran while the GPU was idle. Working tables
- * {@code t_step_times}, {@code t_step_time_parts}, {@code t_host_syncs}, {@code t_idle_cpu_ops}.
+ * {@code t_step_times}, {@code t_step_time_parts}, {@code t_host_syncs}, {@code t_idle_cpu_ops}; the host syncs are
+ * {@link HostSyncCalls}.
  */
-final class StepTime {
-    /** host-sync-calls.yaml: the calls that block the CPU until the GPU catches up. */
-    static final List<String> HOST_SYNC_CALLS = loadHostSyncCalls();
-
-    private StepTime() {}
+final class StepTimeAnalysis {
+    private StepTimeAnalysis() {}
 
     static void build(Connection c, StepSource source) throws SQLException {
         SqlStage.load("65-step-time").run(c, Map.of("gpu_anchored", gpuAnchored(source),
-                "host_syncs", HOST_SYNC_CALLS));
+                "host_syncs", HostSyncCalls.NAMES));
         SqlStage.run(c, "66-step-time-waits");
     }
 
@@ -37,11 +31,4 @@ final class StepTime {
         return source == StepSource.GRAPH_LAUNCH || source == StepSource.GAP;
     }
 
-    private static List<String> loadHostSyncCalls() {
-        List<String> names = new ArrayList<>();
-        for (JsonNode n : BundledData.yaml(StepTime.class, "host-sync-calls.yaml").path("calls")) {
-            names.add(n.path("name").asText());
-        }
-        return List.copyOf(names);
-    }
 }
