@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.common.OutputFiles;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
@@ -26,12 +27,15 @@ public final class DocumentOptions {
         return (formats == null || formats.isEmpty() ? EnumSet.allOf(Format.class) : formats).contains(f);
     }
 
-    /** {@code --out} for one document, its subdirectory when a run writes several, else the default. */
+    /**
+     * {@code --out} for one document, its subdirectory when a run writes several, else the default. The
+     * {@code name} comes from the store (a capture's): whatever it holds, the folder stays under the directory.
+     */
     Path dir(String name, int documents) {
         if (out == null) {
-            return Path.of(DEFAULT_OUT, name);
+            return Path.of(DEFAULT_OUT, OutputFiles.folderName(name));
         }
-        return documents > 1 ? out.resolve(name) : out;
+        return documents > 1 ? out.resolve(OutputFiles.folderName(name)) : out;
     }
 
     /** Where the index of several documents goes: beside their folders ({@link #dir} with several). */

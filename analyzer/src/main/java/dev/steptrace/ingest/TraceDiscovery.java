@@ -1,5 +1,6 @@
 package dev.steptrace.ingest;
 
+import dev.steptrace.common.FileKind;
 import dev.steptrace.common.Messages;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
@@ -84,10 +85,10 @@ public final class TraceDiscovery {
                 if (traces.containsKey(file) || exclude.contains(real) || isStoreFile(real)) {
                     continue;
                 }
-                String special = notRegular(real);
+                String special = FileKind.notRegular(real);
                 if (special != null) {
                     // Never opened: a FIFO would block the ingest, a device could be read for ever.
-                    skipped.add(Skipped.notATrace(file, special));
+                    skipped.add(Skipped.notATrace(file, special + ": not read"));
                     continue;
                 }
                 try {
@@ -117,30 +118,6 @@ public final class TraceDiscovery {
             return abs.toRealPath();
         }
         return parent.toRealPath().resolve(abs.getFileName());
-    }
-
-    /** Null for a regular file, else what it is (a FIFO, a device...). */
-    private static String notRegular(Path real) {
-        if (Files.isRegularFile(real)) {
-            return null;
-        }
-        try {
-            int type = (Integer) Files.getAttribute(real, "unix:mode") & 0170000;
-            switch (type) {
-                case 0010000:
-                    return "not a regular file (a FIFO): not read";
-                case 0020000:
-                case 0060000:
-                    return "not a regular file (a device): not read";
-                case 0140000:
-                    return "not a regular file (a socket): not read";
-                default:
-                    break;
-            }
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            // no unix view: the generic reason below
-        }
-        return "not a regular file: not read";
     }
 
     /**

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,6 +17,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.steptrace.common.FileKind;
 import dev.steptrace.common.Messages;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -111,6 +111,7 @@ public final class Store implements AutoCloseable {
     }
 
     private static Store open(Path abs, boolean readOnly) throws StoreException {
+        refuseNonDatabase(abs);
         try {
             if (!readOnly && abs.getParent() != null) {
                 Files.createDirectories(abs.getParent());
@@ -125,7 +126,7 @@ public final class Store implements AutoCloseable {
                         .resolve("steptrace-" + ProcessHandle.current().pid() + ".tmp").toString());
             }
             loadDuckDb();
-            DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + abs, props);
+            DuckDBConnection c = DuckDb.connect(abs, props);
             Store store = new Store(abs, c, readOnly);
             try {
                 store.migrate();
@@ -147,6 +148,36 @@ public final class Store implements AutoCloseable {
         } catch (IOException e) {
             throw new StoreException("cannot create the directory of the store " + abs + ": " + Messages.io(e), e);
         }
+    }
+
+    /**
+     * Refuses, before DuckDB opens it, a {@code --db} that is not a DuckDB database file: DuckDB would wait
+     * for ever on a FIFO, and open another engine's database (an SQLite file) through an extension.
+     */
+    private static void refuseNonDatabase(Path abs) throws StoreException {
+        String special = FileKind.notRegular(abs);
+        if (special != null) {
+            throw new StoreException(abs + " is " + special + ", not a DuckDB database: pass a store file as --db", null);
+        }
+        if (!Files.isReadable(abs)) {
+            return;   // a new store; or DuckDB says why it cannot read it
+        }
+        byte[] head = new byte[16];
+        int n = 0;
+        try (InputStream in = Files.newInputStream(abs)) {
+            n = in.readNBytes(head, 0, head.length);
+        } catch (IOException e) {
+            return;
+        }
+        // DuckDB's file header: an 8-byte checksum, then its magic bytes.
+        if (n >= 12 && new String(head, 8, 4, StandardCharsets.ISO_8859_1).equals("DUCK")) {
+            return;
+        }
+        String what = n == 0 ? "an empty file"
+                : new String(head, 0, n, StandardCharsets.ISO_8859_1).startsWith("SQLite format 3") ? "an SQLite database"
+                : "its first bytes are not a DuckDB database's";
+        throw new StoreException(abs + " is not a DuckDB database (" + what + "): it was left as it is; pass a"
+                + " steptrace store, or a new file, as --db", null);
     }
 
     private static boolean writable(Path abs) {

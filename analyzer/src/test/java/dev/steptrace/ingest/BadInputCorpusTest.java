@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.steptrace.store.DuckDb;
+import dev.steptrace.common.Messages;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.MainProcess;
@@ -31,6 +34,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -196,7 +201,9 @@ class BadInputCorpusTest {
         /** A process whose output or store directory is a full disk. */
         FULL_DISK,
         /** A process at a small heap: the launcher's, unless the recipe says. */
-        SMALL_HEAP
+        SMALL_HEAP,
+        /** A process whose home directory is the case's own {@code home}: what it writes there is seen. */
+        OWN_HOME
     }
 
     /** What a case's recipe built: the paths that fill the run's placeholders, and how it runs. */
@@ -207,7 +214,7 @@ class BadInputCorpusTest {
         /** The file whose status and reason the row states (the input itself unless a recipe says). */
         Path subject;
         final Path db;
-        final Path out;
+        Path out;
         /** The directory on a full disk, and how big that disk is. */
         Path full;
         String fullSize;
@@ -282,7 +289,7 @@ class BadInputCorpusTest {
             args.add("--db");
             args.add(s.db.toString());
         }
-        if (c.command().equals("ingest")) {
+        if (c.command().equals("ingest") && !c.status().equals("-")) {
             args.add("--json");
         }
         if (c.command().equals("ingest") || c.command().equals("report")) {
@@ -310,7 +317,7 @@ class BadInputCorpusTest {
         } else if (!c.reason().equals("-")) {
             String reason = file.path("reason").asText();
             assertTrue(reason.contains(c.reason()), () -> c + ": reason '" + reason + "'");
-            assertTrue(r.err().contains(s.subject.getFileName().toString() + ": " + reason),
+            assertTrue(r.err().contains(Messages.printable(s.subject.getFileName().toString()) + ": " + reason),
                     () -> c + ": stderr does not name the file with its reason\n" + r.describe());
         } else {
             assertTrue(file.path("reason").isNull(), () -> c + ": " + r.describe());
@@ -421,7 +428,7 @@ class BadInputCorpusTest {
                 s.after = r -> assertFalse(Files.exists(Path.of(s.db + ".wal")), "a read-only store got a WAL");
             }
             case "foreign-database" -> {
-                try (Connection db = DriverManager.getConnection("jdbc:duckdb:" + s.db);
+                try (Connection db = DuckDb.connect(s.db, new Properties());
                      Statement st = db.createStatement()) {
                     st.execute("CREATE TABLE files (a INTEGER)");
                     st.execute("CREATE TABLE mine (x INTEGER)");
@@ -470,6 +477,49 @@ class BadInputCorpusTest {
                 s.mode = Mode.SMALL_HEAP;
                 s.javaOptions = List.of("-Xmx64m", "-XX:+UseParallelGC");
             }
+            case "control-chars-in-paths", "control-chars-in-written-paths", "control-chars-in-timeline-path" -> {
+                Path named = Files.move(dir, s.root.resolve("capture\u001b[2J\u202e"));
+                s.input = named;
+                s.subject = named.resolve("not\u001b[31mjson.json");
+                Files.writeString(s.subject, "not a trace\n");
+                s.out = s.root.resolve("out\u001b[2J");
+                if (c.name().equals("control-chars-in-paths")) {
+                    // The per-file table names the capture (the directory) and the file.
+                    s.after = r -> assertTrue(r.out().contains("capture\\x1b[2J\\u202e/rank0.pt.trace.json"), r.describe());
+                }
+            }
+            case "sqlite-as-db" -> {
+                try (Connection lite = DriverManager.getConnection("jdbc:sqlite:" + s.db); Statement st = lite.createStatement()) {
+                    st.execute("CREATE TABLE files (a INTEGER)");
+                }
+                byte[] before = Files.readAllBytes(s.db);
+                Path home = Files.createDirectories(s.root.resolve("home"));
+                s.mode = Mode.OWN_HOME;
+                s.after = r -> {
+                    assertFalse(Files.exists(home.resolve(".duckdb")), "DuckDB went for an extension");
+                    assertSame(before, s.db);
+                };
+            }
+            case "fifo-as-db" -> exec("mkfifo", s.db.toString());
+            case "empty-file-as-db" -> {
+                Files.createFile(s.db);
+                s.after = r -> assertSame(new byte[0], s.db);
+            }
+            case "capture-names-leave-out" -> {
+                Files.move(base, Files.createDirectories(dir.resolve("a")).resolve("rank0.pt.trace.json"));
+                copy("base.json", Files.createDirectories(dir.resolve("b")).resolve("rank0.pt.trace.json"));
+                Cli.assertExit(0, Cli.ingestJson(s.db, dir));
+                try (Connection db = DuckDb.connect(s.db, new Properties()); Statement st = db.createStatement()) {
+                    assertEquals(1, st.executeUpdate("UPDATE captures SET name = '../../x' WHERE name = 'a'"));
+                    assertEquals(1, st.executeUpdate("UPDATE captures SET name = '..' WHERE name = 'b'"));
+                }
+                s.out = s.root.resolve("deep").resolve("out");
+                s.after = r -> {
+                    assertEquals(Set.of("..%2F..%2Fx", "%2E%2E", "index.json"), Set.of(s.out.toFile().list()), r.describe());
+                    assertFalse(Files.exists(s.root.resolve("x")), "written outside --out");
+                    assertEquals(List.of("out"), List.of(s.out.getParent().toFile().list()), "written beside --out");
+                };
+            }
             default -> fail("no recipe for the made case " + c + ": add one to " + getClass().getSimpleName());
         }
     }
@@ -502,6 +552,16 @@ class BadInputCorpusTest {
             w.write("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"");
             w.write("k".repeat(15_000_000));
             w.write("\", \"pid\": 0, \"tid\": 7, \"ts\": 1000, \"dur\": 1}\n]}\n");
+        }
+    }
+
+    /** The file holds exactly these bytes: left as it was. */
+    private static void assertSame(byte[] before, Path file) {
+        try {
+            assertArrayEquals(before, Files.readAllBytes(file), file + " changed");
+            assertFalse(Files.exists(Path.of(file + ".wal")), file + " got a WAL");
+        } catch (IOException e) {
+            fail(e);
         }
     }
 
@@ -549,6 +609,10 @@ class BadInputCorpusTest {
                 return process(cmd);
             case SMALL_HEAP:
                 return process(MainProcess.command(s.javaOptions, args));
+            case OWN_HOME:
+                Cli.Result home = MainProcess.run(MainProcess.command(List.of("-Duser.home=" + s.root.resolve("home")), args),
+                        Map.of("HOME", s.root.resolve("home").toString()));
+                return new Result(home.exit(), home.out(), home.err());
             default:
                 Assumptions.assumeTrue(TMPFS, "no tmpfs can be mounted here (it needs CAP_SYS_ADMIN): the full"
                         + " disk is not provoked; OutputFilesTest covers the atomic writes it relies on");
