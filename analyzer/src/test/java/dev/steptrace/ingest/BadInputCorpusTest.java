@@ -15,6 +15,8 @@ import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.MainProcess;
+import dev.steptrace.testsupport.NsysExport;
+import dev.steptrace.testsupport.NsysFixtures;
 import dev.steptrace.testsupport.Programs;
 import dev.steptrace.testsupport.StoreDb;
 import dev.steptrace.testsupport.TraceOracle;
@@ -519,6 +521,28 @@ class BadInputCorpusTest {
                     assertFalse(Files.exists(s.root.resolve("x")), "written outside --out");
                     assertEquals(List.of("out"), List.of(s.out.getParent().toFile().list()), "written beside --out");
                 };
+            }
+            case "nsys-text-in-integer-column" -> {
+                s.subject = dir.resolve("rank1.sqlite");
+                NsysFixtures.write(NsysFixtures.tensorParallelRank(1, true), NsysExport.Container.SQLITE, s.subject);
+                try (Connection lite = DriverManager.getConnection("jdbc:sqlite:" + s.subject); Statement st = lite.createStatement()) {
+                    assertEquals(1, st.executeUpdate("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'abc'"
+                            + " WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)"));
+                }
+            }
+            case "nsys-hot-wal", "nsys-wal-file" -> {
+                Path live = s.root.resolve("live.sqlite");
+                NsysFixtures.write(NsysFixtures.tensorParallelRank(1, true), NsysExport.Container.SQLITE, live);
+                Path copy = dir.resolve("rank1.sqlite");
+                try (Connection lite = DriverManager.getConnection("jdbc:sqlite:" + live); Statement st = lite.createStatement()) {
+                    st.execute("PRAGMA journal_mode = WAL");
+                    st.execute("PRAGMA wal_autocheckpoint = 0");
+                    st.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1");
+                    // Copied while open: the database file without the change, its log with it.
+                    Files.copy(live, copy);
+                    Files.copy(Path.of(live + "-wal"), Path.of(copy + "-wal"));
+                }
+                s.subject = c.name().equals("nsys-hot-wal") ? copy : Path.of(copy + "-wal");
             }
             default -> fail("no recipe for the made case " + c + ": add one to " + getClass().getSimpleName());
         }
