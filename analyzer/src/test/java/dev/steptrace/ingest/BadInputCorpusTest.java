@@ -213,6 +213,8 @@ class BadInputCorpusTest {
         /** The case's own directory. */
         final Path root;
         Path input;
+        /** A second input, where the run names {@code OTHER}. */
+        Path other;
         /** The file whose status and reason the row states (the input itself unless a recipe says). */
         Path subject;
         final Path db;
@@ -281,7 +283,7 @@ class BadInputCorpusTest {
     private List<String> args(Case c, Setup s) {
         List<String> args = new ArrayList<>();
         Map<String, String> placeholders = Map.of("IN", s.input.toString(), "OUT", s.out.toString(),
-                "FILE", s.root.resolve("a-file").toString());
+                "FILE", s.root.resolve("a-file").toString(), "OTHER", String.valueOf(s.other));
         for (String a : split(c.run())) {
             String word = placeholders.getOrDefault(a, a);
             // Inside SQL only the quoted form: IN is also a keyword.
@@ -543,6 +545,22 @@ class BadInputCorpusTest {
                     Files.copy(Path.of(live + "-wal"), Path.of(copy + "-wal"));
                 }
                 s.subject = c.name().equals("nsys-hot-wal") ? copy : Path.of(copy + "-wal");
+            }
+            case "diff-no-shared-phase" -> {
+                s.other = Files.createDirectories(s.root.resolve("decode")).resolve("rank0.pt.trace.json");
+                Files.writeString(s.other, new String(bytes("base.json"), StandardCharsets.UTF_8)
+                        .replace("ProfilerStep#2", "execute_context_0(0)_generation_1(1)"));
+                s.other = s.other.getParent();
+            }
+            case "scenario-subcategory-typo" -> {
+                String bundled;
+                try (InputStream in = BadInputCorpusTest.class.getResourceAsStream(
+                        "/dev/steptrace/decide/scenarios/pcie-allreduce-tax.yaml")) {
+                    bundled = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                }
+                assertTrue(bundled.contains("  tax: allreduce\n"), "the bundled scenario's tax moved");
+                // FILE: the scenario, where the run names it.
+                Files.writeString(s.root.resolve("a-file"), bundled.replace("  tax: allreduce\n", "  tax: allreduce/custon\n"));
             }
             default -> fail("no recipe for the made case " + c + ": add one to " + getClass().getSimpleName());
         }
