@@ -69,6 +69,9 @@ final class StepDetector {
         }
         phaseHints(c, names);
         SqlStage.run(c, "15-step-phases");
+        if (source != StepSource.GAP) {
+            SqlStage.run(c, "16-steps-past-partial-ends");
+        }
         return source;
     }
 

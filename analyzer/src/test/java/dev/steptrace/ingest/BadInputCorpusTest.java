@@ -32,6 +32,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,6 +45,7 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
@@ -561,6 +563,36 @@ class BadInputCorpusTest {
                 assertTrue(bundled.contains("  tax: allreduce\n"), "the bundled scenario's tax moved");
                 // FILE: the scenario, where the run names it.
                 Files.writeString(s.root.resolve("a-file"), bundled.replace("  tax: allreduce\n", "  tax: allreduce/custon\n"));
+            }
+            case "partial-rank-steps" -> {
+                Files.delete(base);
+                Path synth = s.root.resolve("synth");
+                Cli.assertExit(0, Cli.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "6",
+                        "--out", synth.toString(), "-q"));
+                for (Path f : Files.newDirectoryStream(synth, "*rank*.pt.trace.json.gz")) {
+                    byte[] json;
+                    try (InputStream in = new GZIPInputStream(Files.newInputStream(f))) {
+                        json = in.readAllBytes();
+                    }
+                    boolean cut = f.getFileName().toString().contains("rank1");
+                    Files.write(dir.resolve(cut ? "rank1.pt.trace.json" : "rank0.pt.trace.json"),
+                            cut ? Arrays.copyOf(json, json.length * 6 / 10) : json);
+                }
+                s.after = r -> {
+                    try {
+                        JsonNode report = JSON.readTree(s.out.resolve("report.json").toFile());
+                        JsonNode rank0 = report.at("/ranks/0/phases/decode");
+                        JsonNode rank1 = report.at("/ranks/1/phases/decode");
+                        assertEquals(6, rank0.path("steps").asInt(), "rank 0 has every step");
+                        assertTrue(rank1.path("steps").asInt() < 6, "rank 1's steps past its cut were counted: " + rank1);
+                        double mean0 = rank0.at("/kernel_ms_per_step/mean").asDouble();
+                        double mean1 = rank1.at("/kernel_ms_per_step/mean").asDouble();
+                        // Synth's steps are alike: the steps rank 1 has measure what rank 0's do.
+                        assertEquals(mean0, mean1, mean0 * 0.05, "rank 1's mean per step");
+                    } catch (IOException e) {
+                        fail(e);
+                    }
+                };
             }
             default -> fail("no recipe for the made case " + c + ": add one to " + getClass().getSimpleName());
         }
