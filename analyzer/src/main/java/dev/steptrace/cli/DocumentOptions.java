@@ -10,8 +10,6 @@ import picocli.CommandLine.Option;
 public final class DocumentOptions {
     public enum Format { html, md, json }
 
-    private static final String DEFAULT_OUT = "steptrace-out";
-
     @Option(names = "--out", paramLabel = "DIR",
             description = "Output directory (default: under steptrace-out/ in the working directory).")
     Path out;
@@ -33,13 +31,13 @@ public final class DocumentOptions {
      */
     Path dir(String name, int documents) {
         if (out == null) {
-            return Path.of(DEFAULT_OUT, OutputFiles.folderName(name));
+            return Path.of(OutputFiles.DEFAULT_DIR, OutputFiles.folderName(name));
         }
         return documents > 1 ? out.resolve(OutputFiles.folderName(name)) : out;
     }
 
     /** Where the index of several documents goes: beside their folders ({@link #dir} with several). */
     Path indexDir() {
-        return out == null ? Path.of(DEFAULT_OUT) : out;
+        return out == null ? Path.of(OutputFiles.DEFAULT_DIR) : out;
     }
 }

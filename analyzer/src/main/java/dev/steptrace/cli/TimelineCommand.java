@@ -78,7 +78,7 @@ public final class TimelineCommand implements Callable<Integer> {
             TimelineResult result;
             try (Capture c = st.capture(info.id(), analysisOptions)) {
                 if (out == null || Files.isDirectory(out)) {
-                    result = c.writeTimeline(out == null ? Path.of("steptrace-out", OutputFiles.folderName(info.name())) : out, options);
+                    result = c.writeTimeline(out == null ? Path.of(OutputFiles.DEFAULT_DIR, OutputFiles.folderName(info.name())) : out, options);
                 } else {
                     result = c.writeTimeline(out.toAbsolutePath().getParent(), out.getFileName().toString(), options);
                 }

@@ -23,6 +23,16 @@ import java.util.stream.Stream;
  * Also removes what an output replaces ({@link #deleteTree}).
  */
 public final class OutputFiles {
+    /**
+     * Where report, diff, decide and timeline write without {@code --out}, in the working directory; a folder
+     * of this name met inside an input directory is never read as input.
+     */
+    public static final String DEFAULT_DIR = "steptrace-out";
+    /**
+     * The schema of the timelines steptrace writes, in their metadata near the file's start: what tells
+     * ingest that a Kineto-shaped file in a directory is steptrace's own output.
+     */
+    public static final String TIMELINE_SCHEMA = "steptrace.timeline/1";
     /** {@code .report.html.steptrace.1234.56789.tmp}: the process id is the first number. */
     private static final Pattern TEMPORARY = Pattern.compile("\\..+\\.steptrace\\.(\\d+)\\.\\d+\\.tmp");
 

@@ -2,6 +2,7 @@ package dev.steptrace.ingest;
 
 import dev.steptrace.common.FileKind;
 import dev.steptrace.common.Messages;
+import dev.steptrace.common.OutputFiles;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -66,10 +67,11 @@ public final class TraceDiscovery {
             List<Path> files = new ArrayList<>();
             List<Found> traceDirs = new ArrayList<>();
             Path stored = storedPath(abs);
-            if (Files.isDirectory(stored)) {
-                walk(stored, files, traceDirs, skipped);
-            } else {
+            boolean given = !Files.isDirectory(stored);
+            if (given) {
                 files.add(stored);
+            } else {
+                walk(stored, files, traceDirs, skipped);
             }
             for (Found dir : traceDirs) {
                 traces.putIfAbsent(dir.path(), dir);
@@ -92,7 +94,7 @@ public final class TraceDiscovery {
                     continue;
                 }
                 try {
-                    Sniffed what = identify(file);
+                    Sniffed what = identify(file, given);
                     if (what.found() != null) {
                         traces.put(file, what.found());
                     } else {
@@ -130,6 +132,10 @@ public final class TraceDiscovery {
         Files.walkFileTree(dir, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+                if (!d.equals(dir) && d.getFileName().toString().equals(OutputFiles.DEFAULT_DIR)) {
+                    // steptrace's own output folder (report . writes into ./steptrace-out): never an input.
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
                 try {
                     Found trace = traceDirectory(d);
                     if (trace != null) {
@@ -193,8 +199,8 @@ public final class TraceDiscovery {
      * Asks every importer: the first claim wins; without one, the first refusal is the reason (see
      * {@link Importers} on the order).
      */
-    static Sniffed identify(Path p) throws IOException {
-        FileHead head = FileHead.read(p);
+    static Sniffed identify(Path p, boolean given) throws IOException {
+        FileHead head = FileHead.read(p, given);
         String refusal = null;
         for (Importer importer : Importers.ALL) {
             Recognition r = importer.recognize(head);

@@ -40,7 +40,7 @@ import java.util.function.Function;
  * ranges alone.
  */
 public final class Timeline {
-    public static final String SCHEMA = "steptrace.timeline/1";
+    public static final String SCHEMA = OutputFiles.TIMELINE_SCHEMA;
     /** The track of the step slices in each rank's process. */
     private static final int STEP_TID = 1;
     /** Categories of the file's events: the GPU and CPU ones are Kineto's, so steptrace reads the file back. */

@@ -594,6 +594,14 @@ class BadInputCorpusTest {
                     }
                 };
             }
+            case "own-outputs-not-inputs" -> {
+                Cli.assertExit(0, Cli.run("report", dir.toString(), "--out", dir.resolve("steptrace-out").toString(),
+                        "--db", s.db.toString(), "--quiet"));
+                Cli.assertExit(0, Cli.run("timeline", dir.toString(), "--out", dir.resolve("mine/t.json.gz").toString(),
+                        "--db", s.db.toString(), "--quiet"));
+                String written = listing(dir.resolve("steptrace-out"));
+                assertTrue(written.contains("document: report.json") && written.contains("document: timeline-"), written);
+            }
             default -> fail("no recipe for the made case " + c + ": add one to " + getClass().getSimpleName());
         }
     }
