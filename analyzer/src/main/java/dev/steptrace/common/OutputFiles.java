@@ -56,9 +56,9 @@ public final class OutputFiles {
     }
 
     /**
-     * A name for the file a document is written into before {@link #moveIntoPlace}: beside the target, hidden,
-     * and unique to this process and moment, so that two commands writing one document never share it. Such
-     * files that a killed steptrace left in the target's directory go first.
+     * A name for the file (or directory) a document is written into before {@link #moveIntoPlace}: beside the
+     * target, hidden, and unique to this process and moment, so that two commands writing one document never
+     * share it. Such files that a killed steptrace left in the target's directory go first.
      */
     public static Path temporary(Path target) throws IOException {
         removeLeftovers(target.toAbsolutePath().getParent());
@@ -85,7 +85,7 @@ public final class OutputFiles {
             for (Path p : tmps) {
                 Matcher m = TEMPORARY.matcher(p.getFileName().toString());
                 if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
-                    Files.deleteIfExists(p);
+                    deleteTree(p);
                 }
             }
         } catch (IOException | NumberFormatException | UncheckedIOException e) {
