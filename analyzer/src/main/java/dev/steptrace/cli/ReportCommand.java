@@ -82,7 +82,7 @@ public final class ReportCommand implements Callable<Integer> {
                         documents.templates, json, html, md).forEach(stdout::println);
             }
             if (st.store().readOnly()) {
-                err.println("steptrace: warning: the store " + st.store().path() + " cannot be written (read-only):"
+                err.println("steptrace: warning: the store " + st.store().path() + " cannot be written (" + st.store().whyReadOnly() + "):"
                         + " the report's analysis is not kept in it for the next report");
             }
         }

@@ -36,6 +36,9 @@ public final class Store implements AutoCloseable {
     /** A size as DuckDB's memory_limit takes it: 512MB, 1.5GB, 2GiB, 1G. */
     private static final Pattern SIZE = Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*([KMGT](?:i?B)?)\\s*",
             Pattern.CASE_INSENSITIVE);
+    /** What the operating system says of a full disk (or a quota), in DuckDB's errors. */
+    private static final Pattern DUCKDB_DISK_FULL = Pattern.compile("No space left on device|Disk quota exceeded");
+    private static final String DISK_FULL = "its disk is full";
     public static final String DEFAULT_FILE = "steptrace.duckdb";
     public static final String ENV_DB = "STEPTRACE_DB";
     /** Bumped whenever schema.sql changes. */
@@ -46,6 +49,7 @@ public final class Store implements AutoCloseable {
     private final Path path;
     private final DuckDBConnection connection;
     private final boolean readOnly;
+    private String whyReadOnly;
     private final BufferAllocator allocator = new RootAllocator();
 
     /**
@@ -85,6 +89,7 @@ public final class Store implements AutoCloseable {
         this.path = path;
         this.connection = connection;
         this.readOnly = readOnly;
+        this.whyReadOnly = readOnly ? "read-only" : null;
     }
 
     /** The --db option if given, else $STEPTRACE_DB, else steptrace.duckdb in the working directory. */
@@ -130,7 +135,16 @@ public final class Store implements AutoCloseable {
             Store store = new Store(abs, c, readOnly);
             try {
                 store.migrate();
-            } catch (SQLException | StoreException | RuntimeException e) {
+            } catch (SQLException e) {
+                store.close();
+                if (!readOnly && diskFull(e) && Files.exists(abs)) {
+                    // Everything it holds can still be read; only what it would write has no room.
+                    Store full = open(abs, true);
+                    full.whyReadOnly = DISK_FULL;
+                    return full;
+                }
+                throw e;
+            } catch (StoreException | RuntimeException e) {
                 store.close();
                 throw e;
             }
@@ -245,11 +259,9 @@ public final class Store implements AutoCloseable {
                 s.execute(resource("views.sql"));
                 connection.commit();
             } catch (SQLException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
+                throw Sql.abandon(connection, e);
             }
+            connection.setAutoCommit(true);
         }
     }
 
@@ -289,6 +301,43 @@ public final class Store implements AutoCloseable {
      */
     public boolean readOnly() {
         return readOnly;
+    }
+
+    /** Why the store cannot be written, for messages ("cannot be written (read-only)"): read-only, or its disk full. */
+    public String whyReadOnly() {
+        return whyReadOnly;
+    }
+
+    /**
+     * Writes what the store's log holds into its file, which DuckDB does when the store closes, silently
+     * when it cannot: null when done (or nothing to do), else why not, in one line. What was committed stays
+     * in the log (the {@code .wal} beside the store) and is read from there.
+     */
+    public String checkpoint() {
+        if (readOnly) {
+            return null;
+        }
+        try (Statement s = connection.createStatement()) {
+            s.execute("CHECKPOINT");
+            return null;
+        } catch (SQLException e) {
+            return diskFull(e) ? DISK_FULL : Messages.firstLine(Messages.sqlError(e.getMessage()));
+        }
+    }
+
+    /** Whether a failure of DuckDB's, or one it hides behind another (a rollback's), is a full disk. */
+    public static boolean diskFull(Throwable failure) {
+        for (Throwable c = failure; c != null; c = c.getCause()) {
+            if (c.getMessage() != null && DUCKDB_DISK_FULL.matcher(c.getMessage()).find()) {
+                return true;
+            }
+            for (Throwable s : c.getSuppressed()) {
+                if (diskFull(s)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     public Path path() {
