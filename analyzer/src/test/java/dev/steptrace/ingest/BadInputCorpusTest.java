@@ -622,6 +622,23 @@ class BadInputCorpusTest {
                 String written = listing(dir.resolve("steptrace-out"));
                 assertTrue(written.contains("document: report.json") && written.contains("document: timeline-"), written);
             }
+            case "taxonomy-catastrophic-regex" -> Files.writeString(s.root.resolve("a-file"), """
+                    - id: slow_rule
+                      match: '(.?.?.?.?.?.?.?.?){8}(!x)'
+                      category: gemm
+                      subcategory: slow
+                    """);
+            case "device-peaks-catastrophic-regex" -> Files.writeString(s.root.resolve("a-file"), """
+                    version: 1
+                    sources:
+                      mine: {title: 'a measurement', url: 'https://example.com/peaks'}
+                    devices:
+                      - id: slow-gpu
+                        label: Slow GPU
+                        match: '(.?.?.?.?.?.?.?.?){8}!x'
+                        source: mine
+                        bf16_tflops: 1
+                    """);
             default -> fail("no recipe for the made case " + c + ": add one to " + getClass().getSimpleName());
         }
     }
