@@ -554,6 +554,15 @@ class BadInputCorpusTest {
                             + " WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)"));
                 }
             }
+            case "nsys-recursive-view" -> {
+                s.subject = dir.resolve("rank1.sqlite");
+                NsysFixtures.write(NsysFixtures.tensorParallelRank(1, true), NsysExport.Container.SQLITE, s.subject);
+                try (Connection lite = DriverManager.getConnection("jdbc:sqlite:" + s.subject); Statement st = lite.createStatement()) {
+                    st.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO kernels_table");
+                    st.execute("CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL"
+                            + " SELECT i + 1 FROM n) SELECT k.* FROM kernels_table k, n");
+                }
+            }
             case "nsys-hot-wal", "nsys-wal-file" -> {
                 Path live = s.root.resolve("live.sqlite");
                 NsysFixtures.write(NsysFixtures.tensorParallelRank(1, true), NsysExport.Container.SQLITE, live);

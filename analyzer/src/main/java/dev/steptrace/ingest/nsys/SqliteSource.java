@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,7 @@ public final class SqliteSource implements NsysSource {
     private final Path file;
     private final Connection connection;
     private final Map<String, Set<String>> tables = new HashMap<>();
+    private final Set<String> views = new HashSet<>();
 
     private SqliteSource(Path file, Connection connection) {
         this.file = file;
@@ -126,10 +128,13 @@ public final class SqliteSource implements NsysSource {
         }
         SqliteSource s = new SqliteSource(file, c);
         try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p"
+             ResultSet rs = st.executeQuery("SELECT m.name, p.name, m.type FROM sqlite_master m, pragma_table_info(m.name) p"
                      + " WHERE m.type IN ('table', 'view') ORDER BY m.name, p.cid")) {
             while (rs.next()) {
                 s.tables.computeIfAbsent(rs.getString(1), k -> new LinkedHashSet<>()).add(rs.getString(2));
+                if ("view".equals(rs.getString(3))) {
+                    s.views.add(rs.getString(1));
+                }
             }
         } catch (SQLException e) {
             s.close();
@@ -148,6 +153,11 @@ public final class SqliteSource implements NsysSource {
         Set<String> have = columns(table);
         if (have.isEmpty()) {
             return Rows.empty();
+        }
+        if (views.contains(table)) {
+            // Its query runs when it is read, and may never end (a recursive view): nothing bounds a foreign one.
+            throw new IOException(table + " is a view, not a table: nsys exports write tables (a view's query may"
+                    + " run without end), not read");
         }
         StringBuilder sql = new StringBuilder("SELECT ");
         for (int i = 0; i < cols.size(); i++) {
