@@ -34,6 +34,9 @@
 <#if view.chartsNote?has_content>
 <p class="note warning">${view.chartsNote}</p>
 </#if>
+<#if view.partialFiles?has_content>
+<p class="note warning" id="partial-capture">Partial capture: ${view.partialFiles?size} of its files <#if view.partialFiles?size == 1>was<#else>were</#if> read only in part (<a href="#warnings">partial files</a>); a rank's steps past where its file ends are not counted.</p>
+</#if>
 
 <section id="step-time">
   <h2>Where the step goes</h2>

@@ -8,6 +8,10 @@ ${view.summary}
 
 > **Note:** ${view.chartsNote}
 </#if>
+<#if view.partialFiles?has_content>
+
+> **Partial capture:** ${view.partialFiles?size} of its files <#if view.partialFiles?size == 1>was<#else>were</#if> read only in part (see the partial files under warnings); a rank's steps past where its file ends are not counted.
+</#if>
 
 ## Where the step goes
 <#if !view.phases?has_content>

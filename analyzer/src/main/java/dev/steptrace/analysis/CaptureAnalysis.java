@@ -195,12 +195,12 @@ public final class CaptureAnalysis implements AutoCloseable {
                 ps.executeBatch();
             }
             c.commit();
-        } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-        } finally {
-            c.setAutoCommit(true);
+        } catch (SQLException e) {
+            throw Sql.abandon(c, e);
+        } catch (RuntimeException e) {
+            throw Sql.abandon(c, e);
         }
+        c.setAutoCommit(true);
     }
 
     /** Drops the working tables (the work database, or the temp tables with the connection) and closes it. */

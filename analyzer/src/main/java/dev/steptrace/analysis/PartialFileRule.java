@@ -11,8 +11,9 @@ final class PartialFileRule {
     static final Rule RULE = new Rule("partial_file", Severity.SEVERE,
             "A file of the capture is incomplete or damaged.",
             "Ingest kept what it could read before the damage (a truncated gzip member, a cut-off JSON array)"
-                    + " or flagged content that may be wrong; that rank's figures miss the events after the damage."
-                    + " Re-copy or re-capture the file.",
+                    + " or flagged content that may be wrong; that rank's figures miss the events after the damage, and"
+                    + " its steps past where the file's work ends are not counted as its steps. Re-copy or re-capture"
+                    + " the file.",
             List.of(), """
             SELECT rank, path, status, partial_reason FROM files
             WHERE capture_id = 1 AND status = 'partial' ORDER BY rank, path

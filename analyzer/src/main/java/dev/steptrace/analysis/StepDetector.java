@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.common.BoundedRegex;
 import dev.steptrace.common.Phase;
 import dev.steptrace.common.StepSource;
 import dev.steptrace.store.Sql;
@@ -69,6 +70,9 @@ final class StepDetector {
         }
         phaseHints(c, names);
         SqlStage.run(c, "15-step-phases");
+        if (source != StepSource.GAP) {
+            SqlStage.run(c, "16-steps-past-partial-ends");
+        }
         return source;
     }
 
@@ -78,9 +82,13 @@ final class StepDetector {
         boolean any = false;
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO t_annotation_steps VALUES (?, ?, ?)")) {
             for (String name : names) {
-                Matcher m = p.matcher(name);
-                if (!m.find()) {
-                    continue;
+                Matcher m = BoundedRegex.matcher(p, name);
+                try {
+                    if (!m.find()) {
+                        continue;
+                    }
+                } catch (BoundedRegex.TooSlow e) {
+                    throw source == StepSource.USER_REGEX ? e.in("--step-regex") : e;
                 }
                 any = true;
                 ps.setString(1, name);

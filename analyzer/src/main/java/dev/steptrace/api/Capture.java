@@ -5,6 +5,7 @@ import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.analysis.HostSyncCalls;
 import dev.steptrace.analysis.StoredAnalysis;
+import dev.steptrace.common.BoundedRegex;
 import dev.steptrace.common.Messages;
 import dev.steptrace.common.Phase;
 import dev.steptrace.whatif.Changes;
@@ -176,6 +177,8 @@ public final class Capture implements AutoCloseable {
         if (content == null) {
             try {
                 content = new ReportBuilder(analysis, roofline).build(Steptrace.version());
+            } catch (BoundedRegex.TooSlow e) {
+                throw new SteptraceException(e.getMessage(), e);
             } catch (SQLException e) {
                 throw SteptraceException.internal("building the report of " + name() + " failed: "
                         + Messages.firstLine(e.getMessage()), e);

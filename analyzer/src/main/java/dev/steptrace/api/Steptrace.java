@@ -5,6 +5,7 @@ import dev.steptrace.analysis.CaptureAnalysis;
 import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.DiffBuilder;
 import dev.steptrace.analysis.StoredAnalysis;
+import dev.steptrace.common.BoundedRegex;
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.CaptureAssignment;
 import dev.steptrace.ingest.FileOutcome;
@@ -366,6 +367,10 @@ public final class Steptrace implements AutoCloseable {
                 }
             }
         } catch (StoreException e) {
+            throw new SteptraceException(e.getMessage(), e);
+        } catch (BoundedRegex.TooSlow e) {
+            // A user's rule or --step-regex: the message says which, and what to do.
+            closeQuietly(live);
             throw new SteptraceException(e.getMessage(), e);
         } catch (RuntimeException e) {
             closeQuietly(live);

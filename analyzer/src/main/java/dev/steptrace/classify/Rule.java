@@ -1,5 +1,6 @@
 package dev.steptrace.classify;
 
+import dev.steptrace.common.BoundedRegex;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -48,7 +49,7 @@ public record Rule(String id, String match, Pattern pattern, List<String> kinds,
 
     /** Whether the pattern is found anywhere in {@code name}. */
     public boolean matchesName(String name) {
-        return pattern.matcher(name).find();
+        return BoundedRegex.find(pattern, name);
     }
 
     /** Whether this rule classifies {@code name} of {@code kind}. */

@@ -1,5 +1,6 @@
 package dev.steptrace.classify;
 
+import dev.steptrace.common.BoundedRegex;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -159,7 +160,7 @@ final class SplitPattern {
     /** Whether the regex is found anywhere in {@code name}. */
     boolean find(String name) {
         for (int a = 0; a < alternatives.length; a++) {
-            if (containsAll(name, runs[a]) && alternatives[a].matcher(name).find()) {
+            if (containsAll(name, runs[a]) && BoundedRegex.find(alternatives[a], name)) {
                 return true;
             }
         }

@@ -66,7 +66,7 @@ public final class StoreClassifier {
                 for (int n = read(rs, names, kinds); n > 0; n = n < BATCH_ROWS ? 0 : read(rs, names, kinds)) {
                     if (batch == null) {
                         if (store.readOnly()) {
-                            throw new StoreException("the store " + store.path() + " cannot be written (read-only)"
+                            throw new StoreException("the store " + store.path() + " cannot be written (" + store.whyReadOnly() + ")"
                                     + " and its kernel names were never classified under this taxonomy (ingested with"
                                     + " --no-analysis, or under other rules): analyse it once where it can be written,"
                                     + " or copy it somewhere writable", null);

@@ -1,5 +1,6 @@
 package dev.steptrace.classify;
 
+import dev.steptrace.common.BoundedRegex;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -175,8 +176,12 @@ public final class Taxonomy {
             if (!withContextRules && !r.byNameAlone()) {
                 continue;
             }
-            if (splits[i] != null ? splits[i].find(n) : r.matchesName(n)) {
-                return r;
+            try {
+                if (splits[i] != null ? splits[i].find(n) : r.matchesName(n)) {
+                    return r;
+                }
+            } catch (BoundedRegex.TooSlow e) {
+                throw in(r, e);
             }
         }
         throw new IllegalStateException("no rule matched " + n + " (" + k + "): the catch-all is missing");
@@ -196,7 +201,7 @@ public final class Taxonomy {
             Rule r = rules.get(i);
             if (!r.appliesTo(k)) {
                 misses.add(new Explanation.Miss(i + 1, r, Explanation.Reason.OTHER_KIND));
-            } else if (!r.matchesName(n)) {
+            } else if (!matchesName(r, n)) {
                 misses.add(new Explanation.Miss(i + 1, r, Explanation.Reason.NO_MATCH));
             } else if (!r.byNameAlone()) {
                 Explanation.Miss m = new Explanation.Miss(i + 1, r, Explanation.Reason.NEEDS_CONTEXT);
@@ -207,6 +212,19 @@ public final class Taxonomy {
             }
         }
         throw new IllegalStateException("no rule matched " + n + " (" + k + "): the catch-all is missing");
+    }
+
+    private static boolean matchesName(Rule r, String name) {
+        try {
+            return r.matchesName(name);
+        } catch (BoundedRegex.TooSlow e) {
+            throw in(r, e);
+        }
+    }
+
+    /** A rule's regex that backtracks without end, named with its rule. */
+    private static BoundedRegex.TooSlow in(Rule r, BoundedRegex.TooSlow e) {
+        return e.in("taxonomy rule " + r.id() + " (" + r.origin() + ")");
     }
 
     private static String checkKind(String kind) {

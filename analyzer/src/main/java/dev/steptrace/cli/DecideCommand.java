@@ -65,15 +65,16 @@ public final class DecideCommand implements Callable<Integer> {
         // Everything the user wrote is checked before any trace is read.
         Scenario sc;
         List<Decision.BenchRun> runs;
+        AnalysisOptions options = analysis.options();
         try {
             sc = ScenarioLoader.load(scenario);
+            sc.checkSubcategories(options.taxonomy());
             runs = BenchResults.load(bench == null ? List.of() : bench);
         } catch (ScenarioException e) {
             throw new UserError(e.getMessage(), e);
         }
         Decision.Bench benchSummary = BenchResults.summarize(bench == null ? List.of() : bench, runs);
         TemplateLoader loader = new TemplateLoader(documents.templates);
-        AnalysisOptions options = analysis.options();
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {

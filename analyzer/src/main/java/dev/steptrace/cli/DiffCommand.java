@@ -47,7 +47,8 @@ public final class DiffCommand implements Callable<Integer> {
 
     @Option(names = "--fail-on", paramLabel = "VERDICT",
             description = "Exit 3 when the verdict of any phase is VERDICT: ${COMPLETION-CANDIDATES} (changed: slower or"
-                    + " faster), after writing the outputs; for regression gates in CI (docs/diff.md).")
+                    + " faster), after writing the outputs; exit 1 when no phase is in both (nothing compared); for"
+                    + " regression gates in CI (docs/diff.md).")
     FailOn failOn;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "" + DiffBuilder.DEFAULT_SEED,
@@ -77,6 +78,14 @@ public final class DiffCommand implements Callable<Integer> {
                 for (Path p : written) {
                     stdout.println(p);
                 }
+                if (failOn != null && diff.model().phases().isEmpty()) {
+                    // A gate that compared nothing has not passed.
+                    stdout.flush();
+                    err.println("steptrace: diff --fail-on " + failOn + ": nothing was compared: A has "
+                            + phases(diff.model().a()) + ", B has " + phases(diff.model().b()) + ", no phase in both");
+                    err.flush();
+                    return Main.FAILED;
+                }
                 List<String> matched = matched(diff.model());
                 if (!matched.isEmpty()) {
                     stdout.flush();
@@ -88,6 +97,10 @@ public final class DiffCommand implements Callable<Integer> {
         }
         stdout.flush();
         return Main.OK;
+    }
+
+    private static String phases(CaptureDiff.Side side) {
+        return side.steps().isEmpty() ? "no steps" : "steps of " + String.join(", ", side.steps().keySet()) + " only";
     }
 
     /** "decode is slower (kernel time +1.23 ms per step)" for each phase whose verdict --fail-on names. */

@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.common.OutputFiles;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
@@ -8,8 +9,6 @@ import picocli.CommandLine.Option;
 /** Where and how report, diff and decide write their documents. */
 public final class DocumentOptions {
     public enum Format { html, md, json }
-
-    private static final String DEFAULT_OUT = "steptrace-out";
 
     @Option(names = "--out", paramLabel = "DIR",
             description = "Output directory (default: under steptrace-out/ in the working directory).")
@@ -26,16 +25,19 @@ public final class DocumentOptions {
         return (formats == null || formats.isEmpty() ? EnumSet.allOf(Format.class) : formats).contains(f);
     }
 
-    /** {@code --out} for one document, its subdirectory when a run writes several, else the default. */
+    /**
+     * {@code --out} for one document, its subdirectory when a run writes several, else the default. The
+     * {@code name} comes from the store (a capture's): whatever it holds, the folder stays under the directory.
+     */
     Path dir(String name, int documents) {
         if (out == null) {
-            return Path.of(DEFAULT_OUT, name);
+            return Path.of(OutputFiles.DEFAULT_DIR, OutputFiles.folderName(name));
         }
-        return documents > 1 ? out.resolve(name) : out;
+        return documents > 1 ? out.resolve(OutputFiles.folderName(name)) : out;
     }
 
     /** Where the index of several documents goes: beside their folders ({@link #dir} with several). */
     Path indexDir() {
-        return out == null ? Path.of(DEFAULT_OUT) : out;
+        return out == null ? Path.of(OutputFiles.DEFAULT_DIR) : out;
     }
 }

@@ -67,10 +67,17 @@ public final class IngestCommand implements Callable<Integer> {
             IngestReport report = run(store, options, paths, common.quiet);
             List<String> unprepared = noAnalysis || store.readOnly() ? List.of()
                     : prepareReports(store, report, common.quiet);
+            // DuckDB writes its log into the store's file when it closes, and says nothing when it cannot.
+            String notCheckpointed = store.checkpoint();
             if (json) {
                 out.println(toJson(report));
             } else {
                 printSummary(out, report, store.path());
+            }
+            if (notCheckpointed != null) {
+                err.println("steptrace: warning: what was loaded could not be written into the store " + store.path()
+                        + " (" + notCheckpointed + "): it is kept in the store's log (" + store.path().getFileName()
+                        + ".wal) and read from there; until there is room the store opens read-only");
             }
             for (FileOutcome f : report.files()) {
                 if (f.reason() != null) {
@@ -107,8 +114,8 @@ public final class IngestCommand implements Callable<Integer> {
             return List.of();
         } catch (SteptraceException e) {
             String outOfStoreMemory = Store.outOfMemory(e);
-            return List.of("the report of a capture could not be prepared: "
-                    + (outOfStoreMemory != null ? outOfStoreMemory : e.getMessage()));
+            return List.of("the report of a capture could not be prepared: " + (outOfStoreMemory != null ? outOfStoreMemory
+                    : Store.diskFull(e) ? "the disk of the store " + store.path() + " is full" : e.getMessage()));
         }
     }
 

@@ -4,10 +4,6 @@ import dev.steptrace.api.SteptraceException;
 import dev.steptrace.common.Messages;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
-import java.io.OutputStreamWriter;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.Charset;
 import java.nio.file.FileSystemException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -47,13 +43,14 @@ public final class Main implements Runnable {
     /** Runs one command line and returns its exit code (used by tests too). */
     public static int run(String... args) {
         Warmup.startFor(args);
-        CommandLine cli = new CommandLine(new Main());
-        // Messages name files and kernels from traces: nothing in them may drive the terminal. Data on
-        // stdout (query --format csv, ingest --json) is left exact when it goes to a file or a pipe.
-        cli.setErr(terminalSafe(System.err));
-        if (Progress.stdoutIsTerminal()) {
-            cli.setOut(terminalSafe(System.out));
+        // Messages and data name files, captures and kernels from traces: nothing in them may drive a terminal.
+        try (TerminalOutput terminal = TerminalOutput.install()) {
+            return execute(args);
         }
+    }
+
+    private static int execute(String... args) {
+        CommandLine cli = new CommandLine(new Main());
         Supplier<Object> named = args.length > 0 ? COMMANDS.get(args[0]) : null;
         if (named != null) {
             cli.addSubcommand(args[0], named.get());
@@ -106,10 +103,6 @@ public final class Main implements Runnable {
             cli.getErr().println("steptrace: " + Messages.outOfHeap(""));
             return FAILED;
         }
-    }
-
-    private static PrintWriter terminalSafe(PrintStream stream) {
-        return new PrintWriter(new TerminalSafeWriter(new OutputStreamWriter(stream, Charset.defaultCharset())), true);
     }
 
     private static Map<String, Supplier<Object>> commands() {

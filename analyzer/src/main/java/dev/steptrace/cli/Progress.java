@@ -59,7 +59,7 @@ final class Progress implements AutoCloseable {
             return null;
         }
         boolean terminal = stderrIsTerminal();
-        return new Progress(System.err, terminal, terminal ? REDRAW_MS : PLAIN_EVERY_MS, label, done, total,
+        return new Progress(TerminalOutput.progress(), terminal, terminal ? REDRAW_MS : PLAIN_EVERY_MS, label, done, total,
                 uncompressed, events);
     }
 
@@ -70,10 +70,6 @@ final class Progress implements AutoCloseable {
 
     static boolean stderrIsTerminal() {
         return isTerminal(2);
-    }
-
-    static boolean stdoutIsTerminal() {
-        return isTerminal(1);
     }
 
     private static boolean isTerminal(int fd) {

@@ -153,7 +153,7 @@ public final class QueryCommand implements Callable<Integer> {
     }
 
     private static void printCsv(PrintWriter out, List<String> columns, List<Object[]> rows) {
-        out.println(String.join(",", columns.stream().map(QueryCommand::csv).toList()));
+        out.println(String.join(",", columns.stream().map(c -> csv(inert(c))).toList()));
         for (Object[] row : rows) {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < row.length; i++) {
@@ -161,11 +161,21 @@ public final class QueryCommand implements Callable<Integer> {
                     sb.append(',');
                 }
                 if (row[i] != null) {
-                    sb.append(csv(String.valueOf(row[i])));
+                    String cell = String.valueOf(row[i]);
+                    sb.append(csv(row[i] instanceof Number ? cell : inert(cell)));
                 }
             }
             out.println(sb);
         }
+    }
+
+    /**
+     * Text that a spreadsheet opening the CSV would run as a formula (a cell starting with {@code = + - @}, a
+     * tab or a carriage return: a kernel name can be anything) kept as text by a leading {@code '}, as
+     * spreadsheets themselves mark text. Numbers are left as they are.
+     */
+    private static String inert(String s) {
+        return !s.isEmpty() && "=+-@\t\r".indexOf(s.charAt(0)) >= 0 ? "'" + s : s;
     }
 
     private static String csv(String s) {

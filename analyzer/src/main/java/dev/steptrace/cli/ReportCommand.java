@@ -4,6 +4,7 @@ import dev.steptrace.api.AnalysisOptions;
 import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
+import dev.steptrace.common.OutputFiles;
 import dev.steptrace.common.Phase;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.report.IndexWriter;
@@ -72,7 +73,7 @@ public final class ReportCommand implements Callable<Integer> {
                             documents.templates, phase, json, html, md, !noTimeline);
                     written.forEach(stdout::println);
                     String report = html ? "report.html" : md ? "report.md" : "report.json";
-                    entries.add(ReportIndex.entry(capture.report(), info.name() + "/" + report));
+                    entries.add(ReportIndex.entry(capture.report(), OutputFiles.folderName(info.name()) + "/" + report));
                 }
             }
             if (captures.size() > 1) {
@@ -81,7 +82,7 @@ public final class ReportCommand implements Callable<Integer> {
                         documents.templates, json, html, md).forEach(stdout::println);
             }
             if (st.store().readOnly()) {
-                err.println("steptrace: warning: the store " + st.store().path() + " cannot be written (read-only):"
+                err.println("steptrace: warning: the store " + st.store().path() + " cannot be written (" + st.store().whyReadOnly() + "):"
                         + " the report's analysis is not kept in it for the next report");
             }
         }

@@ -4,6 +4,7 @@ import dev.steptrace.classify.Explanation;
 import dev.steptrace.classify.Rule;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.classify.TaxonomyException;
+import dev.steptrace.common.BoundedRegex;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -46,7 +47,11 @@ public final class TaxonomyCommand implements Callable<Integer> {
         if (explain == null) {
             printRules(out, taxonomy, taxonomyFile);
         } else {
-            printExplanation(out, taxonomy.explain(explain, kind.name()));
+            try {
+                printExplanation(out, taxonomy.explain(explain, kind.name()));
+            } catch (BoundedRegex.TooSlow e) {
+                throw new UserError(e.getMessage(), e);
+            }
         }
         out.flush();
         return Main.OK;

@@ -5,6 +5,7 @@ import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
 import dev.steptrace.common.Messages;
+import dev.steptrace.common.OutputFiles;
 import dev.steptrace.common.Phase;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.store.Store;
@@ -77,7 +78,7 @@ public final class TimelineCommand implements Callable<Integer> {
             TimelineResult result;
             try (Capture c = st.capture(info.id(), analysisOptions)) {
                 if (out == null || Files.isDirectory(out)) {
-                    result = c.writeTimeline(out == null ? Path.of("steptrace-out", info.name()) : out, options);
+                    result = c.writeTimeline(out == null ? Path.of(OutputFiles.DEFAULT_DIR, OutputFiles.folderName(info.name())) : out, options);
                 } else {
                     result = c.writeTimeline(out.toAbsolutePath().getParent(), out.getFileName().toString(), options);
                 }

@@ -47,9 +47,13 @@ public final class Messages {
                 || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
     }
 
-    /** A character that {@link #acts} written out as text: {@code \x1b}, {@code \u202e}. */
+    /**
+     * A character that {@link #acts} written out as text: {@code \x1b}, {@code \u009b}, {@code \u202e}. Those
+     * JSON may hold raw (all but C0 controls, which it escapes itself) are written as JSON's own escape, so
+     * that JSON printed through {@link #printable} stays valid and means the same.
+     */
     public static String shown(char c) {
-        return c <= 0xFF ? String.format("\\x%02x", (int) c) : String.format("\\u%04x", (int) c);
+        return c < 0x20 ? String.format("\\x%02x", (int) c) : String.format("\\u%04x", (int) c);
     }
 
     /**

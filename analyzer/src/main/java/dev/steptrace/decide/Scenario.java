@@ -1,9 +1,13 @@
 package dev.steptrace.decide;
 
+import dev.steptrace.classify.Rule;
+import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.report.Fmt;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * A decision scenario (docs/scenarios.md): the question, the hardware facts, the constraints, the
@@ -17,6 +21,41 @@ import java.util.SortedMap;
 public record Scenario(String id, String title, String source, Question question, Hardware hardware,
                        Map<String, String> constraints, Map<String, Measured> measured, List<Option> options) {
     public static final String SCHEMA = "steptrace.scenario/1";
+
+    /**
+     * Checks each {@code category/subcategory} the scenario names (the question's tax, the options' effects)
+     * against the subcategories the taxonomy's rules give that category: a typo ({@code allreduce/custon})
+     * would otherwise find no kernels and read as a tax of 0%. Categories were checked when it was parsed.
+     *
+     * @throws ScenarioException naming the field and the subcategories there are
+     */
+    public void checkSubcategories(Taxonomy taxonomy) {
+        checkSubcategory(taxonomy, question.tax(), "question.tax");
+        for (Option o : options) {
+            if (o.effect().category() != null) {
+                checkSubcategory(taxonomy, o.effect().category(), o.field() + ".effect.category");
+            }
+        }
+    }
+
+    private void checkSubcategory(Taxonomy taxonomy, String spec, String field) {
+        int slash = spec.indexOf('/');
+        if (slash < 0) {
+            return;
+        }
+        String category = spec.substring(0, slash);
+        String sub = spec.substring(slash + 1);
+        SortedSet<String> known = new TreeSet<>();
+        for (Rule r : taxonomy.rules()) {
+            if (r.category().id().equals(category)) {
+                known.add(r.subcategory());
+            }
+        }
+        if (!known.contains(sub)) {
+            throw new ScenarioException(source + ": " + field + ": unknown subcategory \"" + sub + "\" of " + category
+                    + " (the taxonomy's: " + String.join(", ", known) + ")");
+        }
+    }
 
     /**
      * @param tax              a category id ({@code allreduce}) or {@code category/subcategory}

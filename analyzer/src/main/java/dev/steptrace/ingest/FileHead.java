@@ -7,14 +7,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 
-/** A file as importers recognise it: its path and its first bytes (up to {@link #SIZE}). */
-public record FileHead(Path path, byte[] bytes) {
+/**
+ * A file as importers recognise it: its path, its first bytes (up to {@link #SIZE}), and whether the user
+ * named the file itself ({@code given}) rather than a directory it was found in.
+ */
+public record FileHead(Path path, byte[] bytes, boolean given) {
     /** Enough for a magic number or a CSV header line. */
     public static final int SIZE = 4096;
 
+    /** The head of a file found in a directory. */
     public static FileHead read(Path path) throws IOException {
+        return read(path, false);
+    }
+
+    public static FileHead read(Path path, boolean given) throws IOException {
         try (InputStream in = Files.newInputStream(path)) {
-            return new FileHead(path, in.readNBytes(SIZE));
+            return new FileHead(path, in.readNBytes(SIZE), given);
         }
     }
 

@@ -650,7 +650,7 @@ public final class Ingestor {
     }
 
     private String notWritable() {
-        return STORE_READ_ONLY + store.path() + " cannot be written (read-only)";
+        return STORE_READ_ONLY + store.path() + " cannot be written (" + store.whyReadOnly() + ")";
     }
 
     /** A file's reason when the store failed it: DuckDB's error, or what to do where it ran out of memory. */

@@ -1,6 +1,8 @@
 package dev.steptrace.ingest;
 
+import dev.steptrace.common.FileKind;
 import dev.steptrace.common.Messages;
+import dev.steptrace.common.OutputFiles;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -65,10 +67,11 @@ public final class TraceDiscovery {
             List<Path> files = new ArrayList<>();
             List<Found> traceDirs = new ArrayList<>();
             Path stored = storedPath(abs);
-            if (Files.isDirectory(stored)) {
-                walk(stored, files, traceDirs, skipped);
-            } else {
+            boolean given = !Files.isDirectory(stored);
+            if (given) {
                 files.add(stored);
+            } else {
+                walk(stored, files, traceDirs, skipped);
             }
             for (Found dir : traceDirs) {
                 traces.putIfAbsent(dir.path(), dir);
@@ -84,14 +87,14 @@ public final class TraceDiscovery {
                 if (traces.containsKey(file) || exclude.contains(real) || isStoreFile(real)) {
                     continue;
                 }
-                String special = notRegular(real);
+                String special = FileKind.notRegular(real);
                 if (special != null) {
                     // Never opened: a FIFO would block the ingest, a device could be read for ever.
-                    skipped.add(Skipped.notATrace(file, special));
+                    skipped.add(Skipped.notATrace(file, special + ": not read"));
                     continue;
                 }
                 try {
-                    Sniffed what = identify(file);
+                    Sniffed what = identify(file, given);
                     if (what.found() != null) {
                         traces.put(file, what.found());
                     } else {
@@ -119,30 +122,6 @@ public final class TraceDiscovery {
         return parent.toRealPath().resolve(abs.getFileName());
     }
 
-    /** Null for a regular file, else what it is (a FIFO, a device...). */
-    private static String notRegular(Path real) {
-        if (Files.isRegularFile(real)) {
-            return null;
-        }
-        try {
-            int type = (Integer) Files.getAttribute(real, "unix:mode") & 0170000;
-            switch (type) {
-                case 0010000:
-                    return "not a regular file (a FIFO): not read";
-                case 0020000:
-                case 0060000:
-                    return "not a regular file (a device): not read";
-                case 0140000:
-                    return "not a regular file (a socket): not read";
-                default:
-                    break;
-            }
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            // no unix view: the generic reason below
-        }
-        return "not a regular file: not read";
-    }
-
     /**
      * Regular files under {@code dir} in path order, except inside directories that are one trace (nsys
      * Parquet exports), which are collected whole (the directory given itself included).
@@ -153,6 +132,10 @@ public final class TraceDiscovery {
         Files.walkFileTree(dir, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+                if (!d.equals(dir) && d.getFileName().toString().equals(OutputFiles.DEFAULT_DIR)) {
+                    // steptrace's own output folder (report . writes into ./steptrace-out): never an input.
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
                 try {
                     Found trace = traceDirectory(d);
                     if (trace != null) {
@@ -216,8 +199,8 @@ public final class TraceDiscovery {
      * Asks every importer: the first claim wins; without one, the first refusal is the reason (see
      * {@link Importers} on the order).
      */
-    static Sniffed identify(Path p) throws IOException {
-        FileHead head = FileHead.read(p);
+    static Sniffed identify(Path p, boolean given) throws IOException {
+        FileHead head = FileHead.read(p, given);
         String refusal = null;
         for (Importer importer : Importers.ALL) {
             Recognition r = importer.recognize(head);

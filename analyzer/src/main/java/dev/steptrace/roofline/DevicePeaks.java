@@ -1,6 +1,7 @@
 package dev.steptrace.roofline;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.steptrace.common.BoundedRegex;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -103,8 +104,12 @@ public final class DevicePeaks {
             return null;
         }
         for (Device d : devices) {
-            if (d.match().matcher(name).find()) {
-                return d;
+            try {
+                if (BoundedRegex.find(d.match(), name)) {
+                    return d;
+                }
+            } catch (BoundedRegex.TooSlow e) {
+                throw e.in("device peaks of " + d.id());
             }
         }
         return null;

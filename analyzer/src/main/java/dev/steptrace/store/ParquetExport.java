@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -99,35 +100,30 @@ public final class ParquetExport {
                     continue;
                 }
                 Path tableDir = dir.resolve(t.name());
-                if (t.layout() == Layout.WHOLE) {
-                    OutputFiles.deleteTree(tableDir);
-                } else {
-                    removePartitions(tableDir, Set.copyOf(captures.values()));
-                }
                 if (t.layout() != Layout.WHOLE && captures.isEmpty()) {
                     out.add(new Written(t.name(), t.layout(), 0));
                     continue;
                 }
-                boolean existed = Files.isDirectory(tableDir);
-                Files.createDirectories(tableDir);
-                Path whole = tableDir.resolve("data_0.parquet");
-                // One pass over the rows: COPY says how many it wrote.
-                s.execute("COPY (" + rows(t, captures.keySet()) + ") TO "
-                        + literal((t.layout() == Layout.WHOLE ? whole : tableDir).toString())
-                        + " (FORMAT parquet" + switch (t.layout()) {
-                            case CAPTURE_RANK -> ", PARTITION_BY (" + CAPTURE + ", " + RANK + "), OVERWRITE_OR_IGNORE";
-                            case CAPTURE -> ", PARTITION_BY (" + CAPTURE + "), OVERWRITE_OR_IGNORE";
-                            case WHOLE -> "";
-                        } + ")");
-                long rows = s.getLargeUpdateCount();
-                if (rows == 0) {
-                    // A table without rows leaves nothing behind: not an empty file, not a directory made for it.
-                    Files.deleteIfExists(whole);
-                    if (!existed) {
-                        OutputFiles.deleteTree(tableDir);
-                    }
+                // Written beside the table, then moved into it: a full disk or a failure half way leaves the
+                // dataset as it was, never a Parquet file cut short.
+                Path staging = OutputFiles.temporary(tableDir);
+                try {
+                    Path whole = staging.resolve("data_0.parquet");
+                    Files.createDirectories(staging);
+                    // One pass over the rows: COPY says how many it wrote.
+                    s.execute("COPY (" + rows(t, captures.keySet()) + ") TO "
+                            + literal((t.layout() == Layout.WHOLE ? whole : staging).toString())
+                            + " (FORMAT parquet" + switch (t.layout()) {
+                                case CAPTURE_RANK -> ", PARTITION_BY (" + CAPTURE + ", " + RANK + "), OVERWRITE_OR_IGNORE";
+                                case CAPTURE -> ", PARTITION_BY (" + CAPTURE + "), OVERWRITE_OR_IGNORE";
+                                case WHOLE -> "";
+                            } + ")");
+                    long rows = s.getLargeUpdateCount();
+                    replace(t, tableDir, staging, rows, Set.copyOf(captures.values()));
+                    out.add(new Written(t.name(), t.layout(), rows));
+                } finally {
+                    OutputFiles.deleteTree(staging);
                 }
-                out.add(new Written(t.name(), t.layout(), rows));
             }
         }
         return out;
@@ -170,6 +166,29 @@ public final class ParquetExport {
             }
         }
         return names;
+    }
+
+    /**
+     * Puts a table's rows written into {@code staging} in place of what the dataset held of them: the whole
+     * table, or these captures' partitions (other captures' are kept). A table without rows leaves nothing
+     * behind: not an empty file, not a directory made for it.
+     */
+    private static void replace(Table t, Path tableDir, Path staging, long rows, Set<String> captureNames)
+            throws IOException {
+        if (t.layout() == Layout.WHOLE) {
+            OutputFiles.deleteTree(tableDir);
+        } else {
+            removePartitions(tableDir, captureNames);
+        }
+        if (rows == 0) {
+            return;
+        }
+        Files.createDirectories(tableDir);
+        try (Stream<Path> written = Files.list(staging)) {
+            for (Path p : written.toList()) {
+                Files.move(p, tableDir.resolve(p.getFileName()), StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
     }
 
     /**

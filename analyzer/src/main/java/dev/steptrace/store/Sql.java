@@ -47,6 +47,25 @@ public final class Sql {
         return out;
     }
 
+    /**
+     * Ends a transaction that failed: rolls it back and gives the connection auto-commit again; what fails
+     * in doing so is kept as suppressed on {@code failure}, which stays what the caller throws (a failed
+     * rollback would otherwise hide why the transaction failed: a full disk behind "no transaction is active").
+     */
+    public static <E extends Exception> E abandon(Connection c, E failure) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+        try {
+            c.setAutoCommit(true);
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+        return failure;
+    }
+
     /** Strings as a SQL list for {@code IN}: {@code ('a', 'b')}, quotes doubled. */
     public static String inList(List<String> values) {
         StringBuilder sb = new StringBuilder("(");

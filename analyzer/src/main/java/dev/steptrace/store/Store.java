@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,6 +17,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.steptrace.common.FileKind;
 import dev.steptrace.common.Messages;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -36,6 +36,9 @@ public final class Store implements AutoCloseable {
     /** A size as DuckDB's memory_limit takes it: 512MB, 1.5GB, 2GiB, 1G. */
     private static final Pattern SIZE = Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*([KMGT](?:i?B)?)\\s*",
             Pattern.CASE_INSENSITIVE);
+    /** What the operating system says of a full disk (or a quota), in DuckDB's errors. */
+    private static final Pattern DUCKDB_DISK_FULL = Pattern.compile("No space left on device|Disk quota exceeded");
+    private static final String DISK_FULL = "its disk is full";
     public static final String DEFAULT_FILE = "steptrace.duckdb";
     public static final String ENV_DB = "STEPTRACE_DB";
     /** Bumped whenever schema.sql changes. */
@@ -46,6 +49,7 @@ public final class Store implements AutoCloseable {
     private final Path path;
     private final DuckDBConnection connection;
     private final boolean readOnly;
+    private String whyReadOnly;
     private final BufferAllocator allocator = new RootAllocator();
 
     /**
@@ -85,6 +89,7 @@ public final class Store implements AutoCloseable {
         this.path = path;
         this.connection = connection;
         this.readOnly = readOnly;
+        this.whyReadOnly = readOnly ? "read-only" : null;
     }
 
     /** The --db option if given, else $STEPTRACE_DB, else steptrace.duckdb in the working directory. */
@@ -111,6 +116,7 @@ public final class Store implements AutoCloseable {
     }
 
     private static Store open(Path abs, boolean readOnly) throws StoreException {
+        refuseNonDatabase(abs);
         try {
             if (!readOnly && abs.getParent() != null) {
                 Files.createDirectories(abs.getParent());
@@ -125,11 +131,20 @@ public final class Store implements AutoCloseable {
                         .resolve("steptrace-" + ProcessHandle.current().pid() + ".tmp").toString());
             }
             loadDuckDb();
-            DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + abs, props);
+            DuckDBConnection c = DuckDb.connect(abs, props);
             Store store = new Store(abs, c, readOnly);
             try {
                 store.migrate();
-            } catch (SQLException | StoreException | RuntimeException e) {
+            } catch (SQLException e) {
+                store.close();
+                if (!readOnly && diskFull(e) && Files.exists(abs)) {
+                    // Everything it holds can still be read; only what it would write has no room.
+                    Store full = open(abs, true);
+                    full.whyReadOnly = DISK_FULL;
+                    return full;
+                }
+                throw e;
+            } catch (StoreException | RuntimeException e) {
                 store.close();
                 throw e;
             }
@@ -147,6 +162,36 @@ public final class Store implements AutoCloseable {
         } catch (IOException e) {
             throw new StoreException("cannot create the directory of the store " + abs + ": " + Messages.io(e), e);
         }
+    }
+
+    /**
+     * Refuses, before DuckDB opens it, a {@code --db} that is not a DuckDB database file: DuckDB would wait
+     * for ever on a FIFO, and open another engine's database (an SQLite file) through an extension.
+     */
+    private static void refuseNonDatabase(Path abs) throws StoreException {
+        String special = FileKind.notRegular(abs);
+        if (special != null) {
+            throw new StoreException(abs + " is " + special + ", not a DuckDB database: pass a store file as --db", null);
+        }
+        if (!Files.isReadable(abs)) {
+            return;   // a new store; or DuckDB says why it cannot read it
+        }
+        byte[] head = new byte[16];
+        int n = 0;
+        try (InputStream in = Files.newInputStream(abs)) {
+            n = in.readNBytes(head, 0, head.length);
+        } catch (IOException e) {
+            return;
+        }
+        // DuckDB's file header: an 8-byte checksum, then its magic bytes.
+        if (n >= 12 && new String(head, 8, 4, StandardCharsets.ISO_8859_1).equals("DUCK")) {
+            return;
+        }
+        String what = n == 0 ? "an empty file"
+                : new String(head, 0, n, StandardCharsets.ISO_8859_1).startsWith("SQLite format 3") ? "an SQLite database"
+                : "its first bytes are not a DuckDB database's";
+        throw new StoreException(abs + " is not a DuckDB database (" + what + "): it was left as it is; pass a"
+                + " steptrace store, or a new file, as --db", null);
     }
 
     private static boolean writable(Path abs) {
@@ -214,11 +259,9 @@ public final class Store implements AutoCloseable {
                 s.execute(resource("views.sql"));
                 connection.commit();
             } catch (SQLException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
+                throw Sql.abandon(connection, e);
             }
+            connection.setAutoCommit(true);
         }
     }
 
@@ -258,6 +301,43 @@ public final class Store implements AutoCloseable {
      */
     public boolean readOnly() {
         return readOnly;
+    }
+
+    /** Why the store cannot be written, for messages ("cannot be written (read-only)"): read-only, or its disk full. */
+    public String whyReadOnly() {
+        return whyReadOnly;
+    }
+
+    /**
+     * Writes what the store's log holds into its file, which DuckDB does when the store closes, silently
+     * when it cannot: null when done (or nothing to do), else why not, in one line. What was committed stays
+     * in the log (the {@code .wal} beside the store) and is read from there.
+     */
+    public String checkpoint() {
+        if (readOnly) {
+            return null;
+        }
+        try (Statement s = connection.createStatement()) {
+            s.execute("CHECKPOINT");
+            return null;
+        } catch (SQLException e) {
+            return diskFull(e) ? DISK_FULL : Messages.firstLine(Messages.sqlError(e.getMessage()));
+        }
+    }
+
+    /** Whether a failure of DuckDB's, or one it hides behind another (a rollback's), is a full disk. */
+    public static boolean diskFull(Throwable failure) {
+        for (Throwable c = failure; c != null; c = c.getCause()) {
+            if (c.getMessage() != null && DUCKDB_DISK_FULL.matcher(c.getMessage()).find()) {
+                return true;
+            }
+            for (Throwable s : c.getSuppressed()) {
+                if (diskFull(s)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     public Path path() {

@@ -5,13 +5,14 @@ import dev.steptrace.analysis.CaptureScope;
 import dev.steptrace.analysis.ClockOffsets;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.Messages;
+import dev.steptrace.common.OutputFiles;
 import dev.steptrace.common.StepSource;
 import dev.steptrace.report.ReportCategories;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -39,7 +40,7 @@ import java.util.function.Function;
  * ranges alone.
  */
 public final class Timeline {
-    public static final String SCHEMA = "steptrace.timeline/1";
+    public static final String SCHEMA = OutputFiles.TIMELINE_SCHEMA;
     /** The track of the step slices in each rank's process. */
     private static final int STEP_TID = 1;
     /** Categories of the file's events: the GPU and CPU ones are Kineto's, so steptrace reads the file back. */
@@ -116,13 +117,13 @@ public final class Timeline {
         }
         Path file = dir.resolve(fileName != null ? fileName : defaultFileName(choice.phase(), choice.steps()));
         Files.createDirectories(dir);
-        Path tmp = dir.resolve("." + file.getFileName() + ".tmp");
+        Path tmp = OutputFiles.temporary(file);
         long events;
         try {
-            try (OutputStream out = Files.newOutputStream(tmp)) {
+            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 events = t.writeTo(out, !file.getFileName().toString().endsWith(".json"), version);
             }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            OutputFiles.moveIntoPlace(tmp, file);
         } finally {
             Files.deleteIfExists(tmp);
         }

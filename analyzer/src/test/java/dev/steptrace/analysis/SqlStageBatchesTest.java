@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.steptrace.store.DuckDb;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -30,7 +30,7 @@ class SqlStageBatchesTest {
 
     @BeforeEach
     void files() throws SQLException {
-        c = DriverManager.getConnection("jdbc:duckdb:");
+        c = DuckDb.inMemory();
         exec("CREATE TEMP TABLE t_files AS SELECT range::INTEGER AS file_id, 0 AS rank FROM range(1, 4)");
     }
 

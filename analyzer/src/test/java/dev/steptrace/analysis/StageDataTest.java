@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.steptrace.common.StepSource;
+import dev.steptrace.store.DuckDb;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -75,7 +75,7 @@ class StageDataTest {
     @MethodSource("files")
     void stage(Path file) throws IOException, SQLException {
         List<String> lines = Files.readAllLines(file);
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection c = DuckDb.inMemory()) {
             int i = 0;
             int queries = 0;
             while (i < lines.size()) {

@@ -9,13 +9,13 @@ import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.Ingestor;
 import dev.steptrace.rules.Thresholds;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.store.Sql;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreCaptures;
 import dev.steptrace.testing.TestData;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -82,7 +82,7 @@ class WorkDatabaseTest {
     @Test
     void aStoreNamedLikeAWorkDatabaseIsAnalysedAsAnyOther() throws Exception {
         String next;
-        try (Connection scratch = DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection scratch = DuckDb.inMemory()) {
             String last = WorkDatabase.attach(scratch);
             WorkDatabase.detach(scratch, last);
             next = WorkDatabase.PREFIX + (Long.parseLong(last.substring(WorkDatabase.PREFIX.length())) + 1);

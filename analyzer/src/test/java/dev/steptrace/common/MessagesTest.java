@@ -18,7 +18,7 @@ class MessagesTest {
     void charactersThatDriveATerminalAreWrittenOut() {
         // ESC sequences (colour, cursor), a carriage return that would overwrite the line, a C1 CSI,
         // and a right-to-left override that reorders what follows.
-        assertEquals("k\\x1b[31mred\\x1b[0m\\x0dx\\x9b2J\\u202etxt",
+        assertEquals("k\\x1b[31mred\\x1b[0m\\x0dx\\u009b2J\\u202etxt",
                 Messages.printable("k\u001b[31mred\u001b[0m\rx\u009b2J\u202etxt"));
         // Tabs and line feeds are text; so is every printable character, accents and CJK included.
         String plain = "void k<\"x\">(int)\tnext\nÜber 核";

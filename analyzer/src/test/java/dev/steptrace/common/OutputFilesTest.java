@@ -1,12 +1,20 @@
 package dev.steptrace.common;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,6 +54,72 @@ class OutputFilesTest {
         }));
         assertEquals("good", Files.readString(report));
         assertEquals(List.of("report.json"), names());
+    }
+
+    /** Two commands writing one document at once: each writes a file of its own, the last complete one wins. */
+    @Test
+    void twoWritersOfOneDocumentNeverShareATemporaryFile() throws Exception {
+        Path timeline = dir.resolve("timeline.json");
+        CountDownLatch bothWriting = new CountDownLatch(2);
+        List<Future<?>> writers = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (String who : List.of("a", "b")) {
+                writers.add(pool.submit(() -> {
+                    OutputFiles.write(timeline, out -> {
+                        bothWriting.countDown();
+                        try {
+                            bothWriting.await();
+                        } catch (InterruptedException e) {
+                            throw new IOException(e);
+                        }
+                        for (int i = 0; i < 1000; i++) {
+                            out.write(who.repeat(100).getBytes(StandardCharsets.US_ASCII));
+                        }
+                    });
+                    return null;
+                }));
+            }
+            for (Future<?> w : writers) {
+                w.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        String written = Files.readString(timeline);
+        assertTrue(written.equals("a".repeat(100_000)) || written.equals("b".repeat(100_000)), "mixed document");
+        assertEquals(List.of("timeline.json"), names());
+    }
+
+    /** The temporary file of a steptrace killed while writing goes on the next write into its directory. */
+    @Test
+    void aKilledWritersTemporaryFileGoesOnTheNextWrite() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path leftover = Files.writeString(dir.resolve(".report.html.steptrace." + gone.pid() + ".123.tmp"), "<html>half");
+        Path inProgress = Files.writeString(dir.resolve(".report.md.steptrace." + ProcessHandle.current().pid()
+                + ".456.tmp"), "# half");
+        Path someoneElses = Files.writeString(dir.resolve(".notes.1.2.tmp"), "mine");
+        OutputFiles.write(dir.resolve("report.json"), "{}\n");
+        assertFalse(Files.exists(leftover), "a dead process's temporary file stayed");
+        assertTrue(Files.exists(inProgress), "a running writer's temporary file went");
+        assertTrue(Files.exists(someoneElses), "a file steptrace did not write went");
+    }
+
+    /** A capture's name from the store is one folder under the output directory, whatever it holds. */
+    @Test
+    void aNameFromTheStoreIsOneFolderName() {
+        assertEquals("h200-tp2-moe_decode.v2", OutputFiles.folderName("h200-tp2-moe_decode.v2"));
+        assertEquals("..%2F..%2Fx", OutputFiles.folderName("../../x"));
+        assertEquals("%2E%2E", OutputFiles.folderName(".."));
+        assertEquals("%2E", OutputFiles.folderName("."));
+        assertEquals("_", OutputFiles.folderName(""));
+        assertEquals("a%5Cb%25c", OutputFiles.folderName("a\\b%c"));
+        assertEquals("k%1B[2J%E2%80%AEx", OutputFiles.folderName("k\u001b[2J\u202ex"));
+        for (String name : List.of("../../x", "..", ".", "", "/etc", "a/../../b")) {
+            Path folder = dir.resolve(OutputFiles.folderName(name)).normalize();
+            assertEquals(dir, folder.getParent(), name);
+        }
     }
 
     private List<String> names() throws IOException {

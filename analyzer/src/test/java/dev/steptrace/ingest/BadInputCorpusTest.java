@@ -9,9 +9,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.steptrace.store.DuckDb;
+import dev.steptrace.common.Messages;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.MainProcess;
+import dev.steptrace.testsupport.NsysExport;
+import dev.steptrace.testsupport.NsysFixtures;
 import dev.steptrace.testsupport.Programs;
 import dev.steptrace.testsupport.StoreDb;
 import dev.steptrace.testsupport.TraceOracle;
@@ -27,16 +32,20 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
@@ -196,7 +205,9 @@ class BadInputCorpusTest {
         /** A process whose output or store directory is a full disk. */
         FULL_DISK,
         /** A process at a small heap: the launcher's, unless the recipe says. */
-        SMALL_HEAP
+        SMALL_HEAP,
+        /** A process whose home directory is the case's own {@code home}: what it writes there is seen. */
+        OWN_HOME
     }
 
     /** What a case's recipe built: the paths that fill the run's placeholders, and how it runs. */
@@ -204,10 +215,12 @@ class BadInputCorpusTest {
         /** The case's own directory. */
         final Path root;
         Path input;
+        /** A second input, where the run names {@code OTHER}. */
+        Path other;
         /** The file whose status and reason the row states (the input itself unless a recipe says). */
         Path subject;
         final Path db;
-        final Path out;
+        Path out;
         /** The directory on a full disk, and how big that disk is. */
         Path full;
         String fullSize;
@@ -272,7 +285,7 @@ class BadInputCorpusTest {
     private List<String> args(Case c, Setup s) {
         List<String> args = new ArrayList<>();
         Map<String, String> placeholders = Map.of("IN", s.input.toString(), "OUT", s.out.toString(),
-                "FILE", s.root.resolve("a-file").toString());
+                "FILE", s.root.resolve("a-file").toString(), "OTHER", String.valueOf(s.other));
         for (String a : split(c.run())) {
             String word = placeholders.getOrDefault(a, a);
             // Inside SQL only the quoted form: IN is also a keyword.
@@ -282,7 +295,7 @@ class BadInputCorpusTest {
             args.add("--db");
             args.add(s.db.toString());
         }
-        if (c.command().equals("ingest")) {
+        if (c.command().equals("ingest") && !c.status().equals("-")) {
             args.add("--json");
         }
         if (c.command().equals("ingest") || c.command().equals("report")) {
@@ -310,7 +323,7 @@ class BadInputCorpusTest {
         } else if (!c.reason().equals("-")) {
             String reason = file.path("reason").asText();
             assertTrue(reason.contains(c.reason()), () -> c + ": reason '" + reason + "'");
-            assertTrue(r.err().contains(s.subject.getFileName().toString() + ": " + reason),
+            assertTrue(r.err().contains(Messages.printable(s.subject.getFileName().toString()) + ": " + reason),
                     () -> c + ": stderr does not name the file with its reason\n" + r.describe());
         } else {
             assertTrue(file.path("reason").isNull(), () -> c + ": " + r.describe());
@@ -421,7 +434,7 @@ class BadInputCorpusTest {
                 s.after = r -> assertFalse(Files.exists(Path.of(s.db + ".wal")), "a read-only store got a WAL");
             }
             case "foreign-database" -> {
-                try (Connection db = DriverManager.getConnection("jdbc:duckdb:" + s.db);
+                try (Connection db = DuckDb.connect(s.db, new Properties());
                      Statement st = db.createStatement()) {
                     st.execute("CREATE TABLE files (a INTEGER)");
                     st.execute("CREATE TABLE mine (x INTEGER)");
@@ -449,6 +462,26 @@ class BadInputCorpusTest {
                 s.mode = Mode.FULL_DISK;
                 s.after = r -> noHalfDocuments(r, s.out);
             }
+            case "export-full-disk" -> {
+                Files.delete(base);
+                Files.copy(sampleTrace(), dir.resolve("rank0.pt.trace.json.gz"));
+                Cli.assertExit(0, Cli.ingestJson(s.db, dir));
+                s.full = Files.createDirectories(s.out);
+                // Room for some of the tables, not for all.
+                s.fullSize = "256k";
+                s.mode = Mode.FULL_DISK;
+                s.after = r -> {
+                    noHalfDocuments(r, s.out);
+                    int parquet = 0;
+                    for (String line : r.out().split("\n")) {
+                        if (line.startsWith("document: ") && line.contains(".parquet ")) {
+                            parquet++;
+                            assertTrue(line.endsWith(" PAR1"), "a Parquet file cut short: " + line);
+                        }
+                    }
+                    assertTrue(parquet > 0, "the disk was full before any table: nothing shown\n" + r.describe());
+                };
+            }
             case "store-full-disk" -> {
                 Files.delete(base);
                 Files.copy(sampleTrace(), dir.resolve("rank0.pt.trace.json.gz"));
@@ -470,6 +503,151 @@ class BadInputCorpusTest {
                 s.mode = Mode.SMALL_HEAP;
                 s.javaOptions = List.of("-Xmx64m", "-XX:+UseParallelGC");
             }
+            case "control-chars-in-paths", "control-chars-in-written-paths", "control-chars-in-timeline-path" -> {
+                Path named = Files.move(dir, s.root.resolve("capture\u001b[2J\u202e"));
+                s.input = named;
+                s.subject = named.resolve("not\u001b[31mjson.json");
+                Files.writeString(s.subject, "not a trace\n");
+                s.out = s.root.resolve("out\u001b[2J");
+                if (c.name().equals("control-chars-in-paths")) {
+                    // The per-file table names the capture (the directory) and the file.
+                    s.after = r -> assertTrue(r.out().contains("capture\\x1b[2J\\u202e/rank0.pt.trace.json"), r.describe());
+                }
+            }
+            case "sqlite-as-db" -> {
+                try (Connection lite = DriverManager.getConnection("jdbc:sqlite:" + s.db); Statement st = lite.createStatement()) {
+                    st.execute("CREATE TABLE files (a INTEGER)");
+                }
+                byte[] before = Files.readAllBytes(s.db);
+                Path home = Files.createDirectories(s.root.resolve("home"));
+                s.mode = Mode.OWN_HOME;
+                s.after = r -> {
+                    assertFalse(Files.exists(home.resolve(".duckdb")), "DuckDB went for an extension");
+                    assertSame(before, s.db);
+                };
+            }
+            case "fifo-as-db" -> exec("mkfifo", s.db.toString());
+            case "empty-file-as-db" -> {
+                Files.createFile(s.db);
+                s.after = r -> assertSame(new byte[0], s.db);
+            }
+            case "capture-names-leave-out" -> {
+                Files.move(base, Files.createDirectories(dir.resolve("a")).resolve("rank0.pt.trace.json"));
+                copy("base.json", Files.createDirectories(dir.resolve("b")).resolve("rank0.pt.trace.json"));
+                Cli.assertExit(0, Cli.ingestJson(s.db, dir));
+                try (Connection db = DuckDb.connect(s.db, new Properties()); Statement st = db.createStatement()) {
+                    assertEquals(1, st.executeUpdate("UPDATE captures SET name = '../../x' WHERE name = 'a'"));
+                    assertEquals(1, st.executeUpdate("UPDATE captures SET name = '..' WHERE name = 'b'"));
+                }
+                s.out = s.root.resolve("deep").resolve("out");
+                s.after = r -> {
+                    assertEquals(Set.of("..%2F..%2Fx", "%2E%2E", "index.json"), Set.of(s.out.toFile().list()), r.describe());
+                    assertFalse(Files.exists(s.root.resolve("x")), "written outside --out");
+                    assertEquals(List.of("out"), List.of(s.out.getParent().toFile().list()), "written beside --out");
+                };
+            }
+            case "nsys-text-in-integer-column" -> {
+                s.subject = dir.resolve("rank1.sqlite");
+                NsysFixtures.write(NsysFixtures.tensorParallelRank(1, true), NsysExport.Container.SQLITE, s.subject);
+                try (Connection lite = DriverManager.getConnection("jdbc:sqlite:" + s.subject); Statement st = lite.createStatement()) {
+                    assertEquals(1, st.executeUpdate("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'abc'"
+                            + " WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)"));
+                }
+            }
+            case "nsys-recursive-view" -> {
+                s.subject = dir.resolve("rank1.sqlite");
+                NsysFixtures.write(NsysFixtures.tensorParallelRank(1, true), NsysExport.Container.SQLITE, s.subject);
+                try (Connection lite = DriverManager.getConnection("jdbc:sqlite:" + s.subject); Statement st = lite.createStatement()) {
+                    st.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO kernels_table");
+                    st.execute("CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL"
+                            + " SELECT i + 1 FROM n) SELECT k.* FROM kernels_table k, n");
+                }
+            }
+            case "nsys-hot-wal", "nsys-wal-file" -> {
+                Path live = s.root.resolve("live.sqlite");
+                NsysFixtures.write(NsysFixtures.tensorParallelRank(1, true), NsysExport.Container.SQLITE, live);
+                Path copy = dir.resolve("rank1.sqlite");
+                try (Connection lite = DriverManager.getConnection("jdbc:sqlite:" + live); Statement st = lite.createStatement()) {
+                    st.execute("PRAGMA journal_mode = WAL");
+                    st.execute("PRAGMA wal_autocheckpoint = 0");
+                    st.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1");
+                    // Copied while open: the database file without the change, its log with it.
+                    Files.copy(live, copy);
+                    Files.copy(Path.of(live + "-wal"), Path.of(copy + "-wal"));
+                }
+                s.subject = c.name().equals("nsys-hot-wal") ? copy : Path.of(copy + "-wal");
+            }
+            case "diff-no-shared-phase" -> {
+                s.other = Files.createDirectories(s.root.resolve("decode")).resolve("rank0.pt.trace.json");
+                Files.writeString(s.other, new String(bytes("base.json"), StandardCharsets.UTF_8)
+                        .replace("ProfilerStep#2", "execute_context_0(0)_generation_1(1)"));
+                s.other = s.other.getParent();
+            }
+            case "scenario-subcategory-typo" -> {
+                String bundled;
+                try (InputStream in = BadInputCorpusTest.class.getResourceAsStream(
+                        "/dev/steptrace/decide/scenarios/pcie-allreduce-tax.yaml")) {
+                    bundled = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                }
+                assertTrue(bundled.contains("  tax: allreduce\n"), "the bundled scenario's tax moved");
+                // FILE: the scenario, where the run names it.
+                Files.writeString(s.root.resolve("a-file"), bundled.replace("  tax: allreduce\n", "  tax: allreduce/custon\n"));
+            }
+            case "partial-rank-steps" -> {
+                Files.delete(base);
+                Path synth = s.root.resolve("synth");
+                Cli.assertExit(0, Cli.run("synth", "--preset", "moe-tp8-graph", "--ranks", "2", "--steps", "6",
+                        "--out", synth.toString(), "-q"));
+                for (Path f : Files.newDirectoryStream(synth, "*rank*.pt.trace.json.gz")) {
+                    byte[] json;
+                    try (InputStream in = new GZIPInputStream(Files.newInputStream(f))) {
+                        json = in.readAllBytes();
+                    }
+                    boolean cut = f.getFileName().toString().contains("rank1");
+                    Files.write(dir.resolve(cut ? "rank1.pt.trace.json" : "rank0.pt.trace.json"),
+                            cut ? Arrays.copyOf(json, json.length * 6 / 10) : json);
+                }
+                s.after = r -> {
+                    try {
+                        JsonNode report = JSON.readTree(s.out.resolve("report.json").toFile());
+                        JsonNode rank0 = report.at("/ranks/0/phases/decode");
+                        JsonNode rank1 = report.at("/ranks/1/phases/decode");
+                        assertEquals(6, rank0.path("steps").asInt(), "rank 0 has every step");
+                        assertTrue(rank1.path("steps").asInt() < 6, "rank 1's steps past its cut were counted: " + rank1);
+                        double mean0 = rank0.at("/kernel_ms_per_step/mean").asDouble();
+                        double mean1 = rank1.at("/kernel_ms_per_step/mean").asDouble();
+                        // Synth's steps are alike: the steps rank 1 has measure what rank 0's do.
+                        assertEquals(mean0, mean1, mean0 * 0.05, "rank 1's mean per step");
+                    } catch (IOException e) {
+                        fail(e);
+                    }
+                };
+            }
+            case "own-outputs-not-inputs" -> {
+                Cli.assertExit(0, Cli.run("report", dir.toString(), "--out", dir.resolve("steptrace-out").toString(),
+                        "--db", s.db.toString(), "--quiet"));
+                Cli.assertExit(0, Cli.run("timeline", dir.toString(), "--out", dir.resolve("mine/t.json.gz").toString(),
+                        "--db", s.db.toString(), "--quiet"));
+                String written = listing(dir.resolve("steptrace-out"));
+                assertTrue(written.contains("document: report.json") && written.contains("document: timeline-"), written);
+            }
+            case "taxonomy-catastrophic-regex" -> Files.writeString(s.root.resolve("a-file"), """
+                    - id: slow_rule
+                      match: '(.?.?.?.?.?.?.?.?){8}(!x)'
+                      category: gemm
+                      subcategory: slow
+                    """);
+            case "device-peaks-catastrophic-regex" -> Files.writeString(s.root.resolve("a-file"), """
+                    version: 1
+                    sources:
+                      mine: {title: 'a measurement', url: 'https://example.com/peaks'}
+                    devices:
+                      - id: slow-gpu
+                        label: Slow GPU
+                        match: '(.?.?.?.?.?.?.?.?){8}!x'
+                        source: mine
+                        bf16_tflops: 1
+                    """);
             default -> fail("no recipe for the made case " + c + ": add one to " + getClass().getSimpleName());
         }
     }
@@ -505,12 +683,22 @@ class BadInputCorpusTest {
         }
     }
 
+    /** The file holds exactly these bytes: left as it was. */
+    private static void assertSame(byte[] before, Path file) {
+        try {
+            assertArrayEquals(before, Files.readAllBytes(file), file + " changed");
+            assertFalse(Files.exists(Path.of(file + ".wal")), file + " got a WAL");
+        } catch (IOException e) {
+            fail(e);
+        }
+    }
+
     private static void noHalfDocuments(Result r, Path out) {
         // The listing comes from inside the process that had the full disk (a tmpfs vanishes with it).
         for (String line : (r.out() + "\n" + listing(out)).split("\n")) {
             if (line.startsWith("document: ")) {
                 String[] f = line.substring("document: ".length()).split(" ");
-                assertFalse(f[0].endsWith(".tmp"), "a temporary file was left: " + line);
+                assertFalse(f[0].contains(".tmp"), "a temporary file was left: " + line);
                 assertFalse(f[1].equals("0"), "an empty document was left: " + line);
             }
         }
@@ -549,6 +737,10 @@ class BadInputCorpusTest {
                 return process(cmd);
             case SMALL_HEAP:
                 return process(MainProcess.command(s.javaOptions, args));
+            case OWN_HOME:
+                Cli.Result home = MainProcess.run(MainProcess.command(List.of("-Duser.home=" + s.root.resolve("home")), args),
+                        Map.of("HOME", s.root.resolve("home").toString()));
+                return new Result(home.exit(), home.out(), home.err());
             default:
                 Assumptions.assumeTrue(TMPFS, "no tmpfs can be mounted here (it needs CAP_SYS_ADMIN): the full"
                         + " disk is not provoked; OutputFilesTest covers the atomic writes it relies on");
@@ -561,7 +753,8 @@ class BadInputCorpusTest {
 
     /** Runs the command, then lists what is left in DIR (from inside, where a tmpfs is still mounted). */
     private static final String FULL_DISK_SCRIPT = "mount -t tmpfs -o size=SIZE tmpfs 'DIR' || exit 97; \"$@\"; rc=$?;"
-            + " for f in 'DIR'/* 'DIR'/.*; do [ -f \"$f\" ] && echo \"document: $(basename \"$f\") $(wc -c < \"$f\")\"; done;"
+            + " cd 'DIR' && find . -type f | while read -r f; do"
+            + " echo \"document: ${f#./} $(wc -c < \"$f\") $(tail -c 4 \"$f\" | tr -c 'A-Z0-9' '?')\"; done;"
             + " exit $rc";
 
     private static Result here(List<String> args) {

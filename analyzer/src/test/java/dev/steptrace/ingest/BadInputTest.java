@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.StoreDb;
 import java.io.IOException;
@@ -15,12 +16,12 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -223,7 +224,7 @@ class BadInputTest {
             assertEquals(1, s.count("SELECT count(*) FROM non_traces"));
         }
         // A reason no reader writes: if the next ingest reports it, it did not read the file.
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:" + db);
+        try (java.sql.Connection c = DuckDb.connect(db, new java.util.Properties());
              java.sql.Statement s = c.createStatement()) {
             s.execute("UPDATE non_traces SET reason = 'planted'");
         }
@@ -555,7 +556,7 @@ class BadInputTest {
         Cli.assertExit(0, Cli.ingestJson(db, good));
         // Make the store refuse a second file that uses the same event names: its event rows are
         // written first, then its names break the unique index, so only a transaction keeps them out.
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db);
+        try (Connection c = DuckDb.connect(db, new Properties());
              Statement st = c.createStatement()) {
             st.execute("CREATE UNIQUE INDEX test_poison ON names (name)");
         }
@@ -584,7 +585,7 @@ class BadInputTest {
         assertEquals("failed", mixed.file("rank1.pt.trace.json").path("status").asText());
 
         // Once the store accepts it, the same file loads in full: the failure left nothing in the way.
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db);
+        try (Connection c = DuckDb.connect(db, new Properties());
              Statement st = c.createStatement()) {
             st.execute("DROP INDEX test_poison");
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.JsonSchemas;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
@@ -17,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
@@ -458,7 +459,7 @@ class CaptureAssignmentTest {
         Cli.assertExit(0, Cli.ingestJson(db, elsewhere));
         String stored = elsewhere.toRealPath().toString();
         Path copy = Files.move(elsewhere, run.resolve("z-copy.json.gz"));
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db);
+        try (Connection c = DuckDb.connect(db, new Properties());
              PreparedStatement ps = c.prepareStatement("UPDATE files SET path = ?, capture_id = NULL WHERE path = ?")) {
             ps.setString(1, copy.toRealPath().toString());
             ps.setString(2, stored);

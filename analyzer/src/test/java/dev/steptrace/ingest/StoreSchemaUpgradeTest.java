@@ -5,14 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.StoreDb;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,7 +77,7 @@ class StoreSchemaUpgradeTest {
     private Path versionSixStore() throws Exception {
         Path db = tmp.resolve("store.duckdb");
         Cli.assertExit(0, Cli.ingestJson(db, TRACE));
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db); Statement s = c.createStatement()) {
+        try (Connection c = DuckDb.connect(db, new Properties()); Statement s = c.createStatement()) {
             s.execute("ALTER TABLE files DROP COLUMN file_stat");
         }
         setVersion(db, "6");
@@ -84,7 +85,7 @@ class StoreSchemaUpgradeTest {
     }
 
     private static void setVersion(Path db, String version) throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db); Statement s = c.createStatement()) {
+        try (Connection c = DuckDb.connect(db, new Properties()); Statement s = c.createStatement()) {
             assertEquals(1, s.executeUpdate("UPDATE store_info SET value = '" + version + "' WHERE key = 'schema_version'"));
         }
     }

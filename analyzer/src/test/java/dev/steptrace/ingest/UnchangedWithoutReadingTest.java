@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.StoreDb;
@@ -16,8 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
+import java.util.Properties;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -170,7 +171,7 @@ class UnchangedWithoutReadingTest {
      * read of the file gives, so a read would load it again.
      */
     private static void assertToldUnchangedUnread(Path db, Path dir, Path trace) throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db); Statement st = c.createStatement()) {
+        try (Connection c = DuckDb.connect(db, new Properties()); Statement st = c.createStatement()) {
             assertEquals(1, st.executeUpdate("UPDATE files SET content_hash = 'crc32c:00000000-crc32:00000000'"
                     + " WHERE path = '" + trace.toRealPath() + "'"));
         }

@@ -9,7 +9,6 @@ import dev.steptrace.testsupport.Cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -53,7 +52,7 @@ class ParquetExportTest {
 
     @Test
     void everyTableOfTheStoreReadsBackWithItsCountsAndSums() throws Exception {
-        try (Connection store = readOnly(db); Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection store = readOnly(db); Connection duck = DuckDb.inMemory()) {
             List<String> tables = strings(store, "SELECT table_name FROM information_schema.tables"
                     + " WHERE table_schema = 'main' AND table_type = 'BASE TABLE' ORDER BY 1");
             assertTrue(tables.containsAll(List.of("files", "gpu_ops", "cpu_ops", "launches", "names", "comm_meta")), tables.toString());
@@ -95,7 +94,7 @@ class ParquetExportTest {
                 GROUP BY ALL ORDER BY ALL""";
         String fromDataset = "SELECT capture, rank, count(*), sum(dur_ns), min(ts_ns) FROM read_parquet('"
                 + dataset.resolve("gpu_ops") + "/*/*/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL";
-        try (Connection store = readOnly(db); Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection store = readOnly(db); Connection duck = DuckDb.inMemory()) {
             List<String> expected = rows(store, byHand);
             assertEquals(7, expected.size(), "three two-rank captures and the one-file capture: " + expected);
             assertTrue(expected.stream().anyMatch(r -> r.startsWith(ODD_NAME + "|0|")), expected.toString());
@@ -117,7 +116,7 @@ class ParquetExportTest {
         Cli.assertExit(0, Cli.run("export", tmp.resolve(ODD_NAME).toString(), "--parquet", again.toString(), "--db",
                 db.toString(), "--quiet"));
         assertEquals(before, filesPerCapture(again.resolve("gpu_ops")), "no second copy of the capture's rows");
-        try (Connection store = readOnly(db); Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection store = readOnly(db); Connection duck = DuckDb.inMemory()) {
             assertEquals(single(store, "SELECT count(*) FROM gpu_ops"), single(duck, "SELECT count(*) FROM read_parquet('"
                     + again.resolve("gpu_ops") + "/*/*/*.parquet')"));
         }
@@ -145,7 +144,7 @@ class ParquetExportTest {
     private static Connection readOnly(Path file) throws SQLException {
         Properties p = new Properties();
         p.setProperty("duckdb.read_only", "true");
-        return DriverManager.getConnection("jdbc:duckdb:" + file, p);
+        return DuckDb.connect(file, p);
     }
 
     private static long single(Connection c, String sql) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.steptrace.testsupport;
 
+import dev.steptrace.store.DuckDb;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
@@ -171,7 +172,7 @@ public final class NsysExport {
 
     public void writeParquetDir(Path dir) throws SQLException, IOException {
         Files.createDirectories(dir);
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection c = DuckDb.inMemory()) {
             for (Table t : tables.values()) {
                 StringBuilder ddl = new StringBuilder("CREATE TABLE \"" + t.name + "\" (");
                 for (int i = 0; i < t.columns.size(); i++) {

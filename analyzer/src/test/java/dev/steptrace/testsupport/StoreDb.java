@@ -3,9 +3,9 @@ package dev.steptrace.testsupport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.steptrace.store.DuckDb;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -33,7 +33,7 @@ public final class StoreDb implements AutoCloseable {
     public static StoreDb open(Path db) throws SQLException {
         Properties props = new Properties();
         props.setProperty("duckdb.read_only", "true");
-        return new StoreDb(DriverManager.getConnection("jdbc:duckdb:" + db.toAbsolutePath(), props));
+        return new StoreDb(DuckDb.connect(db.toAbsolutePath(), props));
     }
 
     public Connection connection() {

@@ -7,12 +7,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.testsupport.Cli;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -132,7 +132,7 @@ class TimelineAlignmentTest {
 
     @Test
     void disagreeingEstimatesAreWarnedAbout() throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+        try (Connection c = DuckDb.inMemory(); Statement s = c.createStatement()) {
             // Rank 1 ends 2 µs after rank 0 at every instance; rank 2 ends 0 or 200 µs after, so its estimates
             // spread over 200 µs; ranks 1 and 2 share a host but their offsets are 98 µs apart.
             s.execute("CREATE TEMP TABLE t_collectives (rank INTEGER, phase VARCHAR, phase_index INTEGER, type VARCHAR,"

@@ -6,9 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.testsupport.Cli;
+import dev.steptrace.testsupport.MainProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -68,6 +73,37 @@ class TimelineCommandTest {
         Cli.assertExit(0, d);
         assertTrue(d.err().matches("(?s).*decode steps? [0-9, -]+ \\(slowest decode step: \\d+, [0-9.]+ ms on rank \\d\\).*"),
                 d::describe);
+    }
+
+    /**
+     * Two timeline commands at once given one {@code --out} (each over a copy of the store: one store takes one
+     * writer): each writes a file of its own and moves it into place, so the file left is one whole timeline
+     * and no temporary file stays.
+     */
+    @Test
+    void timelinesWrittenAtOnceToOneFileLeaveOneWholeDocument() throws Exception {
+        Cli.assertExit(0, timeline("--out", tmp.resolve("first.json").toString(), "-q"));
+        Path dir = Files.createDirectories(tmp.resolve("at-once"));
+        Path out = dir.resolve("same.json");
+        List<Future<Cli.Result>> runs = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int i = 0; i < 2; i++) {
+                Path copy = Files.copy(db, tmp.resolve("copy" + i + ".duckdb"));
+                runs.add(pool.submit(() -> MainProcess.run(MainProcess.command(List.of(), List.of("timeline",
+                        capture.toString(), "--db", copy.toString(), "--out", out.toString(), "-q")))));
+            }
+            for (Future<Cli.Result> r : runs) {
+                Cli.assertExit(0, r.get());
+            }
+        } finally {
+            pool.shutdown();
+        }
+        JsonNode doc = new ObjectMapper().readTree(out.toFile());
+        assertTrue(doc.get("traceEvents").size() > 0);
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(List.of(out), files.toList(), "a temporary file was left");
+        }
     }
 
     /**

@@ -9,18 +9,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.steptrace.api.Capture;
 import dev.steptrace.api.Steptrace;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.TestData;
 import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -111,7 +112,7 @@ class TimelineFromKeptAnalysisTest {
             st.capture().close();
         }
         // A kept number the traces do not say: the timeline's step slices show it only if they read it.
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db); Statement s = c.createStatement()) {
+        try (Connection c = DuckDb.connect(db, new Properties()); Statement s = c.createStatement()) {
             s.execute("UPDATE step_metrics SET kernel_ns = 1234567 WHERE phase = 'decode' AND phase_index = 2");
         }
         try (Steptrace st = Steptrace.open(db); Capture c = st.capture()) {

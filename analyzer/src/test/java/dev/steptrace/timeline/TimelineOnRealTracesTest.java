@@ -208,7 +208,11 @@ class TimelineOnRealTracesTest {
     @Test
     void readBackHoldsEachRanksOperationsOfTheSteps() throws Exception {
         Path db = tmp.resolve("read-back.duckdb");
-        Cli.Result ingest = Cli.ingestJson(db, timeline.getParent());
+        // Named itself: in a directory's walk steptrace's own timelines are passed over.
+        Cli.Result passedOver = Cli.ingestJson(tmp.resolve("walked.duckdb"), timeline.getParent());
+        assertEquals(1, passedOver.exit(), passedOver::describe);
+        assertTrue(passedOver.err().contains("a timeline steptrace wrote, not a trace"), passedOver::describe);
+        Cli.Result ingest = Cli.ingestJson(db, timeline);
         assertEquals(0, ingest.exit(), ingest::describe);
         Map<Integer, Integer> pids = pidOfRank();
         assertEquals(Set.of(0, 1), pids.keySet());

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.analysis.ViewScript;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.store.ParquetExport;
 import dev.steptrace.store.Store;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -61,7 +61,7 @@ class CrossRankSqlCasesTest {
         copyTree(dataset, out);
         CrossRankStage.run(spark, out.toString(), Set.of("c"), dir.resolve("scratch"));
 
-        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:"); Statement s = duck.createStatement()) {
+        try (Connection duck = DuckDb.inMemory(); Statement s = duck.createStatement()) {
             for (Map.Entry<String, String> in : CrossRankStage.INPUTS.entrySet()) {
                 // The default analysis's rows, as the application's views of the dataset hold them.
                 s.execute("CREATE VIEW " + in.getValue() + " AS SELECT * FROM read_parquet('" + dataset.resolve(in.getKey())

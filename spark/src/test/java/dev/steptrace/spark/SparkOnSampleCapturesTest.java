@@ -7,12 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.analysis.ViewScript;
 import dev.steptrace.cli.Main;
+import dev.steptrace.store.DuckDb;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -187,7 +187,7 @@ class SparkOnSampleCapturesTest {
     @Test
     void theCrossRankSqlGivesTheSameRowsOnDuckDb() throws Exception {
         // The same cross-rank.sql, run by DuckDB over the rank-local tables the Spark tasks wrote.
-        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:"); Statement s = duck.createStatement()) {
+        try (Connection duck = DuckDb.inMemory(); Statement s = duck.createStatement()) {
             for (Map.Entry<String, String> in : CrossRankStage.INPUTS.entrySet()) {
                 s.execute("CREATE VIEW " + in.getValue() + " AS SELECT * FROM read_parquet('" + out.resolve(in.getKey())
                         + "/**/*.parquet', hive_partitioning = true, union_by_name = true)");

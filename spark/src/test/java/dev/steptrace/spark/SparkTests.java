@@ -1,9 +1,9 @@
 package dev.steptrace.spark;
 
+import dev.steptrace.store.DuckDb;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -56,7 +56,7 @@ final class SparkTests {
     static List<String> rows(Path db, String sql) throws SQLException {
         Properties p = new Properties();
         p.setProperty("duckdb.read_only", "true");
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db, p)) {
+        try (Connection c = DuckDb.connect(db, p)) {
             return rows(c, sql);
         }
     }

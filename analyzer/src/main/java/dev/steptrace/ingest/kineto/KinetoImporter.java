@@ -1,5 +1,6 @@
 package dev.steptrace.ingest.kineto;
 
+import dev.steptrace.common.OutputFiles;
 import dev.steptrace.ingest.FileHead;
 import dev.steptrace.ingest.FileSummary;
 import dev.steptrace.ingest.ImportJob;
@@ -10,6 +11,7 @@ import dev.steptrace.ingest.TraceDiscovery;
 import dev.steptrace.ingest.TraceInput;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.SQLException;
 import java.util.List;
@@ -115,24 +117,28 @@ public final class KinetoImporter implements Importer {
     }
 
     /** Null when the file looks like a Kineto trace, else why it is not one. */
+    /** How a timeline's metadata starts, within its first bytes. */
+    private static final String TIMELINE_MARK = "\"steptrace\":{\"schema\":\"" + OutputFiles.TIMELINE_SCHEMA + "\"";
+    private static final int TIMELINE_MARK_WITHIN = 200;
+
     private static String sniff(FileHead file) throws IOException {
         if (file.bytes().length == 0) {
             return "empty file";
         }
         if (isGzip(file)) {
             try (InputStream in = TraceInput.gunzip(file.path())) {
-                return jsonStart(in, "gzip file whose content is not JSON");
+                return jsonStart(in, "gzip file whose content is not JSON", file.given());
             } catch (InputDamage e) {
                 // Nothing before the damage tells that this was a trace.
                 return "gzip file damaged before any content: " + e.getMessage();
             }
         }
         try (InputStream in = Files.newInputStream(file.path())) {
-            return jsonStart(in, "not JSON (and not gzip)");
+            return jsonStart(in, "not JSON (and not gzip)", file.given());
         }
     }
 
-    private static String jsonStart(InputStream in, String otherwise) throws IOException {
+    private static String jsonStart(InputStream in, String otherwise, boolean given) throws IOException {
         int c;
         int read = 0;
         do {
@@ -142,6 +148,13 @@ public final class KinetoImporter implements Importer {
         if (c < 0 && read == 1) {
             return "empty file";
         }
-        return c == '{' || c == '[' ? null : otherwise;
+        if (c != '{' && c != '[') {
+            return otherwise;
+        }
+        // A timeline steptrace wrote (Kineto-shaped, its metadata first) is read back when named itself, never
+        // when met in a directory: report . would take the timelines of its last run for a capture.
+        String start = new String(in.readNBytes(TIMELINE_MARK_WITHIN), StandardCharsets.UTF_8);
+        return !given && start.contains(TIMELINE_MARK) ? "a timeline steptrace wrote, not a trace (give the file"
+                + " itself to read it back)" : null;
     }
 }

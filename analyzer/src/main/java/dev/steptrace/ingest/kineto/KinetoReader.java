@@ -15,6 +15,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import dev.steptrace.ingest.InputDamage;
@@ -372,6 +373,11 @@ public final class KinetoReader {
                         } else if (value == JsonToken.VALUE_NUMBER_INT) {
                             // getLongValue() would throw, and that parse error would end the read.
                             result.anomaly("integers_out_of_range_ignored");
+                        } else if (value == JsonToken.VALUE_NUMBER_FLOAT || value == JsonToken.VALUE_STRING) {
+                            baseTimeFromText(p.getText());
+                        } else {
+                            result.anomaly("base_time_unreadable_ignored");
+                            p.skipChildren();
                         }
                         break;
                     case "deviceProperties":
@@ -550,6 +556,24 @@ public final class KinetoReader {
             } else {
                 lateBaseNs = base;
             }
+        }
+
+        /**
+         * A base written as a float or a string ({@code 1.790857026e+18}, as jq and other tools rewrite it), read
+         * from its text exactly, never through a double (whose 53 bits would move it by up to 256 ns), and
+         * counted: the tool that rewrote it may have rounded it before. Without it every time would be relative
+         * to the trace's start, and the ranks of one run would not be found to be one.
+         */
+        private void baseTimeFromText(String text) {
+            long base;
+            try {
+                base = new BigDecimal(text.strip()).longValueExact();
+            } catch (NumberFormatException | ArithmeticException e) {
+                result.anomaly("base_time_unreadable_ignored");
+                return;
+            }
+            result.anomaly("base_time_not_an_integer");
+            baseTime(base);
         }
 
         /** A base that came after the events is added when every kept time still fits with it, else ignored. */

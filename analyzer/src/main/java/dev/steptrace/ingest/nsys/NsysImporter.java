@@ -42,7 +42,7 @@ public final class NsysImporter implements Importer {
     public static final String PARQUET = "nsys-parquet";
     public static final String ARROW = "nsys-arrow";
 
-    private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SQLITE_MAGIC = SqliteSource.SQLITE_MAGIC;
     private static final byte[] PARQUET_MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ARROW_STREAM_MARKER = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
     /** File names of nsys export tables: what makes a directory of Parquet files an nsys export. */
@@ -62,7 +62,15 @@ public final class NsysImporter implements Importer {
 
     @Override
     public Recognition recognize(FileHead file) throws IOException {
+        String beside = SqliteSource.besideDatabase(file.path());
+        if (beside != null) {
+            return Recognition.refuse(beside);
+        }
         if (file.startsWith(SQLITE_MAGIC)) {
+            String pending = SqliteSource.pendingChanges(file.path());
+            if (pending != null) {
+                return Recognition.refuse(pending);
+            }
             // Other tools write SQLite too (rocprofv3's rocpd): the tables decide.
             try (SqliteSource src = SqliteSource.open(file.path())) {
                 String notNsys = NsysExports.notAnExport(src);

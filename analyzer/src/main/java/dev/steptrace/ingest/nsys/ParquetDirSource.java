@@ -1,12 +1,12 @@
 package dev.steptrace.ingest.nsys;
 
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.store.Sql;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -48,7 +48,7 @@ public final class ParquetDirSource implements NsysSource {
         props.setProperty("jdbc_stream_results", "true");
         Connection c;
         try {
-            c = DriverManager.getConnection("jdbc:duckdb:", props);
+            c = DuckDb.connect(null, props);
         } catch (SQLException e) {
             throw new IOException("cannot start DuckDB to read Parquet: " + e.getMessage(), e);
         }

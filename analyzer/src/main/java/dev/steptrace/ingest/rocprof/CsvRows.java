@@ -8,20 +8,28 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The rows of a rocprofv3 CSV file, read one line at a time, with its columns found by header name
  * (rocprofv3 versions add, drop and reorder columns). Fields are comma-separated and may be quoted,
- * with {@code ""} for a quote inside: kernel names hold commas ({@code void f<float>(float*, int)}).
+ * with {@code ""} for a quote inside: kernel names hold commas ({@code void f<float>(float*, int)}), and
+ * a quoted field may hold line breaks.
  */
 final class CsvRows implements Closeable {
     private final BufferedReader in;
     private final Map<String, Integer> columns = new HashMap<>();
     private final List<String> fields = new ArrayList<>();
     private final StringBuilder field = new StringBuilder();
+    /** Characters a quoted field may run over line breaks before its quote counts as unterminated. */
+    private static final int MAX_QUOTED = 64 * 1024;
+
     private long line;
+    private long rowLine;
     private long bytes;
     private String malformed;
 
@@ -35,10 +43,34 @@ final class CsvRows implements Closeable {
                 header = header.substring(1);
             }
             List<String> names = split(header);
+            String twice = names == null ? null : repeated(names);
+            if (twice != null) {
+                in.close();
+                throw new IOException(file.getFileName() + ": " + ambiguous(twice));
+            }
             for (int i = 0; names != null && i < names.size(); i++) {
-                columns.putIfAbsent(names.get(i).trim(), i);
+                columns.put(names.get(i).trim(), i);
             }
         }
+    }
+
+    /**
+     * A column name that the header holds twice (spaces around it and case aside), or null. Which of the two
+     * holds the values is anybody's guess: reading either could give every row wrong times.
+     */
+    static String repeated(List<String> names) {
+        Set<String> seen = new HashSet<>();
+        for (String n : names) {
+            if (!seen.add(n.trim().toLowerCase(Locale.ROOT))) {
+                return n.trim();
+            }
+        }
+        return null;
+    }
+
+    /** Why a header with {@code twice} in it is not read. */
+    static String ambiguous(String twice) {
+        return "the CSV header names the column " + twice + " twice: which one holds its values is ambiguous, not read";
     }
 
     /** The header's column names of a first line, or null when it is not a well-formed CSV line. */
@@ -66,13 +98,52 @@ final class CsvRows implements Closeable {
             line++;
             bytes += s.length() + 1;
         } while (s.isEmpty());
+        rowLine = line;
         List<String> parsed = split(s);
+        if (parsed == null) {
+            parsed = quotedLineBreaks(s);
+        }
         malformed = parsed == null ? "an unterminated quote" : null;
         fields.clear();
         if (parsed != null) {
             fields.addAll(parsed);
         }
         return true;
+    }
+
+    /**
+     * The fields of a row whose quoted field goes on over the next lines (a name with a line break in it, as
+     * CSV allows), or null when its quote is not closed within {@value #MAX_QUOTED} characters: then the
+     * lines after it are read as rows of their own again.
+     */
+    private List<String> quotedLineBreaks(String first) throws IOException {
+        in.mark(MAX_QUOTED);
+        StringBuilder row = new StringBuilder(first);
+        long lines = 0;
+        long chars = 0;
+        String more;
+        while ((more = in.readLine()) != null) {
+            lines++;
+            chars += more.length() + 1;
+            if (chars > MAX_QUOTED) {
+                break;
+            }
+            row.append('\n').append(more);
+            List<String> parsed = split(row.toString());
+            if (parsed != null) {
+                line += lines;
+                bytes += chars;
+                return parsed;
+            }
+        }
+        try {
+            in.reset();
+        } catch (IOException e) {
+            // Read past what the mark holds (one line longer than the limit): those lines are this row's.
+            line += lines;
+            bytes += chars;
+        }
+        return null;
     }
 
     /** Why the current line is not well-formed CSV, or null. */
@@ -85,9 +156,9 @@ final class CsvRows implements Closeable {
         return column >= 0 && column < fields.size() ? fields.get(column) : null;
     }
 
-    /** The current line's number (the header is line 1). */
+    /** The current row's (first) line number (the header is line 1). */
     long line() {
-        return line;
+        return rowLine;
     }
 
     /** Characters read so far (line ends counted as one), for progress. */

@@ -58,7 +58,8 @@ public final class RocprofImporter implements Importer {
             return null;
         }
         if (header.containsAll(List.of("Kernel_Name", "Start_Timestamp", "End_Timestamp", "Agent_Id"))) {
-            return Recognition.claim(FORMAT);
+            String twice = CsvRows.repeated(header);
+            return twice == null ? Recognition.claim(FORMAT) : Recognition.refuse("rocprofv3 kernel trace: " + CsvRows.ambiguous(twice));
         }
         if (header.containsAll(List.of("Direction", "Start_Timestamp", "End_Timestamp"))) {
             return Recognition.refuse(partOf(file.path(), MEMORY_COPY_TRACE, "memory copy trace"));

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.steptrace.ingest.IngestOptions;
 import dev.steptrace.ingest.Ingestor;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.store.Sql;
 import dev.steptrace.store.Store;
 import dev.steptrace.testsupport.Cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -54,7 +54,7 @@ class ParallelScanIngestTest {
         Path split = dir.resolve("split.duckdb");
         ingest(trace, alone, false);
         ingest(trace, split, true);
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection c = DuckDb.inMemory()) {
             Sql.exec(c, "ATTACH '" + alone + "' AS alone (READ_ONLY)");
             Sql.exec(c, "ATTACH '" + split + "' AS split (READ_ONLY)");
             for (String t : TABLES) {
