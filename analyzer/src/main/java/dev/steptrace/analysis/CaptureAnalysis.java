@@ -2,6 +2,8 @@ package dev.steptrace.analysis;
 
 import dev.steptrace.classify.StoreClassifier;
 import dev.steptrace.common.StepSource;
+import dev.steptrace.ingest.Importer;
+import dev.steptrace.ingest.Importers;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.roofline.KernelWork;
 import dev.steptrace.store.Sql;
@@ -113,7 +115,8 @@ public final class CaptureAnalysis implements AutoCloseable {
             OverlapMetrics.build(c);
             HostBoundMetrics.build(c);
             KernelWork.build(c);
-            SqlStage.load("80-file-checks").run(c, Map.of("graph_launches", StepSource.GRAPH_LAUNCHES));
+            SqlStage.load("80-file-checks").run(c, Map.of("graph_launches", StepSource.GRAPH_LAUNCHES,
+                    "whole_graph_formats", Importers.formatsThatCan(Importer.Capability.WHOLE_GRAPH_ROWS)));
             return new CaptureAnalysis(c, work, scope, key, source, (System.nanoTime() - t0) / 1e9, store.readOnly());
         } catch (SQLException | RuntimeException | Error e) {
             try {
