@@ -391,7 +391,7 @@ public final class DiffBuilder {
                     r.aCalls > 0 ? r.aMs / r.aCalls * 1000 : null, r.bCalls > 0 ? r.bMs / r.bCalls * 1000 : null));
         }
 
-        return new PhaseDiff(verdict(kernelDelta, spanDelta), mean(pa.stepsPerRank), mean(pb.stepsPerRank),
+        return new PhaseDiff(verdict(kernelDelta, spanDelta), Stats.mean(pa.stepsPerRank), Stats.mean(pb.stepsPerRank),
                 kernelDelta, spanDelta, categories, kernels, collectives(phase, ra, rb));
     }
 
@@ -613,7 +613,4 @@ public final class DiffBuilder {
         return Category.ofId(id).map(Enum::ordinal).orElse(Category.values().length);
     }
 
-    private static double mean(int[] v) {
-        return Arrays.stream(v).average().orElse(0);
-    }
 }

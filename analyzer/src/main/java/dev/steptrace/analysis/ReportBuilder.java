@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.common.Stats;
 import dev.steptrace.classify.Category;
 import dev.steptrace.common.Phase;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
@@ -63,7 +64,7 @@ public final class ReportBuilder {
             if (perRank == null) {
                 continue;
             }
-            phases.put(phase, new PhaseSummary(mean(perRank.values().stream().map(s -> (double) s.steps).toList()),
+            phases.put(phase, new PhaseSummary(Stats.mean(perRank.values().stream().map(s -> (double) s.steps).toList()),
                     analysis.stepSource().id(),
                     acrossRanks(perRank, s -> s.kernel), acrossRanks(perRank, s -> s.span),
                     acrossRanks(perRank, s -> s.busy), acrossRanks(perRank, s -> s.hostGap),
@@ -177,7 +178,7 @@ public final class ReportBuilder {
         if (means.isEmpty()) {
             return new Stat(null, null, null, null, null);
         }
-        return new Stat(mean(means), mean(medians), mean(p90s), min, max);
+        return new Stat(Stats.mean(means), Stats.mean(medians), Stats.mean(p90s), min, max);
     }
 
     /** Per phase, rank, category: [ms per step, calls per step] and subcategories under "category/sub". */
@@ -285,11 +286,11 @@ public final class ReportBuilder {
         for (Map.Entry<String, List<double[]>> e : perType.entrySet()) {
             String[] pt = e.getKey().split("\u0000");
             List<double[]> rows = e.getValue();
-            double calls = rows.stream().mapToDouble(r -> r[0]).average().orElse(0);
+            double calls = Stats.mean(rows.stream().mapToDouble(r -> r[0]).toArray());
             double meanUs = rows.stream().mapToDouble(r -> r[1]).sum() / rows.stream().mapToDouble(r -> r[2]).sum() / 1e3;
             Object[] sh = shared.get(e.getKey());
             Double waitMs = multiRank && rows.stream().noneMatch(r -> Double.isNaN(r[3]))
-                    ? rows.stream().mapToDouble(r -> r[3]).average().orElse(0) : null;
+                    ? Stats.mean(rows.stream().mapToDouble(r -> r[3]).toArray()) : null;
             Double transferMs = multiRank && sh[0] != null
                     ? ((Number) sh[0]).doubleValue() / 1e6 / meanSteps(stats.get(pt[0])) : null;
             MessageBytes bytes = sh[1] == null ? null : new MessageBytes(((Number) sh[1]).doubleValue());
@@ -321,7 +322,4 @@ public final class ReportBuilder {
         return out;
     }
 
-    private static double mean(List<Double> values) {
-        return values.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-    }
 }

@@ -1,5 +1,6 @@
 package dev.steptrace.decide;
 
+import dev.steptrace.report.Fmt;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
@@ -131,10 +132,11 @@ public final class BenchResults {
                 Decision.BenchRun last = byC.get(byC.size() - 1);
                 plateau = a.maxConcurrency();
                 evidence = String.format(Locale.ROOT,
-                        "output throughput %.0f tok/s at concurrency %d (%s), %.0f tok/s at %d (%s): %+.1f%% for %.0fx the concurrency",
-                        a.outputThroughput(), a.maxConcurrency(), a.file(), last.outputThroughput(), last.maxConcurrency(),
-                        last.file(), 100 * (last.outputThroughput() / a.outputThroughput() - 1),
-                        (double) last.maxConcurrency() / a.maxConcurrency());
+                        "output throughput %s tok/s at concurrency %d (%s), %s tok/s at %d (%s): %s for %sx the concurrency",
+                        Fmt.tokensPerSec(a.outputThroughput()), a.maxConcurrency(), a.file(),
+                        Fmt.tokensPerSec(last.outputThroughput()), last.maxConcurrency(), last.file(),
+                        Fmt.signedPct(100 * (last.outputThroughput() / a.outputThroughput() - 1)),
+                        Fmt.plain((double) last.maxConcurrency() / a.maxConcurrency()));
             }
         }
         return new Decision.Bench(files.stream().map(Path::toString).toList(), runs, plateau, evidence);

@@ -37,11 +37,10 @@ final class BenchVsCaptureCheck {
                     double diff = 100 * (tpot - period) / period;
                     boolean ok = Math.abs(diff) <= TOLERANCE_PCT;
                     out.add(new Decision.Check(RULE.id(), RULE.summary(), ok ? "ok" : "warn",
-                            diff, TOLERANCE_PCT, ok ? String.format(Locale.ROOT,
-                            "At concurrency %d the bench's time per output token is within %s%% of the capture's step period (%+.1f%%).",
-                            batch, Fmt.plain(TOLERANCE_PCT), diff)
-                            : String.format(Locale.ROOT, "At concurrency %d the bench's time per output token differs from the "
-                            + "capture's step period by %+.1f%%: the capture may not represent the served load.", batch, diff),
+                            diff, TOLERANCE_PCT, ok ? "At concurrency " + batch + " the bench's time per output token is within "
+                            + Fmt.plain(TOLERANCE_PCT) + "% of the capture's step period (" + Fmt.signedPct(diff) + ")."
+                            : "At concurrency " + batch + " the bench's time per output token differs from the capture's step"
+                            + " period by " + Fmt.signedPct(diff) + ": the capture may not represent the served load.",
                             String.format(Locale.ROOT, "%s: %s %s ms; %s: step period %s ms", r.file(),
                                     r.meanTpotMs() != null ? "mean_tpot_ms" : "median_itl_ms", Fmt.ms(tpot),
                                     ctx.memo().captureSource(), Fmt.ms(period))));

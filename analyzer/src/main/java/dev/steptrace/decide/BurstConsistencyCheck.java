@@ -44,8 +44,8 @@ final class BurstConsistencyCheck {
                 boolean ok = Math.abs(diff) <= TOLERANCE_PCT;
                 out.add(new Decision.Check(RULE.id(), RULE.summary(), ok ? "ok" : "warn",
                         diff, TOLERANCE_PCT, ok ? "The burst timing and the capture agree within "
-                        + Fmt.plain(TOLERANCE_PCT) + "% per call (" + String.format(Locale.ROOT, "%+.1f%%", diff) + ")."
-                        : "The burst timing and the capture differ by " + String.format(Locale.ROOT, "%+.1f%%", diff)
+                        + Fmt.plain(TOLERANCE_PCT) + "% per call (" + Fmt.signedPct(diff) + ")."
+                        : "The burst timing and the capture differ by " + Fmt.signedPct(diff)
                         + " per call: one of them is not measuring the same thing.", ev));
             }
         }

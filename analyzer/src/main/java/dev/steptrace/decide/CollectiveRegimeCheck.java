@@ -1,11 +1,11 @@
 package dev.steptrace.decide;
 
+import dev.steptrace.report.Fmt;
 import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
 import dev.steptrace.rules.Threshold;
 import java.util.List;
-import java.util.Locale;
 
 /** Whether the tax's collective is latency- or bandwidth-bound ({@link DecisionEngine#regime}). */
 final class CollectiveRegimeCheck {
@@ -28,9 +28,9 @@ final class CollectiveRegimeCheck {
         String summary = switch (regime.regime()) {
             case "latency" -> "Latency-bound: compressing the messages (e.g. FP8) would save almost nothing; fewer calls or a faster link would.";
             case "bandwidth" -> "Bandwidth-bound: fewer bytes per call (compression) or a faster link would shorten it.";
-            case "mixed" -> String.format(Locale.ROOT, "Mixed: %.0f%% of each call moves bytes, the rest is latency: halving the"
-                    + " bytes would save about %.0f%% of it; fewer calls or a lower-latency path would save more.",
-                    100 * regime.ratio(), 50 * regime.ratio());
+            case "mixed" -> "Mixed: " + Fmt.wholePct(100 * regime.ratio()) + " of each call moves bytes, the rest is latency:"
+                    + " halving the bytes would save about " + Fmt.wholePct(50 * regime.ratio()) + " of it; fewer calls or a"
+                    + " lower-latency path would save more.";
             default -> "Unknown: latency or bandwidth cannot be told from this capture.";
         };
         out.add(new Decision.Check(RULE.id(), RULE.summary(), regime.regime().equals("unknown") ? "info" : "ok",

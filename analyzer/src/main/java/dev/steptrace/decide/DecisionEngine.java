@@ -157,13 +157,13 @@ public final class DecisionEngine {
         String r = ratio < REGIME_THRESHOLD ? "latency" : ratio >= REGIME_BANDWIDTH ? "bandwidth" : "mixed";
         return new Regime(r, bytes, wire, ratio, String.format(Locale.ROOT,
                 "%s per call (median, %s) x %s (%s bus factor, %d ranks) / %s GB/s (hardware.link_gbps) = %s µs on the wire, "
-                        + "against %s µs measured per call: %.1f%% of the call is moving bytes, so %s (%s)%s",
+                        + "against %s µs measured per call: %s of the call is moving bytes, so %s (%s)%s",
                 Fmt.bytes(bytes), capSrc, Fmt.plain(factor), type, n, Fmt.plain(link), Fmt.us(wire),
-                Fmt.us(meanUs), 100 * ratio, r.equals("mixed") ? "mixed" : r + "-bound", REGIME_RULE, latencyFact));
+                Fmt.us(meanUs), Fmt.pct(100 * ratio), r.equals("mixed") ? "mixed" : r + "-bound", REGIME_RULE, latencyFact));
     }
 
-    static final String REGIME_RULE = String.format(Locale.ROOT, "the rule: under %.0f%% of the call on the wire"
-            + " latency-bound, %.0f%% or more bandwidth-bound, mixed between", 100 * REGIME_THRESHOLD, 100 * REGIME_BANDWIDTH);
+    static final String REGIME_RULE = "the rule: under " + Fmt.wholePct(100 * REGIME_THRESHOLD) + " of the call on the wire"
+            + " latency-bound, " + Fmt.wholePct(100 * REGIME_BANDWIDTH) + " or more bandwidth-bound, mixed between";
 
     /** nccl-tests' bus-bandwidth factors. */
     static double busFactor(String type, int n) {
@@ -427,7 +427,7 @@ public final class DecisionEngine {
         if (e.tokensPerStepUnknown() && p.stepMs() != null && p.missing() == null) {
             double needed = q.minSpeedup() * p.stepMs() / step;
             out.add(new Decision.Revisit(o.id(), o.title() + ": when tokens per step is measured; it passes the " + tf
-                    + " threshold at " + String.format(Locale.ROOT, "%.2f", needed) + " tokens per sequence per step or more"
+                    + " threshold at " + Fmt.value(needed) + " tokens per sequence per step or more"
                     + " (projected step " + Fmt.ms(p.stepMs()) + " ms)", f + ".effect.tokens_per_step, question.min_speedup"));
         } else if (p.missing() != null && byBatch.isEmpty()) {
             out.add(new Decision.Revisit(o.id(), o.title() + ": when it can be evaluated: " + p.missing(), f + ".effect"));

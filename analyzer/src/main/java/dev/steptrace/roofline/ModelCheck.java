@@ -1,5 +1,6 @@
 package dev.steptrace.roofline;
 
+import dev.steptrace.report.Fmt;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.rules.Rule;
@@ -134,7 +135,7 @@ final class ModelCheck {
         Double perStep = attentionCalls.get(RooflineSummary.FLOOR_PHASE);
         if (perStep != null && Math.abs(perStep - m.layers()) > 0.5) {
             out.add(new Warning(RULE, file + " says " + m.layers() + " layers; the capture's decode steps run "
-                    + DecodeFloors.num(Math.round(perStep * 10) / 10.0) + " attention calls per step"));
+                    + Fmt.significant(Math.round(perStep * 10) / 10.0) + " attention calls per step"));
         }
         return out;
     }
