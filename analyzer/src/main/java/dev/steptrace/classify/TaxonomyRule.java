@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * @param note        optional free text shown by {@code steptrace taxonomy --explain}
  * @param origin      the file the rule was read from ({@link Taxonomy#BUILT_IN} for the shipped rules)
  */
-public record Rule(String id, String match, Pattern pattern, List<String> kinds, Category category,
+public record TaxonomyRule(String id, String match, Pattern pattern, List<String> kinds, Category category,
                    String subcategory, String context, String source, String note, String origin) {
 
     public static final String KERNEL = "kernel";
@@ -32,7 +32,7 @@ public record Rule(String id, String match, Pattern pattern, List<String> kinds,
     /** The one context a rule can require: the kernel runs before an MoE GEMM (docs/taxonomy.md). */
     public static final String MOE_BLOCK = "moe_block";
 
-    public Rule {
+    public TaxonomyRule {
         kinds = List.copyOf(kinds);
     }
 
