@@ -1,11 +1,11 @@
 package dev.steptrace.classify;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.steptrace.common.Messages;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -234,11 +234,7 @@ public final class Taxonomy {
         try {
             root = mapper(json).readTree(bytes);
         } catch (JsonProcessingException e) {
-            JsonLocation loc = e.getLocation();
-            String at = loc == null || loc.getLineNr() < 0 ? ""
-                    : " at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
-            throw new TaxonomyException(where + ": not valid " + (json ? "JSON" : "YAML") + at + ": "
-                    + parserProblem(e.getOriginalMessage()), e);
+            throw new TaxonomyException(Messages.notParsed(where, json ? "JSON" : "YAML", e), e);
         } catch (IOException e) {
             throw new TaxonomyException(where + ": cannot read it: " + e.getMessage(), e);
         }
@@ -272,27 +268,6 @@ public final class Taxonomy {
             rules.add(rule(list.get(i), i + 1, origin, where));
         }
         return rules;
-    }
-
-    /**
-     * The parser's complaint on one line: its first line, plus SnakeYAML's "found ..." / "expected ..."
-     * line, without source excerpts and Jackson's "[Source: ...]" locations.
-     */
-    static String parserProblem(String message) {
-        if (message == null) {
-            return "unreadable";
-        }
-        String[] lines = message.split("\\R");
-        StringBuilder b = new StringBuilder(lines[0].trim());
-        for (int i = 1; i < lines.length; i++) {
-            String l = lines[i].trim();
-            if (l.startsWith("found ") || l.startsWith("expected ") || l.startsWith("but found ")) {
-                b.append("; ").append(l);
-                break;
-            }
-        }
-        String s = b.toString().replaceAll(" ?\\(for [^()]*\\[Source:.*$", "").replaceAll("\\[Source:[^\\]]*\\]", "");
-        return s.isBlank() ? "unreadable" : s.trim();
     }
 
     private static TaxonomyRule rule(JsonNode node, int number, String origin, String where) {

@@ -4,7 +4,6 @@ import dev.steptrace.api.AnalysisOptions;
 import dev.steptrace.api.SteptraceException;
 import dev.steptrace.roofline.DevicePeaks;
 import dev.steptrace.roofline.ModelSpec;
-import dev.steptrace.roofline.RooflineFileException;
 import dev.steptrace.roofline.RooflineInputs;
 import java.nio.file.Path;
 import java.util.List;
@@ -56,8 +55,6 @@ public final class AnalysisArgs {
             ModelSpec model = modelFile == null ? null : ModelSpec.read(modelFile);
             return new AnalysisOptions(Taxonomies.load(taxonomyFile), regex, new RooflineInputs(peaks, model))
                     .withWarnThresholds(warnThresholds == null ? List.of() : warnThresholds);
-        } catch (RooflineFileException e) {
-            throw new UserError(e.getMessage(), e);
         } catch (SteptraceException e) {
             throw new ParameterException(command.commandLine(), e.getMessage());
         }

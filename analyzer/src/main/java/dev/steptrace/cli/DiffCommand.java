@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.common.InputException;
 import dev.steptrace.report.Fmt;
 import dev.steptrace.analysis.DiffBuilder;
 import dev.steptrace.api.AnalysisOptions;
@@ -123,7 +124,7 @@ public final class DiffCommand implements Callable<Integer> {
             if (!e.userError()) {
                 throw e;
             }
-            throw new UserError(which + ": " + e.getMessage(), e);
+            throw new InputException(which + ": " + e.getMessage(), e);
         }
     }
 }

@@ -41,7 +41,7 @@ public final class TaxonomyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Taxonomy taxonomy = load(taxonomyFile);
+        Taxonomy taxonomy = Taxonomies.load(taxonomyFile);
         PrintWriter out = spec.commandLine().getOut();
         if (explain == null) {
             printRules(out, taxonomy, taxonomyFile);
@@ -50,19 +50,6 @@ public final class TaxonomyCommand implements Callable<Integer> {
         }
         out.flush();
         return Main.OK;
-    }
-
-    /** The built-in rules, with those of {@code file} in front when given; a bad file is a {@link UserError}. */
-    static Taxonomy load(Path file) {
-        Taxonomy builtIn = Taxonomy.builtIn();
-        if (file == null) {
-            return builtIn;
-        }
-        try {
-            return builtIn.withUserRules(file);
-        } catch (TaxonomyException e) {
-            throw new UserError(e.getMessage(), e);
-        }
     }
 
     private static void printRules(PrintWriter out, Taxonomy taxonomy, Path file) {

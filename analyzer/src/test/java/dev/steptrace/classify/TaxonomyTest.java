@@ -174,10 +174,11 @@ class TaxonomyTest {
     @Test
     void malformedFilesAreOneClearLineNamingFileRuleAndField() throws IOException {
         String m = errorOf("syntax.yaml", "rules:\n  - id: a\n    match: 'x\n  - : :\n");
-        assertTrue(m.contains("not valid YAML at line"), m);
+        // The quote opened on line 3 never closes: the stream ends on line 5 (four lines and a newline).
+        assertTrue(m.contains(": line 5, column 1: not valid YAML: "), m);
 
         m = errorOf("syntax.json", "{\"rules\": [}");
-        assertTrue(m.contains("not valid JSON at line 1"), m);
+        assertTrue(m.contains(": line 1, column ") && m.contains("not valid JSON: "), m);
 
         m = errorOf("category.yaml", "rules:\n  - {id: site.bad_cat, match: 'x', category: comms, subcategory: nccl}\n");
         assertTrue(m.contains("rule 'site.bad_cat'") && m.contains("field 'category'")
