@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.store.CaptureScope;
 import dev.steptrace.common.Stats;
 import dev.steptrace.classify.Category;
 import dev.steptrace.common.Phase;
@@ -29,6 +30,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.TreeMap;
 
 /**
@@ -58,7 +60,8 @@ public final class ReportBuilder {
         Map<String, BottleneckReport.Overlap> overlap = OverlapMetrics.summarize(analysis);
         Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(analysis);
         Map<String, BottleneckReport.PhaseSummary> phases = new LinkedHashMap<>();
-        RooflineSummary roofline = RooflineSummary.of(analysis, rooflineInputs);
+        RooflineSummary roofline = RooflineSummary.of(analysis.kept(),
+                analysis.scope().files().stream().map(CaptureScope.FileInfo::fileId).toList(), rooflineInputs);
         for (String phase : Phase.IDS) {
             Map<Integer, RankPhaseStats> perRank = stats.get(phase);
             if (perRank == null) {
@@ -101,12 +104,17 @@ public final class ReportBuilder {
         CaptureScope scope = analysis.scope();
         Integer worldSize = scope.files().stream().map(CaptureScope.FileInfo::worldSize)
                 .filter(w -> w != null).max(Integer::compare).orElse(null);
-        List<String> devices = CaptureDevices.names(analysis);
+        TreeSet<String> devices = new TreeSet<>();
+        analysis.query("device-names", Map.of(), rs -> {
+            if (rs.getString(3) != null) {
+                devices.add(rs.getString(3));
+            }
+        });
         List<PartialFile> partial = scope.files().stream().filter(f -> "partial".equals(f.status()))
                 .map(f -> new PartialFile(f.path().toString(), f.partialReason())).toList();
         String format = scope.files().stream().map(CaptureScope.FileInfo::format).findFirst().orElse("kineto");
         return new BottleneckReport.Capture(scope.path().toString(), scope.name(), format, scope.files().size(),
-                scope.ranks(), worldSize, devices, partial);
+                scope.ranks(), worldSize, List.copyOf(devices), partial);
     }
 
     /** One rank's distribution of each per-step quantity in one phase. */

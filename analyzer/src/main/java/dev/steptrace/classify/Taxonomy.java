@@ -40,6 +40,11 @@ public final class Taxonomy {
     public static final String BUILT_IN = "built-in taxonomy.yaml";
     /** The id of the last built-in rule, which matches everything. */
     public static final String CATCH_ALL_ID = "other.unclassified";
+    /** The rule whose kernels run any collective (RCCL's ncclDevKernel_Generic): their collective comes from context. */
+    public static final String GENERIC_COLLECTIVE_RULE = "comm.nccl.generic";
+    /** The rule ids a generic collective kernel gets from the CPU op that launched it (docs/taxonomy.md). */
+    public static final String GENERIC_ALLREDUCE_RULE = "allreduce.nccl_generic.by_cpu_op";
+    public static final String GENERIC_OTHER_RULE = "comm_other.nccl_generic.by_cpu_op";
 
     private static final Set<String> TOP_LEVEL_FIELDS = Set.of("version", "rules");
     private static final List<String> RULE_FIELDS =

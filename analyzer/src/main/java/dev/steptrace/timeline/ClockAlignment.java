@@ -1,10 +1,8 @@
 package dev.steptrace.timeline;
 
-import dev.steptrace.analysis.ClockOffsets;
 import dev.steptrace.common.Messages;
+import dev.steptrace.quality.ClockOffsets;
 import dev.steptrace.report.Fmt;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -58,17 +56,16 @@ public record ClockAlignment(String method, Integer referenceRank, long boundNs,
     }
 
     /**
-     * Offsets of the written ranks from the instances of the chosen steps (every rank's instances
-     * count, written or not).
+     * Offsets of the written ranks from the clocks estimated over the instances of the chosen steps (every rank's
+     * instances count, written or not).
      *
-     * @param collectives the collective instances ({@link ClockOffsets#estimate})
-     * @param ranks       the written ranks, sorted
-     * @param hosts       host name by rank, where the traces say
+     * @param clocks every rank's estimate ({@link ClockOffsets#estimate})
+     * @param ranks  the written ranks, sorted
+     * @param hosts  host name by rank, where the traces say
      */
-    static ClockAlignment fromCollectives(Connection c, String collectives, String phase, List<Integer> steps,
-                                          List<Integer> ranks, Map<Integer, String> hosts) throws SQLException {
+    static ClockAlignment fromClocks(List<ClockOffsets.RankClock> clocks, List<Integer> ranks, Map<Integer, String> hosts) {
         Map<Integer, ClockOffsets.RankClock> byRank = new HashMap<>();
-        for (ClockOffsets.RankClock clock : ClockOffsets.estimate(c, collectives, phase, steps)) {
+        for (ClockOffsets.RankClock clock : clocks) {
             byRank.put(clock.rank(), clock);
         }
         Integer reference = ranks.stream().filter(byRank::containsKey).findFirst().orElse(null);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.steptrace.common.StepSource;
+import dev.steptrace.store.QueryFile;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -41,8 +42,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *                                 them; a "table" of one of them then fills the columns it names
  *
  * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a number
- *                                 written with a decimal point, true or false, a string, or a list of
- *                                 strings a,b);
+ *                                 written with a decimal point, true or false, NULL, a string, or a
+ *                                 list of strings a,b);
  *                                 "stage cross-rank" creates the views of cross-rank.sql
  *
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
@@ -122,8 +123,8 @@ class StageDataTest {
     }
 
     /**
-     * Stage 10 selects the step annotations by the condition the other readers of annotations use
-     * ({@link StepSource#ANNOTATIONS}: the timeline, the decision memo's batch size), written once in each.
+     * Stage 10 and the decision memo's batch size (query batch-annotations) select the step annotations by the
+     * condition the timeline uses ({@link StepSource#ANNOTATIONS}), written once in each.
      */
     @Test
     void stepAnnotationsAreSelectedAsStepSourceSays() throws IOException {
@@ -131,6 +132,8 @@ class StageDataTest {
             String stage = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(stage.contains("WHERE " + StepSource.ANNOTATIONS + ";"), StepSource.ANNOTATIONS);
         }
+        assertTrue(QueryFile.load("batch-annotations").sql().contains("AND " + StepSource.ANNOTATIONS + "\n"),
+                StepSource.ANNOTATIONS);
     }
 
     /** A stage's or query's parameters, from words {@code name=value} after the first. */
@@ -138,7 +141,8 @@ class StageDataTest {
         Map<String, Object> parameters = new LinkedHashMap<>();
         for (String p : words.subList(1, words.size())) {
             String value = p.substring(p.indexOf('=') + 1);
-            parameters.put(p.substring(0, p.indexOf('=')), value.contains(",") ? List.of(value.split(","))
+            parameters.put(p.substring(0, p.indexOf('=')), value.equals("NULL") ? null
+                    : value.contains(",") ? List.of(value.split(","))
                     : value.matches("-?\\d+") ? (Object) Integer.valueOf(value)
                     : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value)
                     : value.matches("true|false") ? (Object) Boolean.valueOf(value) : value);
@@ -149,7 +153,7 @@ class StageDataTest {
     /** The rows of query file {@code queries/words[0].sql} with the parameters that follow. */
     private static List<List<String>> queryFile(Connection c, List<String> words) throws SQLException {
         List<List<String>> out = new ArrayList<>();
-        SqlStage.load("queries/" + words.get(0)).query(c, parameters(words), rs -> out.add(row(rs)));
+        QueryFile.load(words.get(0)).run(c, parameters(words), rs -> out.add(row(rs)));
         return out;
     }
 
