@@ -98,9 +98,7 @@ public final class SqlStage {
             for (Map.Entry<String, ?> p : parameters.entrySet()) {
                 s.execute("SET VARIABLE " + p.getKey() + " = " + QueryFile.literal(p.getValue()));
             }
-            for (String sql : MACROS.statements) {
-                s.execute(sql);
-            }
+            defineMacros(c);
             // In a transaction (the keep step) tables are made where the statement says: one transaction writes
             // one database, and a checkpoint needs none open.
             String work = c.getAutoCommit() ? WorkDatabase.of(c) : null;
@@ -170,6 +168,15 @@ public final class SqlStage {
              ResultSet rs = s.executeQuery("SELECT " + String.join(", ", columns) + " FROM " + table)) {
             while (rs.next()) {
                 rows.row(rs);
+            }
+        }
+    }
+
+    /** Defines the macros every stage may use (macros.sql) on the connection. */
+    static void defineMacros(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (String sql : MACROS.statements) {
+                s.execute(sql);
             }
         }
     }

@@ -43,7 +43,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a number
  *                                 written with a decimal point, true or false, NULL, a string, or a
- *                                 list of strings a,b);
+ *                                 list of such a,b; a list of one is written a,);
  *                                 "stage cross-rank" creates the views of cross-rank.sql
  *
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
@@ -54,7 +54,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ----
  * v v ...
  * </pre>
- * Stage tests are under {@code stages/}, tests of the query files under {@code queries/}.
+ * Stage tests are under {@code stages/} ("stage macros" defines the macros alone), tests of the query files
+ * under {@code queries/} (those of queries/work/ name them work/NAME); AnalysisFilesTest requires one for
+ * every file.
  */
 class StageDataTest {
     private static final Pattern TOKEN = Pattern.compile("'([^']*)'|(\\S+)");
@@ -63,7 +65,7 @@ class StageDataTest {
         List<Path> files = new ArrayList<>();
         for (String kind : List.of("stages", "queries")) {
             Path dir = Path.of(StageDataTest.class.getResource(kind).toURI());
-            try (Stream<Path> s = Files.list(dir)) {
+            try (Stream<Path> s = Files.walk(dir)) {
                 List<Path> these = s.filter(p -> p.toString().endsWith(".test")).sorted().toList();
                 assertFalse(these.isEmpty(), "no tests in " + dir);
                 files.addAll(these);
@@ -96,6 +98,8 @@ class StageDataTest {
                     List<String> words = tokens(line.substring(6));
                     if (words.get(0).equals("cross-rank")) {
                         ViewScript.CROSS_RANK.create(c);
+                    } else if (words.get(0).equals("macros")) {
+                        SqlStage.defineMacros(c);
                     } else {
                         SqlStage.load(words.get(0)).run(c, parameters(words));
                     }
@@ -141,13 +145,19 @@ class StageDataTest {
         Map<String, Object> parameters = new LinkedHashMap<>();
         for (String p : words.subList(1, words.size())) {
             String value = p.substring(p.indexOf('=') + 1);
-            parameters.put(p.substring(0, p.indexOf('=')), value.equals("NULL") ? null
-                    : value.contains(",") ? List.of(value.split(","))
-                    : value.matches("-?\\d+") ? (Object) Integer.valueOf(value)
-                    : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value)
-                    : value.matches("true|false") ? (Object) Boolean.valueOf(value) : value);
+            parameters.put(p.substring(0, p.indexOf('=')), value.contains(",")
+                    ? Stream.of(value.split(",")).map(StageDataTest::scalar).collect(Collectors.toList())
+                    : scalar(value));
         }
         return parameters;
+    }
+
+    /** One value as written: NULL, an integer, a number with a decimal point, true or false, else a string. */
+    private static Object scalar(String value) {
+        return value.equals("NULL") ? null
+                : value.matches("-?\\d+") ? (Object) Integer.valueOf(value)
+                : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value)
+                : value.matches("true|false") ? (Object) Boolean.valueOf(value) : value;
     }
 
     /** The rows of query file {@code queries/words[0].sql} with the parameters that follow. */
