@@ -11,12 +11,14 @@ import dev.steptrace.common.Messages;
 import dev.steptrace.decide.BenchResults;
 import dev.steptrace.decide.CaptureBatch;
 import dev.steptrace.decide.Decision;
+import dev.steptrace.decide.DecisionChecks;
 import dev.steptrace.decide.DecisionEngine;
 import dev.steptrace.decide.DecisionWriters;
 import dev.steptrace.decide.Scenario;
 import dev.steptrace.decide.ScenarioLoader;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.TemplateLoader;
+import dev.steptrace.rules.Thresholds;
 import dev.steptrace.store.Store;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -65,9 +67,11 @@ public final class DecideCommand implements Callable<Integer> {
         // Everything the user wrote is checked before any trace is read.
         Scenario sc = ScenarioLoader.load(scenario);
         List<Decision.BenchRun> runs = BenchResults.load(bench == null ? List.of() : bench);
-        Decision.Bench benchSummary = BenchResults.summarize(bench == null ? List.of() : bench, runs);
+        // --warn-threshold names capture-quality rules (the analysis's) or the memo's checks (these).
+        Thresholds checks = analysis.thresholdsOf(DecisionChecks.catalogue());
+        Decision.Bench benchSummary = BenchResults.summarize(bench == null ? List.of() : bench, runs, checks);
         TemplateLoader loader = new TemplateLoader(documents.templates);
-        AnalysisOptions options = analysis.options();
+        AnalysisOptions options = analysis.options(DecisionChecks.catalogue());
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
@@ -77,7 +81,8 @@ public final class DecideCommand implements Callable<Integer> {
                 try (Capture capture = st.capture(info.id(), options)) {
                     ReportContent content = capture.reportContent();
                     CaptureBatch batch = CaptureBatch.of(capture.analysis(), sc.question().phase());
-                    Decision decision = DecisionEngine.decide(content.report(), batch, sc, benchSummary, Version.current());
+                    Decision decision = DecisionEngine.decide(content.report(), batch, sc, benchSummary, checks,
+                            Version.current());
                     Path dir = documents.dir(info.name(), captures.size());
                     List<Path> written;
                     try {

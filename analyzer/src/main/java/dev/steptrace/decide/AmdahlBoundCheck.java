@@ -31,6 +31,6 @@ final class AmdahlBoundCheck {
                         + m.thresholdText() + " threshold: no option acting on it alone can pass."
                 : "Removing " + tax.spec() + " entirely would give up to " + (amdahl == null ? "n/a" : Fmt.speedup(amdahl))
                         + " (threshold " + m.thresholdText() + "): worth attacking if an admissible option exists.";
-        out.add(new Decision.Check(RULE.id(), RULE.summary(), "info", amdahl, minSpeedup, summary, evidence));
+        out.add(new Decision.Check(RULE, Decision.Status.INFO, amdahl, minSpeedup, summary, evidence));
     }
 }

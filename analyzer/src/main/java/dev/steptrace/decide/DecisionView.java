@@ -103,7 +103,7 @@ public record DecisionView(String title, String toolName, String toolVersion, St
                 batchTables.add(new BatchTable(o.id(), o.title(), rows));
             }
         }
-        List<CheckRow> checks = d.checks().stream().map(c -> new CheckRow(c.id(), c.title(), c.status(),
+        List<CheckRow> checks = d.checks().stream().map(c -> new CheckRow(c.id(), c.title(), c.status().label(),
                 Fmt.value(c.value()), c.threshold() == null ? "" : Fmt.value(c.threshold()),
                 c.summary(), c.evidence())).toList();
         List<RevisitRow> revisits = d.revisitWhen().stream().map(r -> new RevisitRow(r.option(), r.when(), r.source())).toList();
