@@ -23,7 +23,8 @@ td.yes { color: #1b6b3a; } td.no { color: #9b1c1c; }
 td.source, td.evidence, td.derivation { color: var(--muted); font-size: 12px; max-width: 640px; }
 .status { display: inline-block; font-size: 11px; font-weight: 600; padding: 0 6px; border-radius: 8px; }
 .status.ok { background: var(--min-bg); color: var(--min-fg); }
-.status.warn { background: var(--warn-bg); color: #7a5a00; border: 1px solid var(--warn-line); }
+.status.warning { background: var(--warn-bg); color: #7a5a00; border: 1px solid var(--warn-line); }
+.status.severe { background: var(--warn-bg); color: #8a1c1c; border: 1px solid #c24c4c; font-weight: 700; }
 .status.info { background: #e8eefb; color: #1d3f86; }
 ul.revisit li { margin: 4px 0; }
 ul.revisit .source { color: var(--muted); font-size: 12px; }
@@ -129,7 +130,7 @@ ul.revisit .source { color: var(--muted); font-size: 12px; }
     <thead><tr><th>check</th><th>status</th><th class="num">value</th><th class="num">threshold</th><th>finding</th><th>evidence</th></tr></thead>
     <tbody>
 <#list view.checks as c>
-      <tr data-check="${c.id}"<#if c.status == "warn"> class="warning"</#if>><td><code>${c.id}</code><br>${c.title}</td><td><span class="status ${c.status}">${c.status}</span></td><td class="num">${c.value}</td><td class="num">${c.threshold}</td><td>${c.summary}</td><td class="evidence">${c.evidence}</td></tr>
+      <tr data-check="${c.id}"<#if c.status == "warning" || c.status == "severe"> class="warning"</#if>><td><code>${c.id}</code><br>${c.title}</td><td><span class="status ${c.status}">${c.status}</span></td><td class="num">${c.value}</td><td class="num">${c.threshold}</td><td>${c.summary}</td><td class="evidence">${c.evidence}</td></tr>
 </#list>
     </tbody>
   </table>

@@ -1,18 +1,15 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.store.CaptureScope;
 import dev.steptrace.classify.StoreClassifier;
 import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.Warning;
-import dev.steptrace.roofline.KernelWork;
-import dev.steptrace.store.Sql;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
 import dev.steptrace.store.StoreCaptures;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Timestamp;
-import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,12 +34,6 @@ import java.util.Map;
  *   <tr><td>{@code t_step_metrics}, {@code t_step_waits}, {@code t_step_overlap}, {@code t_step_host}</td>
  *       <td>per step: kernel, span, busy, idle, host gap; collective wait and compute; communication and
  *       the part of it under other work; idle waiting for launches (ns)</td><td>{@code step_metrics}</td></tr>
- *   <tr><td>{@code t_step_times}, {@code t_step_time_parts}</td><td>per step: its wall window on the rank, launches,
- *       and the parts it is made of, summing to it ({@link StepTimeAnalysis})</td><td>{@code step_times},
- *       {@code step_time_parts}</td></tr>
- *   <tr><td>{@code t_host_syncs}, {@code t_idle_cpu_ops}</td><td>the host syncs of each step and the op that
- *       issued them; the CPU ops that ran while the GPU was idle</td><td>{@code host_syncs},
- *       {@code idle_cpu_ops}</td></tr>
  *   <tr><td>{@code t_step_categories}</td><td>per step and (sub)category: ns and calls</td>
  *       <td>{@code step_categories}</td></tr>
  *   <tr><td>{@code t_step_names}</td><td>per step, operation name (id) and class variant: ns and calls</td>
@@ -56,7 +47,7 @@ import java.util.Map;
  *       <td>{@code launch_delays}</td></tr>
  *   <tr><td>{@code t_graph_replays}</td><td>CUDA graph replays: GPU window, gap since the previous one (ns)</td>
  *       <td>{@code graph_replays}</td></tr>
- *   <tr><td>{@code t_kernel_work}</td><td>kernels with known work: FLOPs, bytes ({@link KernelWork})</td>
+ *   <tr><td>{@code t_kernel_work}</td><td>kernels with known work: FLOPs, bytes ({@link ShapeWork}, stage {@code 71-kernel-work})</td>
  *       <td>{@code kernel_work}</td></tr>
  *   <tr><td>{@code t_launch_ops}</td><td>the CPU ops that launched GPU work, with their shapes (those with
  *       shapes, and those that launched collectives)</td>
@@ -65,7 +56,7 @@ import java.util.Map;
  *       keeps: operations in no step, graph launches without kernels, why NVTX ranges are not steps</td>
  *       <td>{@code file_checks}</td></tr>
  * </table>
- * The capture-quality rules run over the kept tables ({@link CaptureRules}); their warnings go to
+ * The capture-quality rules run over the kept tables ({@link dev.steptrace.quality.CaptureRules}); their warnings go to
  * {@code analysis_warnings}, and a row of {@code analyses} records the files, options and build the
  * analysis was made from.
  */
@@ -108,20 +99,9 @@ public final class CaptureAnalysis implements AutoCloseable {
         try {
             work = store.readOnly() ? null : WorkDatabase.attach(c);
             CaptureScope scope = CaptureScope.load(c, captureId);
-            SqlStage.load("00-capture-files").run(c, Map.of("capture_id", captureId, "batch_ops", BATCH_OPS));
-            SqlStage.load("01-classes").run(c, Map.of("taxonomy_digest", key.taxonomy().digest()));
-            SqlStage.run(c, "02-devices");
-            StepSource source = StepDetector.detect(c, key.stepRegex());
-            StepAttribution.attribute(c, source);
-            ContextClasses.refine(c, key.taxonomy());
-            StepMetrics.build(c);
-            CollectiveMetrics.build(c);
-            OverlapMetrics.build(c);
-            HostBoundMetrics.build(c);
-            StepTimeAnalysis.build(c, source);
-            KernelWork.build(c);
-            SqlStage.load("80-file-checks").run(c, Map.of("graph_launches", StepSource.GRAPH_LAUNCHES));
-            return new CaptureAnalysis(c, work, scope, key, source, (System.nanoTime() - t0) / 1e9, store.readOnly());
+            AnalysisStages.Run run = new AnalysisStages.Run(c, captureId, key);
+            AnalysisStages.runAll(run);
+            return new CaptureAnalysis(c, work, scope, key, run.source, (System.nanoTime() - t0) / 1e9, store.readOnly());
         } catch (SQLException | RuntimeException | Error e) {
             try {
                 release(c, work);
@@ -158,49 +138,32 @@ public final class CaptureAnalysis implements AutoCloseable {
         int captureId = scope.captureId();
         String filesKey = StoreCaptures.filesKey(c, captureId);
         if (readOnly) {
-            for (String table : StoreCaptures.ANALYSIS_TABLES) {
-                Sql.exec(c, "CREATE OR REPLACE TEMP TABLE " + table + " AS SELECT * FROM " + table + " LIMIT 0");
-            }
+            StoreCaptures.shadowAnalysisTables(c);
         }
         c.setAutoCommit(false);
         try {
             StoreCaptures.deleteAnalysis(c, captureId, key.id());
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO analyses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-                ps.setInt(1, captureId);
-                ps.setString(2, key.id());
-                ps.setString(3, key.taxonomy().digest());
-                ps.setString(4, key.stepRegex() == null ? null : key.stepRegex().pattern());
-                ps.setString(5, stepSource.id());
-                ps.setString(6, filesKey);
-                ps.setString(7, build);
-                ps.setTimestamp(8, Timestamp.from(Instant.now()));
-                ps.setDouble(9, seconds);
-                ps.executeUpdate();
-            }
-            SqlStage.load("90-keep-analysis").run(c, Map.of("capture_id", captureId, "analysis_key", key.id(),
-                    "step_source", stepSource.id()));
+            Map<String, Object> parameters = new HashMap<>();
+            parameters.put("capture_id", captureId);
+            parameters.put("analysis_key", key.id());
+            parameters.put("step_source", stepSource.id());
+            parameters.put("taxonomy_digest", key.taxonomy().digest());
+            parameters.put("step_regex", key.stepRegex() == null ? null : key.stepRegex().pattern());
+            parameters.put("files_key", filesKey);
+            parameters.put("build", build);
+            parameters.put("seconds", seconds);
+            SqlStage.load(AnalysisStages.KEEP).run(c, parameters);
             // Checked over the kept rows, as the report reads them and as Spark assembles them (docs/spark.md):
             // one definition of each rule.
-            List<Warning> all = StoredAnalysis.checked(new StoredAnalysis(c, scope, key.id(), stepSource, List.of()),
-                    key.thresholds()).warnings();
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO analysis_warnings VALUES (?, ?, ?, ?, ?)")) {
-                for (int i = 0; i < all.size(); i++) {
-                    ps.setInt(1, captureId);
-                    ps.setString(2, key.id());
-                    ps.setInt(3, i);
-                    ps.setString(4, all.get(i).code());
-                    ps.setString(5, all.get(i).message());
-                    ps.addBatch();
-                }
-                ps.executeBatch();
-            }
+            List<Warning> all = StoredAnalysis.checked(c, scope, key.id(), stepSource, key.thresholds()).warnings();
+            StoreCaptures.keepWarnings(c, captureId, key.id(), all.stream().map(w -> List.of(w.code(), w.message())).toList());
             c.commit();
-        } catch (SQLException e) {
-            throw Sql.abandon(c, e);
-        } catch (RuntimeException e) {
-            throw Sql.abandon(c, e);
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
         }
-        c.setAutoCommit(true);
     }
 
     /** Drops the working tables (the work database, or the temp tables with the connection) and closes it. */

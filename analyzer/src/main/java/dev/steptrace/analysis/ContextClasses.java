@@ -1,19 +1,15 @@
 package dev.steptrace.analysis;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.steptrace.classify.Classification;
+import dev.steptrace.classify.Category;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.common.BundledData;
-import dev.steptrace.store.Sql;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Classes a kernel's name alone cannot settle, given to each operation from what the trace says around
@@ -26,7 +22,7 @@ import java.util.Optional;
  *   <li><b>Generic collectives.</b> NCCL's and RCCL's {@code ncclDevKernel_Generic} runs any collective:
  *       each launch is typed from the collective its launching CPU op names ({@code record_param_comms},
  *       {@code nccl:all_reduce}, {@code c10d::allreduce_}...; the kernel's own args, its External id, or its
- *       runtime call's External id), with the rule ids {@link #GENERIC_ALLREDUCE} and {@link #GENERIC_OTHER}.
+ *       runtime call's External id), with the rule ids {@link Taxonomy#GENERIC_ALLREDUCE_RULE} and {@link Taxonomy#GENERIC_OTHER_RULE}.
  *       Launches with no such op (graph replays) keep the name's class.</li>
  * </ul>
  * A refined operation gets {@code t_ops_core.variant} &gt; 0, and {@code t_classes} a row of that variant
@@ -34,11 +30,6 @@ import java.util.Optional;
  * ({@code analysis/2N-*.sql}); this class gives them what the taxonomy and collective-ops.yaml say.
  */
 final class ContextClasses {
-    /** The taxonomy rule whose kernels run any collective. */
-    static final String GENERIC_COLLECTIVE_RULE = "comm.nccl.generic";
-    static final String GENERIC_ALLREDUCE = "allreduce.nccl_generic.by_cpu_op";
-    static final String GENERIC_OTHER = "comm_other.nccl_generic.by_cpu_op";
-
     private record CollectiveOp(String type, String match) {}
 
     private static final List<CollectiveOp> COLLECTIVE_OPS = loadCollectiveOps();
@@ -47,49 +38,43 @@ final class ContextClasses {
 
     static void refine(Connection c, Taxonomy taxonomy) throws SQLException {
         SqlStage.run(c, "22-context-classes");
-        if (taxonomy.hasContextRules() && Sql.count(c, "SELECT count(*) FROM t_classes WHERE category = 'moe_gemm'") > 0) {
+        if (taxonomy.hasContextRules() && classes(c, Category.MOE_GEMM.id(), null) > 0) {
             blockNames(c, taxonomy);
             SqlStage.run(c, "23-moe-blocks");
         }
-        if (Sql.count(c, "SELECT count(*) FROM t_classes WHERE rule_id = '" + GENERIC_COLLECTIVE_RULE + "'") > 0) {
+        if (classes(c, null, Taxonomy.GENERIC_COLLECTIVE_RULE) > 0) {
             collectiveOps(c);
-            SqlStage.load("24-generic-collectives").run(c, Map.of("generic_rule", GENERIC_COLLECTIVE_RULE,
-                    "allreduce_rule", GENERIC_ALLREDUCE, "other_rule", GENERIC_OTHER));
+            SqlStage.load("24-generic-collectives").run(c, Map.of("generic_rule", Taxonomy.GENERIC_COLLECTIVE_RULE,
+                    "allreduce_rule", Taxonomy.GENERIC_ALLREDUCE_RULE, "other_rule", Taxonomy.GENERIC_OTHER_RULE));
         }
         SqlStage.run(c, "25-class-variants");
     }
 
+    /** How many of the capture's classes are of {@code category}, or were given by rule {@code ruleId}. */
+    private static long classes(Connection c, String category, String ruleId) throws SQLException {
+        Map<String, Object> parameters = new HashMap<>();
+        parameters.put("category", category);
+        parameters.put("rule_id", ruleId);
+        return SqlStage.count(c, "class-rows", parameters);
+    }
+
     /** The capture's kernel names a context rule decides, with that rule's class, for stage 23. */
     private static void blockNames(Connection c, Taxonomy taxonomy) throws SQLException {
-        try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT DISTINCT n.name FROM t_classes k JOIN names n USING (file_id, name_id)"
-                     + " WHERE k.kind = 'kernel' AND k.variant = 0");
-             PreparedStatement ins = c.prepareStatement("INSERT INTO t_block_names VALUES (?, ?, ?, ?)")) {
-            while (rs.next()) {
-                Optional<Classification> inBlock = taxonomy.inMoeBlock(rs.getString(1), "kernel");
-                if (inBlock.isPresent()) {
-                    ins.setString(1, rs.getString(1));
-                    ins.setString(2, inBlock.get().categoryId());
-                    ins.setString(3, inBlock.get().subcategory());
-                    ins.setString(4, inBlock.get().ruleId());
-                    ins.addBatch();
-                }
-            }
-            ins.executeBatch();
+        List<List<Object>> rows = new ArrayList<>();
+        for (String name : SqlStage.strings(c, "kernel-names")) {
+            taxonomy.inMoeBlock(name, "kernel").ifPresent(in -> rows.add(List.of(name, in.categoryId(),
+                    in.subcategory(), in.ruleId())));
         }
+        SqlStage.fill(c, "t_block_names", rows);
     }
 
     /** collective-ops.yaml's types and patterns, in its order, for stage 24. */
     private static void collectiveOps(Connection c) throws SQLException {
-        try (PreparedStatement ins = c.prepareStatement("INSERT INTO t_collective_ops VALUES (?, ?, ?)")) {
-            for (int i = 0; i < COLLECTIVE_OPS.size(); i++) {
-                ins.setInt(1, i);
-                ins.setString(2, COLLECTIVE_OPS.get(i).type());
-                ins.setString(3, COLLECTIVE_OPS.get(i).match());
-                ins.addBatch();
-            }
-            ins.executeBatch();
+        List<List<Object>> rows = new ArrayList<>();
+        for (int i = 0; i < COLLECTIVE_OPS.size(); i++) {
+            rows.add(List.of(i, COLLECTIVE_OPS.get(i).type(), COLLECTIVE_OPS.get(i).match()));
         }
+        SqlStage.fill(c, "t_collective_ops", rows);
     }
 
     private static List<CollectiveOp> loadCollectiveOps() {

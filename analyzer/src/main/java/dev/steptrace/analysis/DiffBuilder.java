@@ -441,8 +441,8 @@ public final class DiffBuilder {
                     r.aCalls > 0 ? r.aMs / r.aCalls * 1000 : null, r.bCalls > 0 ? r.bMs / r.bCalls * 1000 : null));
         }
 
-        return new PhaseDiff(verdict(stepDelta, kernelDelta, spanDelta), mean(pa.stepsPerRank), mean(pb.stepsPerRank),
-                stepTime, kernelDelta, spanDelta, categories, kernels, collectives(phase, ra, rb));
+        return new PhaseDiff(verdict(stepDelta, kernelDelta, spanDelta), Stats.mean(pa.stepsPerRank),
+                Stats.mean(pb.stepsPerRank), stepTime, kernelDelta, spanDelta, categories, kernels, collectives(phase, ra, rb));
     }
 
     private static final class KernelRow {
@@ -689,7 +689,4 @@ public final class DiffBuilder {
         return Category.ofId(id).map(Enum::ordinal).orElse(Category.values().length);
     }
 
-    private static double mean(int[] v) {
-        return Arrays.stream(v).average().orElse(0);
-    }
 }

@@ -1,9 +1,9 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.quality.LaunchBoundRule;
 import dev.steptrace.report.BottleneckReport.HostBound;
 import dev.steptrace.report.BottleneckReport.LaunchDelay;
 import dev.steptrace.report.BottleneckReport.PerStep;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,18 +27,12 @@ import java.util.Map;
  *       CUDA graph replay with kernels in a step, its GPU window, and the GPU time since the previous
  *       replay of the file ended (null for the first).</li>
  * </ul>
- * A phase is launch-bound when the GPU waits for launches for at least
- * {@value #LAUNCH_BOUND_PCT}% of the step's span (means over ranks). The SQL is stage {@code 60-host-bound}.
+ * A phase is launch-bound when the GPU waits for launches for a large share of the step's span (means over ranks):
+ * the verdict of rule {@link LaunchBoundRule}, under the analysis's thresholds. The SQL is stage
+ * {@code 60-host-bound}.
  */
 final class HostBoundMetrics {
-    /** Share of the span the GPU spends waiting for launches from which a phase is launch-bound. */
-    static final double LAUNCH_BOUND_PCT = 20;
-
     private HostBoundMetrics() {}
-
-    static void build(Connection c) throws SQLException {
-        SqlStage.run(c, "60-host-bound");
-    }
 
     /**
      * Per phase, means over ranks of each rank's per-step means; every phase with steps. Reads the analysis
@@ -57,10 +51,10 @@ final class HostBoundMetrics {
             double w = rs.getDouble(3);
             Double wait = rs.wasNull() ? null : w;
             double span = rs.getDouble(4);
-            Double pct = wait == null || span <= 0 ? null : 100 * wait / span;
+            Double pct = LaunchBoundRule.launchWaitPct(wait, span);
             double[] g = replays.getOrDefault(phase, new double[] {0, Double.NaN, Double.NaN, Double.NaN});
             out.put(phase, new HostBound(idle, wait, wait == null ? null : idle - wait, pct,
-                    pct == null ? null : pct >= LAUNCH_BOUND_PCT, delays.getOrDefault(phase, List.of()), g[0],
+                    pct == null ? null : LaunchBoundRule.launchBound(pct, a.thresholds()), delays.getOrDefault(phase, List.of()), g[0],
                     Double.isNaN(g[1]) ? null : new PerStep(g[1], g[2], g[3])));
         });
         return out;

@@ -1,7 +1,6 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.report.BottleneckReport.Overlap;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
@@ -19,10 +18,6 @@ import java.util.Map;
  */
 final class OverlapMetrics {
     private OverlapMetrics() {}
-
-    static void build(Connection c) throws SQLException {
-        SqlStage.run(c, "50-overlap");
-    }
 
     /**
      * Per phase: communication per step and its hidden part (means over ranks), from the analysis as the

@@ -1,5 +1,7 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.store.CaptureScope;
+import dev.steptrace.common.Stats;
 import dev.steptrace.classify.Category;
 import dev.steptrace.common.Phase;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
@@ -28,6 +30,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.TreeMap;
 
 /**
@@ -58,13 +61,14 @@ public final class ReportBuilder {
         Map<String, BottleneckReport.HostBound> host = HostBoundMetrics.summarize(analysis);
         StepTimeSummary stepTime = StepTimeSummary.of(analysis);
         Map<String, BottleneckReport.PhaseSummary> phases = new LinkedHashMap<>();
-        RooflineSummary roofline = RooflineSummary.of(analysis, rooflineInputs);
+        RooflineSummary roofline = RooflineSummary.of(analysis.kept(),
+                analysis.scope().files().stream().map(CaptureScope.FileInfo::fileId).toList(), rooflineInputs);
         for (String phase : Phase.IDS) {
             Map<Integer, RankPhaseStats> perRank = stats.get(phase);
             if (perRank == null) {
                 continue;
             }
-            phases.put(phase, new PhaseSummary(mean(perRank.values().stream().map(s -> (double) s.steps).toList()),
+            phases.put(phase, new PhaseSummary(Stats.mean(perRank.values().stream().map(s -> (double) s.steps).toList()),
                     analysis.stepSource().id(), stepTime.phase(phase),
                     acrossRanks(perRank, s -> s.kernel), acrossRanks(perRank, s -> s.span),
                     acrossRanks(perRank, s -> s.busy), acrossRanks(perRank, s -> s.hostGap),
@@ -102,12 +106,17 @@ public final class ReportBuilder {
         CaptureScope scope = analysis.scope();
         Integer worldSize = scope.files().stream().map(CaptureScope.FileInfo::worldSize)
                 .filter(w -> w != null).max(Integer::compare).orElse(null);
-        List<String> devices = CaptureDevices.names(analysis);
+        TreeSet<String> devices = new TreeSet<>();
+        analysis.query("device-names", Map.of(), rs -> {
+            if (rs.getString(3) != null) {
+                devices.add(rs.getString(3));
+            }
+        });
         List<PartialFile> partial = scope.files().stream().filter(f -> "partial".equals(f.status()))
                 .map(f -> new PartialFile(f.path().toString(), f.partialReason())).toList();
         String format = scope.files().stream().map(CaptureScope.FileInfo::format).findFirst().orElse("kineto");
         return new BottleneckReport.Capture(scope.path().toString(), scope.name(), format, scope.files().size(),
-                scope.ranks(), worldSize, devices, partial);
+                scope.ranks(), worldSize, List.copyOf(devices), partial);
     }
 
     /** One rank's distribution of each per-step quantity in one phase. */
@@ -179,7 +188,7 @@ public final class ReportBuilder {
         if (means.isEmpty()) {
             return new Stat(null, null, null, null, null);
         }
-        return new Stat(mean(means), mean(medians), mean(p90s), min, max);
+        return new Stat(Stats.mean(means), Stats.mean(medians), Stats.mean(p90s), min, max);
     }
 
     /** Per phase, rank, category: [ms per step, calls per step] and subcategories under "category/sub". */
@@ -287,11 +296,11 @@ public final class ReportBuilder {
         for (Map.Entry<String, List<double[]>> e : perType.entrySet()) {
             String[] pt = e.getKey().split("\u0000");
             List<double[]> rows = e.getValue();
-            double calls = rows.stream().mapToDouble(r -> r[0]).average().orElse(0);
+            double calls = Stats.mean(rows.stream().mapToDouble(r -> r[0]).toArray());
             double meanUs = rows.stream().mapToDouble(r -> r[1]).sum() / rows.stream().mapToDouble(r -> r[2]).sum() / 1e3;
             Object[] sh = shared.get(e.getKey());
             Double waitMs = multiRank && rows.stream().noneMatch(r -> Double.isNaN(r[3]))
-                    ? rows.stream().mapToDouble(r -> r[3]).average().orElse(0) : null;
+                    ? Stats.mean(rows.stream().mapToDouble(r -> r[3]).toArray()) : null;
             Double transferMs = multiRank && sh[0] != null
                     ? ((Number) sh[0]).doubleValue() / 1e6 / meanSteps(stats.get(pt[0])) : null;
             MessageBytes bytes = sh[1] == null ? null : new MessageBytes(((Number) sh[1]).doubleValue());
@@ -325,7 +334,4 @@ public final class ReportBuilder {
         return out;
     }
 
-    private static double mean(List<Double> values) {
-        return values.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-    }
 }

@@ -1,11 +1,12 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.store.QueryFile;
+import dev.steptrace.store.Sql;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -37,9 +38,8 @@ import java.util.regex.Pattern;
  * {@code CREATE OR REPLACE TEMP TABLE} makes its table there instead, and the database is checkpointed after
  * it, which compresses the table; in the shell and in the stage tests it is a temp table, as written.
  *
- * <p>A query file ({@code queries/name.sql}, docs/architecture.md, "Queries of the kept analysis") is
- * one SELECT written the same way, run by {@link #query}: its parameters are bound to the statement,
- * not set on the connection, so readers sharing a connection do not see each other's values.
+ * <p>A query file ({@code queries/name.sql}, docs/architecture.md, "Queries of the kept analysis") is one
+ * SELECT written the same way, run by {@link QueryFile}.
  */
 public final class SqlStage {
     /** macros.sql: defined before every stage's statements, so a stage run alone (a stage test) has them. */
@@ -75,7 +75,7 @@ public final class SqlStage {
 
     /** A stage named {@code name} of these statements (a stage file's text). */
     static SqlStage of(String name, String text) {
-        return new SqlStage(name, split(text));
+        return new SqlStage(name, QueryFile.statements(text));
     }
 
     /** Runs the stage {@code name} without parameters. */
@@ -96,11 +96,9 @@ public final class SqlStage {
                 }
             }
             for (Map.Entry<String, ?> p : parameters.entrySet()) {
-                s.execute("SET VARIABLE " + p.getKey() + " = " + literal(p.getValue()));
+                s.execute("SET VARIABLE " + p.getKey() + " = " + QueryFile.literal(p.getValue()));
             }
-            for (String sql : MACROS.statements) {
-                s.execute(sql);
-            }
+            defineMacros(c);
             // In a transaction (the keep step) tables are made where the statement says: one transaction writes
             // one database, and a checkpoint needs none open.
             String work = c.getAutoCommit() ? WorkDatabase.of(c) : null;
@@ -118,6 +116,67 @@ public final class SqlStage {
                 } catch (SQLException e) {
                     throw new SQLException("analysis stage " + name + ": " + e.getMessage(), e);
                 }
+            }
+        }
+    }
+
+    /**
+     * Fills working table {@code table} with rows Java computed (what only Java knows: which annotation names are
+     * steps, the taxonomy's context rules, the work models), each row its columns in the table's order.
+     */
+    static void fill(Connection c, String table, List<List<Object>> rows) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        String marks = String.join(", ", java.util.Collections.nCopies(rows.get(0).size(), "?"));
+        try (java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " VALUES (" + marks + ")")) {
+            for (List<Object> row : rows) {
+                for (int i = 0; i < row.size(); i++) {
+                    ps.setObject(i + 1, row.get(i));
+                }
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /** How many rows working table {@code table} has: between stages, what chooses the next one. */
+    static long rows(Connection c, String table) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** The number query file {@code work/NAME} gives (one row, one column) over the working tables. */
+    static long count(Connection c, String name, Map<String, ?> parameters) throws SQLException {
+        long[] n = new long[1];
+        QueryFile.load("work/" + name).run(c, parameters, rs -> n[0] = rs.getLong(1));
+        return n[0];
+    }
+
+    /** The first column of every row query file {@code work/NAME} gives over the working tables. */
+    static List<String> strings(Connection c, String name) throws SQLException {
+        List<String> out = new ArrayList<>();
+        QueryFile.load("work/" + name).run(c, Map.of(), rs -> out.add(rs.getString(1)));
+        return out;
+    }
+
+    /** Every row of working table {@code table}, its {@code columns} in that order, handed to {@code rows}. */
+    static void read(Connection c, String table, List<String> columns, Sql.Rows rows) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT " + String.join(", ", columns) + " FROM " + table)) {
+            while (rs.next()) {
+                rows.row(rs);
+            }
+        }
+    }
+
+    /** Defines the macros every stage may use (macros.sql) on the connection. */
+    static void defineMacros(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (String sql : MACROS.statements) {
+                s.execute(sql);
             }
         }
     }
@@ -183,88 +242,10 @@ public final class SqlStage {
         return batches;
     }
 
-    /** What a query hands each of its rows to. */
-    @FunctionalInterface
-    public interface Rows {
-        void row(ResultSet rs) throws SQLException;
-    }
-
-    /**
-     * Runs a query file, one SELECT, as a prepared statement: each {@code getvariable('name')} becomes a
-     * parameter bound to {@code parameters.get(name)}; each row goes to {@code rows}.
-     */
-    public void query(Connection c, Map<String, ?> parameters, Rows rows) throws SQLException {
-        if (statements.size() != 1) {
-            throw new IllegalStateException("analysis query " + name + " holds " + statements.size() + " statements");
-        }
-        Matcher m = PARAMETER.matcher(statements.get(0));
-        List<Object> values = new ArrayList<>();
-        StringBuilder sql = new StringBuilder();
-        while (m.find()) {
-            values.add(value(parameters, m));
-            m.appendReplacement(sql, "?");
-        }
-        m.appendTail(sql);
-        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-            for (int i = 0; i < values.size(); i++) {
-                ps.setObject(i + 1, values.get(i));
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.row(rs);
-                }
-            }
-        }
-    }
-
     private Object value(Map<String, ?> parameters, Matcher m) {
         if (!parameters.containsKey(m.group(1))) {
             throw new IllegalArgumentException("analysis stage " + name + ": no value for " + m.group());
         }
         return parameters.get(m.group(1));
-    }
-
-    private static String literal(Object value) {
-        if (value instanceof Integer || value instanceof Long || value instanceof Boolean) {
-            return value.toString();
-        }
-        if (value instanceof Double d && Double.isFinite(d)) {
-            return d + "::DOUBLE";
-        }
-        if (value instanceof String text) {
-            return "'" + text.replace("'", "''") + "'";
-        }
-        if (value instanceof List<?> list) {
-            StringBuilder sb = new StringBuilder("[");
-            for (Object v : list) {
-                sb.append(sb.length() > 1 ? ", " : "").append(literal(v));
-            }
-            return sb.append(']').toString();
-        }
-        throw new IllegalArgumentException("a stage parameter is a string, an integer, a number, a boolean or a list, not " + value);
-    }
-
-    /**
-     * The file's statements: split at each {@code ;} that ends a line, after dropping {@code --} comment
-     * lines (the stage files keep their semicolons at line ends and out of comments and strings).
-     */
-    static List<String> split(String text) {
-        List<String> out = new ArrayList<>();
-        StringBuilder current = new StringBuilder();
-        for (String line : text.split("\n")) {
-            if (line.strip().startsWith("--")) {
-                continue;
-            }
-            current.append(line).append('\n');
-            if (line.stripTrailing().endsWith(";")) {
-                String sql = current.toString().strip();
-                out.add(sql.substring(0, sql.length() - 1));
-                current.setLength(0);
-            }
-        }
-        if (!current.toString().isBlank()) {
-            out.add(current.toString().strip());
-        }
-        return out;
     }
 }

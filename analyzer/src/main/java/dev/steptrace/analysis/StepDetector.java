@@ -3,10 +3,10 @@ package dev.steptrace.analysis;
 import dev.steptrace.common.BoundedRegex;
 import dev.steptrace.common.Phase;
 import dev.steptrace.common.StepSource;
-import dev.steptrace.store.Sql;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -40,7 +40,7 @@ final class StepDetector {
      */
     static StepSource detect(Connection c, Pattern userRegex) throws SQLException {
         SqlStage.run(c, "10-step-annotations");
-        List<String> names = Sql.strings(c, "SELECT DISTINCT name FROM t_annot ORDER BY name");
+        List<String> names = SqlStage.strings(c, "annotation-names");
         StepSource source = null;
         if (userRegex != null) {
             source = matchNames(c, names, userRegex, StepSource.USER_REGEX) ? StepSource.USER_REGEX : null;
@@ -61,7 +61,7 @@ final class StepDetector {
             source = StepSource.NVTX;
         } else {
             SqlStage.load("13-steps-from-graph-launches").run(c, Map.of("graph_launches", StepSource.GRAPH_LAUNCHES));
-            if (Sql.count(c, "SELECT count(*) FROM t_steps") > 0) {
+            if (SqlStage.rows(c, "t_steps") > 0) {
                 source = StepSource.GRAPH_LAUNCH;
             } else {
                 source = StepSource.GAP;
@@ -79,26 +79,21 @@ final class StepDetector {
     /** Records the names that are steps in {@code t_annotation_steps}; returns whether any matched. */
     private static boolean matchNames(Connection c, List<String> names, Pattern p, StepSource source)
             throws SQLException {
-        boolean any = false;
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO t_annotation_steps VALUES (?, ?, ?)")) {
-            for (String name : names) {
-                Matcher m = BoundedRegex.matcher(p, name);
-                try {
-                    if (!m.find()) {
-                        continue;
-                    }
-                } catch (BoundedRegex.TooSlow e) {
-                    throw source == StepSource.USER_REGEX ? e.in("--step-regex") : e;
+        List<List<Object>> rows = new ArrayList<>();
+        for (String name : names) {
+            Matcher m = BoundedRegex.matcher(p, name);
+            try {
+                if (!m.find()) {
+                    continue;
                 }
-                any = true;
-                ps.setString(1, name);
-                ps.setString(2, source == StepSource.VLLM_ANNOTATION ? vllmPhase(m) : null);
-                ps.setObject(3, source == StepSource.PROFILER_STEP ? Long.parseLong(m.group(1)) : null);
-                ps.addBatch();
+            } catch (BoundedRegex.TooSlow e) {
+                throw source == StepSource.USER_REGEX ? e.in("--step-regex") : e;
             }
-            ps.executeBatch();
+            rows.add(Arrays.asList(name, source == StepSource.VLLM_ANNOTATION ? vllmPhase(m) : null,
+                    source == StepSource.PROFILER_STEP ? Long.parseLong(m.group(1)) : null));
         }
-        return any;
+        SqlStage.fill(c, "t_annotation_steps", rows);
+        return !rows.isEmpty();
     }
 
     /** context > 0 and generation 0 is prefill, both > 0 mixed, context 0 decode. */
@@ -117,29 +112,27 @@ final class StepDetector {
      * source replaces {@code t_steps}.
      */
     private static boolean nvtxSteps(Connection c) throws SQLException {
-        if (Sql.count(c, "SELECT count(*) FROM cpu_ops o JOIN t_files USING (file_id) WHERE o.nvtx = 'push_pop'") == 0) {
+        if (SqlStage.count(c, "nvtx-ranges", Map.of()) == 0) {
             return false;
         }
         SqlStage.load("12-steps-from-nvtx").run(c, Map.of("nvtx_step_share", NVTX_STEP_SHARE,
                 "library_nvtx_domains", LIBRARY_NVTX_DOMAINS));
-        return Sql.count(c, "SELECT count(*) FROM t_step_notes WHERE code = 'nvtx_ranges_not_steps'") == 0
-                && Sql.count(c, "SELECT count(*) FROM t_steps") > 0;
+        // Stage 12 notes, under the id of the rule that reports them, why a file's ranges are not steps.
+        return SqlStage.count(c, "step-notes", Map.of("code", "nvtx_ranges_not_steps")) == 0
+                && SqlStage.rows(c, "t_steps") > 0;
     }
 
     /** The annotation names that hint at a phase, for stage 15. */
     private static void phaseHints(Connection c, List<String> annotationNames) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO t_phase_hints VALUES (?, ?)")) {
-            for (String name : annotationNames) {
-                Phase hint = MIXED_HINT.matcher(name).find() ? Phase.MIXED
-                        : PREFILL_HINT.matcher(name).find() ? (DECODE_HINT.matcher(name).find() ? Phase.MIXED : Phase.PREFILL)
-                        : DECODE_HINT.matcher(name).find() ? Phase.DECODE : null;
-                if (hint != null) {
-                    ps.setString(1, name);
-                    ps.setString(2, hint.id());
-                    ps.addBatch();
-                }
+        List<List<Object>> rows = new ArrayList<>();
+        for (String name : annotationNames) {
+            Phase hint = MIXED_HINT.matcher(name).find() ? Phase.MIXED
+                    : PREFILL_HINT.matcher(name).find() ? (DECODE_HINT.matcher(name).find() ? Phase.MIXED : Phase.PREFILL)
+                    : DECODE_HINT.matcher(name).find() ? Phase.DECODE : null;
+            if (hint != null) {
+                rows.add(List.of(name, hint.id()));
             }
-            ps.executeBatch();
         }
+        SqlStage.fill(c, "t_phase_hints", rows);
     }
 }

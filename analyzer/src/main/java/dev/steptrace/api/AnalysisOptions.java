@@ -1,6 +1,6 @@
 package dev.steptrace.api;
 
-import dev.steptrace.analysis.CaptureRules;
+import dev.steptrace.quality.CaptureRules;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.classify.TaxonomyException;
 import dev.steptrace.roofline.ModelSpec;

@@ -1,7 +1,7 @@
 package dev.steptrace.api;
 
 import dev.steptrace.analysis.CaptureAnalysis;
-import dev.steptrace.analysis.CaptureScope;
+import dev.steptrace.store.CaptureScope;
 import dev.steptrace.analysis.ReportBuilder;
 import dev.steptrace.analysis.HostSyncCalls;
 import dev.steptrace.analysis.StoredAnalysis;

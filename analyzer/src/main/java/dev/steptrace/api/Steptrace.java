@@ -2,7 +2,7 @@ package dev.steptrace.api;
 
 import dev.steptrace.analysis.AnalysisKey;
 import dev.steptrace.analysis.CaptureAnalysis;
-import dev.steptrace.analysis.CaptureScope;
+import dev.steptrace.store.CaptureScope;
 import dev.steptrace.analysis.DiffBuilder;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.BoundedRegex;

@@ -12,7 +12,7 @@ import java.util.List;
  * @param earlier every rule before it, with the reason it did not match
  * @param inMoeBlock the first earlier rule that matches but needs an MoE block: the class there (null if none)
  */
-public record Explanation(String name, String kind, Rule matched, int index, List<Miss> earlier, Miss inMoeBlock) {
+public record Explanation(String name, String kind, TaxonomyRule matched, int index, List<Miss> earlier, Miss inMoeBlock) {
 
     public Explanation {
         earlier = List.copyOf(earlier);
@@ -27,7 +27,7 @@ public record Explanation(String name, String kind, Rule matched, int index, Lis
         /** The rule's pattern is not found in the name. */
         NO_MATCH;
 
-        public String describe(Rule rule, String kind) {
+        public String describe(TaxonomyRule rule, String kind) {
             switch (this) {
                 case OTHER_KIND:
                     return "applies to " + String.join(",", rule.kinds()) + ", not " + kind;
@@ -41,7 +41,7 @@ public record Explanation(String name, String kind, Rule matched, int index, Lis
     }
 
     /** An earlier rule that did not match, with its 1-based position. */
-    public record Miss(int index, Rule rule, Reason reason) {
+    public record Miss(int index, TaxonomyRule rule, Reason reason) {
     }
 
     public Classification classification() {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.steptrace.common.Messages;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +42,11 @@ public final class Taxonomy {
     public static final String BUILT_IN = "built-in taxonomy.yaml";
     /** The id of the last built-in rule, which matches everything. */
     public static final String CATCH_ALL_ID = "other.unclassified";
+    /** The rule whose kernels run any collective (RCCL's ncclDevKernel_Generic): their collective comes from context. */
+    public static final String GENERIC_COLLECTIVE_RULE = "comm.nccl.generic";
+    /** The rule ids a generic collective kernel gets from the CPU op that launched it (docs/taxonomy.md). */
+    public static final String GENERIC_ALLREDUCE_RULE = "allreduce.nccl_generic.by_cpu_op";
+    public static final String GENERIC_OTHER_RULE = "comm_other.nccl_generic.by_cpu_op";
 
     private static final Set<String> TOP_LEVEL_FIELDS = Set.of("version", "rules");
     private static final List<String> RULE_FIELDS =
@@ -48,20 +54,20 @@ public final class Taxonomy {
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
     private static final Pattern SUBCATEGORY = Pattern.compile("[A-Za-z0-9_.+-]+");
 
-    private final List<Rule> rules;
+    private final List<TaxonomyRule> rules;
     /** Per rule, its pattern split for a faster search (null: the whole regex is run). */
     private final SplitPattern[] splits;
     /** Per event kind, the positions of the rules that apply to it, in order. */
     private final Map<String, int[]> rulesOfKind = new HashMap<>();
     private final String digest;
 
-    private Taxonomy(List<Rule> rules) {
+    private Taxonomy(List<TaxonomyRule> rules) {
         this.rules = List.copyOf(rules);
         this.splits = new SplitPattern[this.rules.size()];
         for (int i = 0; i < splits.length; i++) {
             splits[i] = SplitPattern.of(this.rules.get(i).match());
         }
-        for (String kind : Rule.KINDS) {
+        for (String kind : TaxonomyRule.KINDS) {
             rulesOfKind.put(kind, IntStream.range(0, this.rules.size())
                     .filter(i -> this.rules.get(i).appliesTo(kind)).toArray());
         }
@@ -82,9 +88,9 @@ public final class Taxonomy {
             if (in == null) {
                 throw new IllegalStateException("missing resource taxonomy.yaml");
             }
-            List<Rule> rules = parse(in.readAllBytes(), BUILT_IN, false);
-            Rule last = rules.isEmpty() ? null : rules.get(rules.size() - 1);
-            if (last == null || !last.id().equals(CATCH_ALL_ID) || !last.kinds().containsAll(Rule.KINDS)
+            List<TaxonomyRule> rules = parse(in.readAllBytes(), BUILT_IN, false);
+            TaxonomyRule last = rules.isEmpty() ? null : rules.get(rules.size() - 1);
+            if (last == null || !last.id().equals(CATCH_ALL_ID) || !last.kinds().containsAll(TaxonomyRule.KINDS)
                     || !last.matchesName("")) {
                 throw new TaxonomyException(BUILT_IN + ": the last rule must be " + CATCH_ALL_ID
                         + ", matching every name of every kind");
@@ -118,16 +124,16 @@ public final class Taxonomy {
         }
         boolean json = file.getFileName() != null
                 && file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json");
-        List<Rule> user = parse(bytes, origin, json);
+        List<TaxonomyRule> user = parse(bytes, origin, json);
         checkDuplicates(user, rules, origin);
-        List<Rule> all = new ArrayList<>(user.size() + rules.size());
+        List<TaxonomyRule> all = new ArrayList<>(user.size() + rules.size());
         all.addAll(user);
         all.addAll(rules);
         return new Taxonomy(all);
     }
 
     /** The rules in the order they are tried. */
-    public List<Rule> rules() {
+    public List<TaxonomyRule> rules() {
         return rules;
     }
 
@@ -159,8 +165,8 @@ public final class Taxonomy {
      * class applies in an MoE block too.
      */
     public Optional<Classification> inMoeBlock(String name, String kind) {
-        Rule r = firstMatch(name, kind, true);
-        return Rule.MOE_BLOCK.equals(r.context()) ? Optional.of(r.classification()) : Optional.empty();
+        TaxonomyRule r = firstMatch(name, kind, true);
+        return TaxonomyRule.MOE_BLOCK.equals(r.context()) ? Optional.of(r.classification()) : Optional.empty();
     }
 
     /** Whether any rule needs a context: when none does, no analysis needs to look for one. */
@@ -168,11 +174,11 @@ public final class Taxonomy {
         return rules.stream().anyMatch(r -> !r.byNameAlone());
     }
 
-    private Rule firstMatch(String name, String kind, boolean withContextRules) {
+    private TaxonomyRule firstMatch(String name, String kind, boolean withContextRules) {
         String k = checkKind(kind);
         String n = name == null ? "" : name;
         for (int i : rulesOfKind.get(k)) {
-            Rule r = rules.get(i);
+            TaxonomyRule r = rules.get(i);
             if (!withContextRules && !r.byNameAlone()) {
                 continue;
             }
@@ -198,7 +204,7 @@ public final class Taxonomy {
         List<Explanation.Miss> misses = new ArrayList<>();
         Explanation.Miss inMoeBlock = null;
         for (int i = 0; i < rules.size(); i++) {
-            Rule r = rules.get(i);
+            TaxonomyRule r = rules.get(i);
             if (!r.appliesTo(k)) {
                 misses.add(new Explanation.Miss(i + 1, r, Explanation.Reason.OTHER_KIND));
             } else if (!matchesName(r, n)) {
@@ -214,7 +220,7 @@ public final class Taxonomy {
         throw new IllegalStateException("no rule matched " + n + " (" + k + "): the catch-all is missing");
     }
 
-    private static boolean matchesName(Rule r, String name) {
+    private static boolean matchesName(TaxonomyRule r, String name) {
         try {
             return r.matchesName(name);
         } catch (BoundedRegex.TooSlow e) {
@@ -223,17 +229,17 @@ public final class Taxonomy {
     }
 
     /** A rule's regex that backtracks without end, named with its rule. */
-    private static BoundedRegex.TooSlow in(Rule r, BoundedRegex.TooSlow e) {
+    private static BoundedRegex.TooSlow in(TaxonomyRule r, BoundedRegex.TooSlow e) {
         return e.in("taxonomy rule " + r.id() + " (" + r.origin() + ")");
     }
 
     private static String checkKind(String kind) {
         if (kind == null) {
-            return Rule.KERNEL;
+            return TaxonomyRule.KERNEL;
         }
-        if (!Rule.KINDS.contains(kind)) {
+        if (!TaxonomyRule.KINDS.contains(kind)) {
             throw new IllegalArgumentException("unknown event kind " + kind + " (expected one of "
-                    + String.join(", ", Rule.KINDS) + ")");
+                    + String.join(", ", TaxonomyRule.KINDS) + ")");
         }
         return kind;
     }
@@ -246,17 +252,13 @@ public final class Taxonomy {
         return m;
     }
 
-    static List<Rule> parse(byte[] bytes, String origin, boolean json) {
+    static List<TaxonomyRule> parse(byte[] bytes, String origin, boolean json) {
         String where = BUILT_IN.equals(origin) ? origin : "taxonomy file " + origin;
         JsonNode root;
         try {
             root = mapper(json).readTree(bytes);
         } catch (JsonProcessingException e) {
-            JsonLocation loc = e.getLocation();
-            String at = loc == null || loc.getLineNr() < 0 ? ""
-                    : " at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
-            throw new TaxonomyException(where + ": not valid " + (json ? "JSON" : "YAML") + at + ": "
-                    + parserProblem(e.getOriginalMessage()), e);
+            throw new TaxonomyException(Messages.notParsed(where, json ? "JSON" : "YAML", e), e);
         } catch (IOException e) {
             throw new TaxonomyException(where + ": cannot read it: " + e.getMessage(), e);
         }
@@ -285,35 +287,14 @@ public final class Taxonomy {
         } else {
             throw new TaxonomyException(where + ": expected a 'rules' list, found " + describe(root));
         }
-        List<Rule> rules = new ArrayList<>(list.size());
+        List<TaxonomyRule> rules = new ArrayList<>(list.size());
         for (int i = 0; i < list.size(); i++) {
             rules.add(rule(list.get(i), i + 1, origin, where));
         }
         return rules;
     }
 
-    /**
-     * The parser's complaint on one line: its first line, plus SnakeYAML's "found ..." / "expected ..."
-     * line, without source excerpts and Jackson's "[Source: ...]" locations.
-     */
-    static String parserProblem(String message) {
-        if (message == null) {
-            return "unreadable";
-        }
-        String[] lines = message.split("\\R");
-        StringBuilder b = new StringBuilder(lines[0].trim());
-        for (int i = 1; i < lines.length; i++) {
-            String l = lines[i].trim();
-            if (l.startsWith("found ") || l.startsWith("expected ") || l.startsWith("but found ")) {
-                b.append("; ").append(l);
-                break;
-            }
-        }
-        String s = b.toString().replaceAll(" ?\\(for [^()]*\\[Source:.*$", "").replaceAll("\\[Source:[^\\]]*\\]", "");
-        return s.isBlank() ? "unreadable" : s.trim();
-    }
-
-    private static Rule rule(JsonNode node, int number, String origin, String where) {
+    private static TaxonomyRule rule(JsonNode node, int number, String origin, String where) {
         String atNumber = where + ": rule #" + number;
         if (!node.isObject()) {
             throw new TaxonomyException(atNumber + ": expected a mapping with id, match, category, subcategory, found "
@@ -358,11 +339,11 @@ public final class Taxonomy {
         }
         String note = text(node, "note", at, false);
         String context = text(node, "context", at, false);
-        if (context != null && !Rule.MOE_BLOCK.equals(context)) {
+        if (context != null && !TaxonomyRule.MOE_BLOCK.equals(context)) {
             throw new TaxonomyException(at + ": field 'context': unknown context '" + context + "' (the one context is "
-                    + Rule.MOE_BLOCK + ")");
+                    + TaxonomyRule.MOE_BLOCK + ")");
         }
-        return new Rule(id, match, pattern, kinds, category, subcategory, context, source, note, origin);
+        return new TaxonomyRule(id, match, pattern, kinds, category, subcategory, context, source, note, origin);
     }
 
     private static String text(JsonNode node, String field, String at, boolean required) {
@@ -386,7 +367,7 @@ public final class Taxonomy {
 
     private static List<String> kinds(JsonNode v, String at) {
         if (v == null || v.isNull()) {
-            return Rule.DEFAULT_KINDS;
+            return TaxonomyRule.DEFAULT_KINDS;
         }
         List<String> kinds = new ArrayList<>();
         if (v.isTextual()) {
@@ -399,29 +380,29 @@ public final class Taxonomy {
                 kinds.add(k.asText());
             }
         } else {
-            throw new TaxonomyException(at + ": field 'kinds': expected a list of " + String.join(", ", Rule.KINDS));
+            throw new TaxonomyException(at + ": field 'kinds': expected a list of " + String.join(", ", TaxonomyRule.KINDS));
         }
         for (String k : kinds) {
-            if (!Rule.KINDS.contains(k)) {
+            if (!TaxonomyRule.KINDS.contains(k)) {
                 throw new TaxonomyException(at + ": field 'kinds': unknown kind '" + k + "' (expected "
-                        + String.join(", ", Rule.KINDS) + ")");
+                        + String.join(", ", TaxonomyRule.KINDS) + ")");
             }
         }
         return Collections.unmodifiableList(kinds);
     }
 
-    private static void checkDuplicates(List<Rule> added, List<Rule> existing, String origin) {
+    private static void checkDuplicates(List<TaxonomyRule> added, List<TaxonomyRule> existing, String origin) {
         String where = BUILT_IN.equals(origin) ? origin : "taxonomy file " + origin;
-        Map<String, Rule> seen = new HashMap<>();
-        for (Rule r : existing) {
+        Map<String, TaxonomyRule> seen = new HashMap<>();
+        for (TaxonomyRule r : existing) {
             seen.put(r.id(), r);
         }
         Map<String, Boolean> inFile = new HashMap<>();
-        for (Rule r : added) {
+        for (TaxonomyRule r : added) {
             if (inFile.put(r.id(), Boolean.TRUE) != null) {
                 throw new TaxonomyException(where + ": rule '" + r.id() + "': duplicate id (an id names one rule)");
             }
-            Rule other = seen.get(r.id());
+            TaxonomyRule other = seen.get(r.id());
             if (other != null) {
                 throw new TaxonomyException(where + ": rule '" + r.id() + "': duplicate id, already used by a rule of "
                         + (BUILT_IN.equals(other.origin()) ? "the built-in taxonomy" : other.origin())
@@ -446,10 +427,10 @@ public final class Taxonomy {
         return "'" + n.asText() + "'";
     }
 
-    private static String digestOf(List<Rule> rules) {
+    private static String digestOf(List<TaxonomyRule> rules) {
         try {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
-            for (Rule r : rules) {
+            for (TaxonomyRule r : rules) {
                 // Unit and record separators cannot occur in YAML scalars we accept as ids and kinds,
                 // so the encoding is unambiguous.
                 String s = r.id() + '\u001f' + String.join(",", r.kinds()) + '\u001f' + r.match() + '\u001f'

@@ -4,8 +4,9 @@ import dev.steptrace.api.AnalysisOptions;
 import dev.steptrace.api.SteptraceException;
 import dev.steptrace.roofline.DevicePeaks;
 import dev.steptrace.roofline.ModelSpec;
-import dev.steptrace.roofline.RooflineFileException;
 import dev.steptrace.roofline.RooflineInputs;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Thresholds;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -36,11 +37,19 @@ public final class AnalysisArgs {
     Path modelFile;
 
     @Option(names = "--warn-threshold", paramLabel = "RULE.NAME=VALUE",
-            description = "Override a capture-quality rule's threshold, e.g. clock_offset.offset_us=500 (repeatable;"
-                    + " docs/warnings.md lists them).")
+            description = "Override a check's threshold, e.g. clock_offset.offset_us=500 (repeatable; docs/warnings.md"
+                    + " lists the capture-quality rules, docs/scenarios.md the decision checks).")
     List<String> warnThresholds;
 
     AnalysisOptions options() {
+        return options(List.of());
+    }
+
+    /**
+     * The analysis options, the {@code --warn-threshold} overrides of the capture-quality rules among them; those
+     * naming one of {@code commandRules} (a command's own checks, decide's) are the command's, {@link #thresholdsOf}.
+     */
+    AnalysisOptions options(List<Rule> commandRules) {
         Pattern regex = null;
         if (stepRegex != null) {
             try {
@@ -55,11 +64,24 @@ public final class AnalysisArgs {
                     : DevicePeaks.builtIn().withUserFile(devicePeaksFile);
             ModelSpec model = modelFile == null ? null : ModelSpec.read(modelFile);
             return new AnalysisOptions(Taxonomies.load(taxonomyFile), regex, new RooflineInputs(peaks, model))
-                    .withWarnThresholds(warnThresholds == null ? List.of() : warnThresholds);
-        } catch (RooflineFileException e) {
-            throw new UserError(e.getMessage(), e);
+                    .withWarnThresholds(overrides(commandRules, false));
         } catch (SteptraceException e) {
             throw new ParameterException(command.commandLine(), e.getMessage());
         }
+    }
+
+    /** The {@code --warn-threshold} overrides of {@code commandRules}: a command's own checks. */
+    Thresholds thresholdsOf(List<Rule> commandRules) {
+        try {
+            return Thresholds.parse(overrides(commandRules, true), commandRules);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(command.commandLine(), "--warn-threshold " + e.getMessage());
+        }
+    }
+
+    /** The overrides that name one of {@code rules} ({@code of}), or the others. */
+    private List<String> overrides(List<Rule> rules, boolean of) {
+        return (warnThresholds == null ? List.<String>of() : warnThresholds).stream()
+                .filter(o -> rules.stream().anyMatch(r -> o.startsWith(r.id() + ".")) == of).toList();
     }
 }

@@ -2,23 +2,9 @@ package dev.steptrace.cli;
 
 import java.util.Locale;
 
-/** Byte counts for people: parse {@code 2GB}, {@code 512MiB}; print {@code 1.4 GB}. */
+/** Byte counts as people write them: parse {@code 2GB}, {@code 512MiB} (printed by {@link dev.steptrace.report.Fmt#size}). */
 final class Bytes {
     private Bytes() {}
-
-    static String format(long bytes) {
-        if (bytes < 1000) {
-            return bytes + " B";
-        }
-        String[] units = {"kB", "MB", "GB", "TB"};
-        double v = bytes;
-        int u = -1;
-        while (v >= 1000 && u < units.length - 1) {
-            v /= 1000;
-            u++;
-        }
-        return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : "%.1f %s", v, units[u]);
-    }
 
     /** Parses sizes such as {@code 2GB}, {@code 2G}, {@code 500MB}, {@code 1GiB}, {@code 1234}. */
     static long parse(String text) {

@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.common.InputException;
 import dev.steptrace.api.AnalysisOptions;
 import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
@@ -10,13 +11,14 @@ import dev.steptrace.common.Messages;
 import dev.steptrace.decide.BenchResults;
 import dev.steptrace.decide.CaptureBatch;
 import dev.steptrace.decide.Decision;
+import dev.steptrace.decide.DecisionChecks;
 import dev.steptrace.decide.DecisionEngine;
 import dev.steptrace.decide.DecisionWriters;
 import dev.steptrace.decide.Scenario;
-import dev.steptrace.decide.ScenarioException;
 import dev.steptrace.decide.ScenarioLoader;
 import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.TemplateLoader;
+import dev.steptrace.rules.Thresholds;
 import dev.steptrace.store.Store;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -63,18 +65,14 @@ public final class DecideCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         // Everything the user wrote is checked before any trace is read.
-        Scenario sc;
-        List<Decision.BenchRun> runs;
-        AnalysisOptions options = analysis.options();
-        try {
-            sc = ScenarioLoader.load(scenario);
-            sc.checkSubcategories(options.taxonomy());
-            runs = BenchResults.load(bench == null ? List.of() : bench);
-        } catch (ScenarioException e) {
-            throw new UserError(e.getMessage(), e);
-        }
-        Decision.Bench benchSummary = BenchResults.summarize(bench == null ? List.of() : bench, runs);
+        Scenario sc = ScenarioLoader.load(scenario);
+        List<Decision.BenchRun> runs = BenchResults.load(bench == null ? List.of() : bench);
+        // --warn-threshold names capture-quality rules (the analysis's) or the memo's checks (these).
+        Thresholds checks = analysis.thresholdsOf(DecisionChecks.catalogue());
+        Decision.Bench benchSummary = BenchResults.summarize(bench == null ? List.of() : bench, runs, checks);
         TemplateLoader loader = new TemplateLoader(documents.templates);
+        AnalysisOptions options = analysis.options(DecisionChecks.catalogue());
+        sc.checkSubcategories(options.taxonomy());
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
@@ -83,13 +81,9 @@ public final class DecideCommand implements Callable<Integer> {
             for (CaptureInfo info : captures) {
                 try (Capture capture = st.capture(info.id(), options)) {
                     ReportContent content = capture.reportContent();
-                    Decision decision;
-                    try {
-                        CaptureBatch batch = CaptureBatch.of(capture.analysis(), sc.question().phase());
-                        decision = DecisionEngine.decide(content.report(), batch, sc, benchSummary, Version.current());
-                    } catch (ScenarioException e) {
-                        throw new UserError(e.getMessage(), e);
-                    }
+                    CaptureBatch batch = CaptureBatch.of(capture.analysis(), sc.question().phase());
+                    Decision decision = DecisionEngine.decide(content.report(), batch, sc, benchSummary, checks,
+                            Version.current());
                     Path dir = documents.dir(info.name(), captures.size());
                     List<Path> written;
                     try {
@@ -98,7 +92,7 @@ public final class DecideCommand implements Callable<Integer> {
                                 documents.wants(DocumentOptions.Format.json), documents.wants(DocumentOptions.Format.html),
                                 documents.wants(DocumentOptions.Format.md), true);
                     } catch (IOException e) {
-                        throw new UserError("cannot write the decision memo into " + dir + ": " + Messages.io(e), e);
+                        throw new InputException("cannot write the decision memo into " + dir + ": " + Messages.io(e), e);
                     }
                     for (Path p : written) {
                         stdout.println(p);

@@ -1,5 +1,7 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.common.InputException;
+import dev.steptrace.report.Fmt;
 import dev.steptrace.analysis.DiffBuilder;
 import dev.steptrace.api.AnalysisOptions;
 import dev.steptrace.api.Capture;
@@ -15,7 +17,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -118,7 +119,7 @@ public final class DiffCommand implements Callable<Integer> {
             if (hit) {
                 Double delta = d.kernelMsPerStep().deltaMs();
                 out.add(phase + " is " + d.verdict() + (delta == null ? ""
-                        : String.format(Locale.ROOT, " (kernel time %+.3f ms per step)", delta)));
+                        : " (kernel time " + Fmt.signedMs(delta) + " ms per step)"));
             }
         });
         return out;
@@ -136,7 +137,7 @@ public final class DiffCommand implements Callable<Integer> {
             if (!e.userError()) {
                 throw e;
             }
-            throw new UserError(which + ": " + e.getMessage(), e);
+            throw new InputException(which + ": " + e.getMessage(), e);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.common.InputException;
 import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
 import dev.steptrace.ingest.IngestOptions;
@@ -52,7 +53,7 @@ public final class ExportCommand implements Callable<Integer> {
                     : List.of(st.resolve(which.capture, IngestOptions.defaults(),
                             IngestCommand.listener(common.quiet, err)).id());
             if (ids.isEmpty()) {
-                throw new UserError("the store " + db + " holds no capture to export");
+                throw new InputException("the store " + db + " holds no capture to export");
             }
             List<ParquetExport.Written> written = ParquetExport.write(st.connection(), ids, parquet.toAbsolutePath());
             PrintWriter out = spec.commandLine().getOut();

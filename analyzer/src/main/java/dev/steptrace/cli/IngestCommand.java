@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.report.Fmt;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -166,7 +167,7 @@ public final class IngestCommand implements Callable<Integer> {
             }
         }
         if (loaded > 0) {
-            out.printf(Locale.ROOT, "loaded %d file(s), %s of trace data, into %s%n", loaded, Bytes.format(json), db);
+            out.printf(Locale.ROOT, "loaded %d file(s), %s of trace data, into %s%n", loaded, Fmt.size(json), db);
         } else if (report.files().stream().noneMatch(f -> f.status() == FileOutcome.Status.FAILED)) {
             // Rows removed are a change to the store: "up to date" would say it found nothing to do.
             if (report.filesRemoved() > 0) {

@@ -1,6 +1,7 @@
 package dev.steptrace.cli;
 
 import dev.steptrace.api.SteptraceException;
+import dev.steptrace.common.InputException;
 import dev.steptrace.common.Messages;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
@@ -73,7 +74,7 @@ public final class Main implements Runnable {
             if (debug) {
                 ex.printStackTrace(commandLine.getErr());
             }
-            // A UserError is the whole story (e.g. a missing path): no stack trace worth pointing at. So is
+            // An InputException is the whole story (e.g. a missing path): no stack trace worth pointing at. So is
             // a fault of the machine (a full disk, a directory that refuses writing): the message says it.
             if (Messages.heapExhausted(thrown) != null) {
                 commandLine.getErr().println("steptrace: " + Messages.outOfHeap(""));
@@ -123,7 +124,7 @@ public final class Main implements Runnable {
 
     /** A failure the user can act on: its message is the whole story, no stack trace worth pointing at. */
     private static boolean userError(Throwable ex) {
-        return ex instanceof UserError || ex instanceof StoreException || ex instanceof SteptraceException e && e.userError();
+        return ex instanceof InputException || ex instanceof StoreException || ex instanceof SteptraceException e && e.userError();
     }
 
     private static String describe(Throwable ex) {

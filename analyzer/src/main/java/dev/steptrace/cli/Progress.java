@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.report.Fmt;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,17 +107,17 @@ final class Progress implements AutoCloseable {
         long bytes = done.get();
         long total = this.total.get();
         long amount = uncompressed != null ? uncompressed.get() : bytes;
-        StringBuilder sb = new StringBuilder(label).append(": ").append(Bytes.format(amount));
+        StringBuilder sb = new StringBuilder(label).append(": ").append(Fmt.size(amount));
         if (uncompressed != null) {
             sb.append(" of JSON");
         }
         if (total > 0) {
-            sb.append(String.format(Locale.ROOT, " (%d%% of %s", Math.min(100, bytes * 100 / total), Bytes.format(total)))
+            sb.append(String.format(Locale.ROOT, " (%d%% of %s", Math.min(100, bytes * 100 / total), Fmt.size(total)))
                     .append(uncompressed != null ? " of files)" : ")");
         }
-        sb.append(String.format(Locale.ROOT, ", %s/s", Bytes.format((long) (amount / seconds))));
+        sb.append(String.format(Locale.ROOT, ", %s/s", Fmt.size((long) (amount / seconds))));
         if (events != null) {
-            sb.append(String.format(Locale.ROOT, ", %.2f M events/s", events.get() / seconds / 1e6));
+            sb.append(", ").append(Fmt.millionsPerSec(events.get() / seconds)).append(" M events/s");
         }
         double fileRate = bytes / seconds;
         if (total > 0 && fileRate > 0 && bytes < total) {

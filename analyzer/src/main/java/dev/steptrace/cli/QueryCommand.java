@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.common.InputException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -58,7 +59,7 @@ public final class QueryCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Path db = Store.resolve(common.db);
         if (!Files.exists(db)) {
-            throw new UserError("no store at " + db + ": run `steptrace ingest <trace dir>` first, or pass --db");
+            throw new InputException("no store at " + db + ": run `steptrace ingest <trace dir>` first, or pass --db");
         }
         PrintWriter out = spec.commandLine().getOut();
         try (Store store = write ? Store.open(db) : Store.openReadOnly(db);
@@ -73,7 +74,7 @@ public final class QueryCommand implements Callable<Integer> {
                 hasRows = s.execute(sql);
             } catch (SQLException e) {
                 String why = Messages.firstLine(Messages.sqlError(e.getMessage()));
-                throw new UserError("query failed: " + why + (!write && why.contains("read-only")
+                throw new InputException("query failed: " + why + (!write && why.contains("read-only")
                         ? " (the store is opened read-only; --write lets statements change it)" : ""));
             }
             if (!hasRows) {

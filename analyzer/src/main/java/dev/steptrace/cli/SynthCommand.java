@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.report.Fmt;
 import dev.steptrace.synth.ExpectedWriter;
 import dev.steptrace.synth.SynthConfig;
 import dev.steptrace.synth.SynthFormat;
@@ -143,9 +144,9 @@ public final class SynthCommand implements Callable<Integer> {
         if (!quiet) {
             double seconds = (System.nanoTime() - start) / 1e9;
             spec.commandLine().getErr().printf(Locale.ROOT, "steptrace: wrote %d trace(s) with %d decode step(s), %s of %s"
-                            + " in %.1f s (%s/s); ground truth in %s%n", result.traces().size(), result.decodeSteps(),
-                    Bytes.format(result.jsonBytes()), config.format() == SynthFormat.KINETO ? "JSON" : "SQLite", seconds,
-                    Bytes.format((long) (result.jsonBytes() / seconds)), ExpectedWriter.FILE_NAME);
+                            + " in %s s (%s/s); ground truth in %s%n", result.traces().size(), result.decodeSteps(),
+                    Fmt.size(result.jsonBytes()), config.format() == SynthFormat.KINETO ? "JSON" : "SQLite",
+                    Fmt.seconds(seconds), Fmt.size((long) (result.jsonBytes() / seconds)), ExpectedWriter.FILE_NAME);
         }
         return Main.OK;
     }

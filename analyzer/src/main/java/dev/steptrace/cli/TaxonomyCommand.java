@@ -1,7 +1,8 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.common.InputException;
 import dev.steptrace.classify.Explanation;
-import dev.steptrace.classify.Rule;
+import dev.steptrace.classify.TaxonomyRule;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.classify.TaxonomyException;
 import dev.steptrace.common.BoundedRegex;
@@ -42,7 +43,7 @@ public final class TaxonomyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Taxonomy taxonomy = load(taxonomyFile);
+        Taxonomy taxonomy = Taxonomies.load(taxonomyFile);
         PrintWriter out = spec.commandLine().getOut();
         if (explain == null) {
             printRules(out, taxonomy, taxonomyFile);
@@ -50,49 +51,36 @@ public final class TaxonomyCommand implements Callable<Integer> {
             try {
                 printExplanation(out, taxonomy.explain(explain, kind.name()));
             } catch (BoundedRegex.TooSlow e) {
-                throw new UserError(e.getMessage(), e);
+                throw new InputException(e.getMessage(), e);
             }
         }
         out.flush();
         return Main.OK;
     }
 
-    /** The built-in rules, with those of {@code file} in front when given; a bad file is a {@link UserError}. */
-    static Taxonomy load(Path file) {
-        Taxonomy builtIn = Taxonomy.builtIn();
-        if (file == null) {
-            return builtIn;
-        }
-        try {
-            return builtIn.withUserRules(file);
-        } catch (TaxonomyException e) {
-            throw new UserError(e.getMessage(), e);
-        }
-    }
-
     private static void printRules(PrintWriter out, Taxonomy taxonomy, Path file) {
-        List<Rule> rules = taxonomy.rules();
+        List<TaxonomyRule> rules = taxonomy.rules();
         int user = taxonomy.userRuleCount();
         out.printf(Locale.ROOT, "%d rules, tried in order, first match wins%s; digest %s%n", rules.size(),
                 user > 0 ? " (" + user + " from " + file + ", then " + (rules.size() - user) + " built-in)" : "",
                 taxonomy.digest());
         int idWidth = "id".length();
         int subWidth = "subcategory".length();
-        for (Rule r : rules) {
+        for (TaxonomyRule r : rules) {
             idWidth = Math.max(idWidth, r.id().length());
             subWidth = Math.max(subWidth, r.subcategory().length());
         }
         String format = "%3s  %-" + idWidth + "s  %-10s  %-" + subWidth + "s  %-7s  %-9s  %s%n";
         out.printf(Locale.ROOT, format, "#", "id", "category", "subcategory", "kinds", "context", "pattern");
         for (int i = 0; i < rules.size(); i++) {
-            Rule r = rules.get(i);
+            TaxonomyRule r = rules.get(i);
             out.printf(Locale.ROOT, format, i + 1, r.id(), r.category().id(), r.subcategory(), kinds(r),
                     r.byNameAlone() ? "-" : r.context(), r.match().isEmpty() ? "(any name)" : r.match());
         }
     }
 
     private static void printExplanation(PrintWriter out, Explanation e) {
-        Rule r = e.matched();
+        TaxonomyRule r = e.matched();
         out.printf(Locale.ROOT, "name:        %s%n", e.name());
         out.printf(Locale.ROOT, "kind:        %s%n", e.kind());
         out.printf(Locale.ROOT, "matched:     rule %d %s%n", e.index(), r.id());
@@ -106,7 +94,7 @@ public final class TaxonomyCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "from:        %s%n", r.origin());
         }
         if (e.inMoeBlock() != null) {
-            Rule c = e.inMoeBlock().rule();
+            TaxonomyRule c = e.inMoeBlock().rule();
             out.printf(Locale.ROOT, "in an MoE block: rule %d %s: %s / %s  (%s); the analysis applies it to a kernel"
                     + " whose next GEMM on its stream, in its step, is an MoE GEMM%n", e.inMoeBlock().index(), c.id(),
                     c.category().id(), c.subcategory(), c.category().label());
@@ -126,7 +114,7 @@ public final class TaxonomyCommand implements Callable<Integer> {
         }
     }
 
-    private static String kinds(Rule r) {
-        return r.kinds().equals(Rule.KINDS) ? "all" : String.join(",", r.kinds());
+    private static String kinds(TaxonomyRule r) {
+        return r.kinds().equals(TaxonomyRule.KINDS) ? "all" : String.join(",", r.kinds());
     }
 }

@@ -1,5 +1,6 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.report.Fmt;
 import dev.steptrace.api.AnalysisOptions;
 import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
@@ -125,19 +126,19 @@ public final class TimelineCommand implements Callable<Integer> {
     /** What was written and how the clocks were aligned, for stderr. */
     static List<String> summary(TimelineResult r, String captureName) {
         List<String> lines = new ArrayList<>();
-        lines.add(String.format(Locale.ROOT, "timeline of %s: %s step%s %s (slowest %s step: %d, %.2f ms on rank %d),"
+        lines.add(String.format(Locale.ROOT, "timeline of %s: %s step%s %s (slowest %s step: %d, %s ms on rank %d),"
                         + " rank%s %s: %,d events, %s", Messages.printable(captureName), r.phase(),
                 r.steps().size() == 1 ? "" : "s", Messages.ranges(r.steps()), r.phase(), r.slowestStep(),
-                r.slowestSpanNs() / 1e6, r.slowestRank(), r.ranks().size() == 1 ? "" : "s", Messages.ranges(r.ranks()),
-                r.events(), Bytes.format(r.bytes())));
+                Fmt.ms(r.slowestSpanNs() / 1e6), r.slowestRank(), r.ranks().size() == 1 ? "" : "s", Messages.ranges(r.ranks()),
+                r.events(), Fmt.size(r.bytes())));
         ClockAlignment a = r.alignment();
         if (a.referenceRank() == null) {
             lines.add("clocks not aligned" + (a.note() != null ? ": " + a.note() : " (--align none)"));
         } else {
             List<String> offsets = new ArrayList<>();
             for (ClockAlignment.RankOffset o : a.ranks()) {
-                offsets.add(String.format(Locale.ROOT, "rank %d %+.2f µs (%d instances)", o.rank(), o.offsetNs() / 1e3,
-                        o.instances()));
+                offsets.add("rank " + o.rank() + " " + Fmt.signedUs(o.offsetNs() / 1e3) + " µs (" + o.instances()
+                        + " instances)");
             }
             lines.add("clocks aligned on collective end times, to rank " + a.referenceRank() + "'s; offsets subtracted: "
                     + String.join(", ", offsets));

@@ -3,6 +3,7 @@ package dev.steptrace.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.steptrace.common.InputException;
 import dev.steptrace.api.Capture;
 import dev.steptrace.api.CaptureInfo;
 import dev.steptrace.api.Steptrace;
@@ -92,7 +93,7 @@ public final class WhatIfCommand implements Callable<Integer> {
             List<WhatIf.PhaseProjection> phases;
             try (Capture c = st.capture(info.id(), analysis.options())) {
                 if (phase != null && !c.phases().contains(phase)) {
-                    throw new UserError(info.name() + " has no " + phase + " steps (phases: " + String.join(", ", c.phases()) + ")");
+                    throw new InputException(info.name() + " has no " + phase + " steps (phases: " + String.join(", ", c.phases()) + ")");
                 }
                 phases = c.whatIf(changes, phase);
             }

@@ -1,5 +1,7 @@
 package dev.steptrace.common;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -7,6 +9,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Turning exceptions into the one-line messages users see. */
@@ -141,6 +144,36 @@ public final class Messages {
     }
 
     /** The first line of a message (DuckDB appends the offending SQL and a caret on further lines). */
+    /**
+     * One line for a file a user gave that does not parse: {@code SOURCE: line L, column C: not valid YAML: PROBLEM}.
+     * SnakeYAML marks where the problem is (Jackson's location is where its parser stood) and writes a context
+     * ("while parsing a block mapping"), marks with snippets, then the problem ("expected <block end>, but
+     * found '-'"): the problem is its last line that is neither indented nor a marker.
+     *
+     * @param language {@code YAML} or {@code JSON}
+     */
+    public static String notParsed(String source, String language, JsonProcessingException e) {
+        String message = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+        JsonLocation loc = e.getLocation();
+        String where = loc == null || loc.getLineNr() < 0 ? ""
+                : "line " + loc.getLineNr() + (loc.getColumnNr() > 0 ? ", column " + loc.getColumnNr() : "") + ": ";
+        Matcher mark = YAML_MARK.matcher(message);
+        while (mark.find()) {
+            where = "line " + mark.group(1) + ", column " + mark.group(2) + ": ";
+        }
+        String problem = null;
+        for (String line : message.split("\\R")) {
+            if (!line.isBlank() && !Character.isWhitespace(line.charAt(0)) && !line.startsWith("^")) {
+                problem = line.strip();
+            }
+        }
+        problem = (problem == null ? firstLine(message) : problem).replaceAll(" ?\\(for [^()]*\\[Source:.*$", "")
+                .replaceAll("\\[Source:[^\\]]*\\]", "").strip();
+        return source + ": " + where + "not valid " + language + (problem.isEmpty() ? "" : ": " + problem);
+    }
+
+    private static final Pattern YAML_MARK = Pattern.compile("in '[^']*', line (\\d+), column (\\d+):");
+
     public static String firstLine(String message) {
         if (message == null) {
             return "";

@@ -6,13 +6,27 @@ import java.util.List;
 public final class Stats {
     private Stats() {}
 
-    /** The mean, in the values' order; NaN when there are none. */
-    public static double mean(List<Double> values) {
+    /**
+     * The mean, summed in the values' order. The mean of no values is 0: where the report, the diff or the
+     * synthetic ground truth averages over nothing it averages a count of nothing (steps of no rank, waits of no
+     * step); a caller for which no values means "unknown" says so before asking.
+     */
+    public static double mean(double[] values) {
         double sum = 0;
         for (double d : values) {
             sum += d;
         }
-        return values.isEmpty() ? Double.NaN : sum / values.size();
+        return values.length == 0 ? 0 : sum / values.length;
+    }
+
+    /** {@link #mean(double[])} of a list. */
+    public static double mean(List<Double> values) {
+        return mean(values.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
+    /** {@link #mean(double[])} of counts. */
+    public static double mean(int[] values) {
+        return mean(java.util.Arrays.stream(values).asDoubleStream().toArray());
     }
 
     /**

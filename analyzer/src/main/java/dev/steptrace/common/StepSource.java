@@ -53,6 +53,14 @@ public enum StepSource implements Labelled {
         this.label = label;
     }
 
+    /**
+     * Whether a step's window starts at its first GPU operation rather than its CPU start (docs/reports.md, "Step
+     * time"): graph replays and bursts of GPU work, whose CPU side is a launch call or nothing.
+     */
+    public boolean gpuAnchored() {
+        return this == GRAPH_LAUNCH || this == GAP;
+    }
+
     /** How reports name the source. */
     @Override
     public String label() {

@@ -23,14 +23,14 @@ final class AmdahlBoundCheck {
         DecisionEngine.Part tax = ctx.tax();
         Double amdahl = ctx.amdahl();
         double minSpeedup = m.question().minSpeedup();
-        String evidence = String.format(Locale.ROOT, "%s ms of %s per step of %s ms kernel time (%s): 1 / (1 - %.3f) = %s",
-                Fmt.ms(tax.ms()), tax.spec(), Fmt.ms(m.stepMs()), m.captureSource(), ctx.share() / 100,
+        String evidence = String.format(Locale.ROOT, "%s ms of %s per step of %s ms kernel time (%s): 1 / (1 - %s) = %s",
+                Fmt.ms(tax.ms()), tax.spec(), Fmt.ms(m.stepMs()), m.captureSource(), Fmt.rate(ctx.share() / 100),
                 amdahl == null ? "n/a" : Fmt.speedup(amdahl));
         String summary = amdahl != null && amdahl < minSpeedup
                 ? "Even removing " + tax.spec() + " entirely gives at most " + Fmt.speedup(amdahl) + ", below the "
                         + m.thresholdText() + " threshold: no option acting on it alone can pass."
                 : "Removing " + tax.spec() + " entirely would give up to " + (amdahl == null ? "n/a" : Fmt.speedup(amdahl))
                         + " (threshold " + m.thresholdText() + "): worth attacking if an admissible option exists.";
-        out.add(new Decision.Check(RULE.id(), RULE.summary(), "info", amdahl, minSpeedup, summary, evidence));
+        out.add(new Decision.Check(RULE, Decision.Status.INFO, amdahl, minSpeedup, summary, evidence));
     }
 }

@@ -18,7 +18,7 @@ final class BatchSizeCheck {
     static void check(DecisionCheck.Context ctx, List<Decision.Check> out, List<BottleneckReport.Warning> warnings) {
         Integer batch = ctx.memo().batch();
         String source = ctx.memo().batchSource();
-        out.add(new Decision.Check(RULE.id(), RULE.summary(), batch == null ? "warn" : "ok",
+        out.add(new Decision.Check(RULE, DecisionCheck.Context.status(RULE, batch != null),
                 batch == null ? null : batch.doubleValue(), null,
                 batch == null ? "The batch size is unknown: options that read a measured table by batch size cannot be evaluated."
                         : "Batch " + batch + " per step.", source));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.common.Messages;
+import dev.steptrace.rules.Thresholds;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,11 +17,10 @@ import java.util.Locale;
 /**
  * vLLM {@code bench serve --save-result} files: one result object per file (also a list of them, or
  * one per line as {@code --append-result} writes). Keeps the fields the memo shows; the throughput
- * plateau is the lowest concurrency after which output throughput grows less than
- * {@value #PLATEAU_GAIN_PCT}% per doubling of concurrency.
+ * plateau is the lowest concurrency after which output throughput grows less than a gain per doubling of
+ * concurrency ({@link ThroughputPlateauCheck}).
  */
 public final class BenchResults {
-    static final double PLATEAU_GAIN_PCT = 10;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private BenchResults() {}
@@ -105,38 +105,16 @@ public final class BenchResults {
         return n.asInt();
     }
 
-    /** The runs, with the plateau found; null when there are none. */
-    public static Decision.Bench summarize(List<Path> files, List<Decision.BenchRun> runs) {
+    /**
+     * The runs, with the plateau {@link ThroughputPlateauCheck} finds under {@code thresholds}; null when there are
+     * none.
+     */
+    public static Decision.Bench summarize(List<Path> files, List<Decision.BenchRun> runs, Thresholds thresholds) {
         if (runs.isEmpty()) {
             return null;
         }
-        List<Decision.BenchRun> byC = runs.stream()
-                .filter(r -> r.maxConcurrency() != null && r.outputThroughput() != null).toList();
-        Integer plateau = null;
-        String evidence = null;
-        for (int i = 0; i + 1 < byC.size() && plateau == null; i++) {
-            boolean flat = true;
-            for (int j = i + 1; j < byC.size(); j++) {
-                Decision.BenchRun a = byC.get(i);
-                Decision.BenchRun b = byC.get(j);
-                double doublings = Math.log((double) b.maxConcurrency() / a.maxConcurrency()) / Math.log(2);
-                double gain = 100 * (b.outputThroughput() / a.outputThroughput() - 1);
-                if (doublings <= 0 || gain > PLATEAU_GAIN_PCT * doublings) {
-                    flat = false;
-                    break;
-                }
-            }
-            if (flat) {
-                Decision.BenchRun a = byC.get(i);
-                Decision.BenchRun last = byC.get(byC.size() - 1);
-                plateau = a.maxConcurrency();
-                evidence = String.format(Locale.ROOT,
-                        "output throughput %.0f tok/s at concurrency %d (%s), %.0f tok/s at %d (%s): %+.1f%% for %.0fx the concurrency",
-                        a.outputThroughput(), a.maxConcurrency(), a.file(), last.outputThroughput(), last.maxConcurrency(),
-                        last.file(), 100 * (last.outputThroughput() / a.outputThroughput() - 1),
-                        (double) last.maxConcurrency() / a.maxConcurrency());
-            }
-        }
-        return new Decision.Bench(files.stream().map(Path::toString).toList(), runs, plateau, evidence);
+        ThroughputPlateauCheck.Plateau plateau = ThroughputPlateauCheck.plateau(runs, thresholds);
+        return new Decision.Bench(files.stream().map(Path::toString).toList(), runs, plateau.concurrency(),
+                plateau.evidence());
     }
 }

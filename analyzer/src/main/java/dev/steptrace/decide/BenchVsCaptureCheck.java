@@ -10,15 +10,12 @@ import java.util.Locale;
 
 /** The bench's time per output token at the capture's batch size against the capture's step period. */
 final class BenchVsCaptureCheck {
-    /** A bench run's time per output token and the capture's step period that differ by more than this (percent) disagree. */
-    static final double TOLERANCE_PCT = 25;
-
     static final Rule RULE = new Rule("bench-vs-capture", Severity.WARNING, "Bench latency agrees with the capture",
             "At the bench run whose max concurrency is the capture's batch size, the mean time per output token (else"
                     + " the median inter-token latency) should be the capture's step period (GPU span plus host gap per"
                     + " step); when they differ by more than the tolerance the capture may not represent the served"
                     + " load. Only with --bench, a known batch size and a run at it.",
-            List.of(new Threshold("tolerance_pct", TOLERANCE_PCT, "%",
+            List.of(new Threshold("tolerance_pct", 25, "%",
                     "difference, either way, above which the bench and the capture disagree")),
             null);
 
@@ -35,13 +32,13 @@ final class BenchVsCaptureCheck {
                 .findFirst().ifPresent(r -> {
                     double tpot = r.meanTpotMs() != null ? r.meanTpotMs() : r.medianItlMs();
                     double diff = 100 * (tpot - period) / period;
-                    boolean ok = Math.abs(diff) <= TOLERANCE_PCT;
-                    out.add(new Decision.Check(RULE.id(), RULE.summary(), ok ? "ok" : "warn",
-                            diff, TOLERANCE_PCT, ok ? String.format(Locale.ROOT,
-                            "At concurrency %d the bench's time per output token is within %s%% of the capture's step period (%+.1f%%).",
-                            batch, Fmt.plain(TOLERANCE_PCT), diff)
-                            : String.format(Locale.ROOT, "At concurrency %d the bench's time per output token differs from the "
-                            + "capture's step period by %+.1f%%: the capture may not represent the served load.", batch, diff),
+                    double tolerance = ctx.threshold(RULE, "tolerance_pct");
+                    boolean ok = Math.abs(diff) <= tolerance;
+                    out.add(new Decision.Check(RULE, DecisionCheck.Context.status(RULE, ok),
+                            diff, tolerance, ok ? "At concurrency " + batch + " the bench's time per output token is within "
+                            + Fmt.plain(tolerance) + "% of the capture's step period (" + Fmt.signedPct(diff) + ")."
+                            : "At concurrency " + batch + " the bench's time per output token differs from the capture's step"
+                            + " period by " + Fmt.signedPct(diff) + ": the capture may not represent the served load.",
                             String.format(Locale.ROOT, "%s: %s %s ms; %s: step period %s ms", r.file(),
                                     r.meanTpotMs() != null ? "mean_tpot_ms" : "median_itl_ms", Fmt.ms(tpot),
                                     ctx.memo().captureSource(), Fmt.ms(period))));

@@ -10,14 +10,11 @@ import java.util.Locale;
 
 /** Each burst timing of the scenario ({@code measured}) against the capture's time per call of the tax. */
 final class BurstConsistencyCheck {
-    /** A burst timing and the capture's time per call that differ by more than this (percent) disagree. */
-    static final double TOLERANCE_PCT = 25;
-
     static final Rule RULE = new Rule("burst-consistency", Severity.WARNING, "Burst timing agrees with the capture",
             "A burst timing in the scenario (measured, kind burst: calls in a total time) and the capture's mean time"
                     + " per call of the tax's collective should measure the same thing; when they differ by more than"
                     + " the tolerance one of them does not. One result per burst timing of the tax's collective.",
-            List.of(new Threshold("tolerance_pct", TOLERANCE_PCT, "%",
+            List.of(new Threshold("tolerance_pct", 25, "%",
                     "difference per call, either way, above which the burst and the capture disagree")),
             null);
 
@@ -41,11 +38,12 @@ final class BurstConsistencyCheck {
                                 s.hardware().gpus() == null ? world : s.hardware().gpus())
                                 / (s.hardware().linkGbps() * 1000)) + " µs on the wire at hardware.link_gbps)"),
                         m.captureSource(), Fmt.us(tax.meanUs()));
-                boolean ok = Math.abs(diff) <= TOLERANCE_PCT;
-                out.add(new Decision.Check(RULE.id(), RULE.summary(), ok ? "ok" : "warn",
-                        diff, TOLERANCE_PCT, ok ? "The burst timing and the capture agree within "
-                        + Fmt.plain(TOLERANCE_PCT) + "% per call (" + String.format(Locale.ROOT, "%+.1f%%", diff) + ")."
-                        : "The burst timing and the capture differ by " + String.format(Locale.ROOT, "%+.1f%%", diff)
+                double tolerance = ctx.threshold(RULE, "tolerance_pct");
+                boolean ok = Math.abs(diff) <= tolerance;
+                out.add(new Decision.Check(RULE, DecisionCheck.Context.status(RULE, ok),
+                        diff, tolerance, ok ? "The burst timing and the capture agree within "
+                        + Fmt.plain(tolerance) + "% per call (" + Fmt.signedPct(diff) + ")."
+                        : "The burst timing and the capture differ by " + Fmt.signedPct(diff)
                         + " per call: one of them is not measuring the same thing.", ev));
             }
         }

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.common.StepSource;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.TreeMap;
@@ -46,67 +44,37 @@ public record CaptureBatch(Integer batch, int steps, int total, String evidence)
 
     private static CaptureBatch fromAnnotations(StoredAnalysis analysis, String phase) throws SQLException {
         Counts counts = new Counts();
-        // The step's own name, or an annotation inside it (SGLang's step[...] inside the execute_ form): the
-        // first that says, per step.
-        try (PreparedStatement ps = analysis.prepare("""
-                WITH s AS (SELECT file_id, step, start_ns, end_ns FROM steps
-                           WHERE capture_id = $1 AND analysis_key = $2 AND phase = $3),
-                a AS (
-                    SELECT o.file_id, n.name, o.ts_ns
-                    FROM cpu_ops o JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
-                    WHERE o.file_id IN (SELECT file_id FROM s)
-                      AND %s
-                )
-                SELECT s.file_id, s.step, a.name
-                FROM s JOIN a ON a.file_id = s.file_id AND a.ts_ns >= s.start_ns AND a.ts_ns < s.end_ns
-                ORDER BY s.file_id, s.step, a.ts_ns, a.name
-                """.formatted(StepSource.ANNOTATIONS), phase)) {
-            try (ResultSet rs = ps.executeQuery()) {
-                String done = null;
-                while (rs.next()) {
-                    String step = rs.getInt(1) + "/" + rs.getInt(2);
-                    if (step.equals(done)) {
-                        continue;
-                    }
-                    String name = rs.getString(3);
-                    Matcher v = StepSource.VLLM_STEP.matcher(name);
-                    Matcher g = SGLANG_BATCH.matcher(name);
-                    if (v.matches()) {
-                        counts.add(Long.parseLong(v.group(1)) + Long.parseLong(v.group(3)), 1, "vLLM step annotation " + name);
-                        done = step;
-                    } else if (g.find()) {
-                        counts.add(Long.parseLong(g.group(1)), 1, "SGLang step annotation " + name);
-                        done = step;
-                    }
-                }
+        // Per step, the first annotation that says.
+        String[] done = {null};
+        analysis.query("batch-annotations", Map.of("phase", phase), rs -> {
+            String step = rs.getInt(1) + "/" + rs.getInt(2);
+            if (step.equals(done[0])) {
+                return;
             }
-        }
+            String name = rs.getString(3);
+            Matcher v = StepSource.VLLM_STEP.matcher(name);
+            Matcher g = SGLANG_BATCH.matcher(name);
+            if (v.matches()) {
+                counts.add(Long.parseLong(v.group(1)) + Long.parseLong(v.group(3)), 1, "vLLM step annotation " + name);
+                done[0] = step;
+            } else if (g.find()) {
+                counts.add(Long.parseLong(g.group(1)), 1, "SGLang step annotation " + name);
+                done[0] = step;
+            }
+        });
         return counts.best();
     }
 
     private static CaptureBatch fromShapes(StoredAnalysis analysis, String phase) throws SQLException {
         Counts counts = new Counts();
-        try (PreparedStatement ps = analysis.prepare("""
-                SELECT arg_min(n.name, o.ts_ns) AS op, arg_min(sh.input_dims, o.ts_ns) AS dims
-                FROM steps s
-                JOIN cpu_ops o ON o.file_id = s.file_id AND o.ts_ns >= s.start_ns AND o.ts_ns < s.end_ns
-                JOIN op_shapes sh ON sh.file_id = o.file_id AND sh.shape_id = o.shape_id
-                JOIN names n ON n.file_id = o.file_id AND n.name_id = o.name_id
-                WHERE s.capture_id = $1 AND s.analysis_key = $2 AND s.phase = $3 AND sh.input_dims IS NOT NULL
-                  AND n.name IN ('aten::mm', 'aten::addmm', 'aten::matmul', 'aten::linear', 'aten::bmm', 'aten::embedding')
-                GROUP BY s.file_id, s.step ORDER BY s.file_id, s.step
-                """, phase)) {
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    Long tokens = tokens(rs.getString(1), rs.getString(2));
-                    if (tokens != null) {
-                        counts.add(tokens, 1, "input shapes: " + rs.getString(1) + " " + rs.getString(2)
-                                + ", the first GEMM or embedding of the step (" + tokens + " tokens, one per sequence in"
-                                + " a decode step)");
-                    }
-                }
+        analysis.query("batch-shapes", Map.of("phase", phase), rs -> {
+            Long tokens = tokens(rs.getString(1), rs.getString(2));
+            if (tokens != null) {
+                counts.add(tokens, 1, "input shapes: " + rs.getString(1) + " " + rs.getString(2)
+                        + ", the first GEMM or embedding of the step (" + tokens + " tokens, one per sequence in"
+                        + " a decode step)");
             }
-        }
+        });
         return counts.best();
     }
 

@@ -16,7 +16,7 @@ final class CaptureQualityCheck {
 
     static void check(DecisionCheck.Context ctx, List<Decision.Check> out, List<BottleneckReport.Warning> warnings) {
         List<BottleneckReport.Warning> capWarnings = ctx.memo().report().warnings();
-        out.add(new Decision.Check(RULE.id(), RULE.summary(), capWarnings.isEmpty() ? "ok" : "warn",
+        out.add(new Decision.Check(RULE, DecisionCheck.Context.status(RULE, capWarnings.isEmpty()),
                 (double) capWarnings.size(), 0.0,
                 capWarnings.isEmpty() ? "The analysis raised no capture-quality warning." : capWarnings.size()
                         + " capture-quality warning(s); see the warnings below.",

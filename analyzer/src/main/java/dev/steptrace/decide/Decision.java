@@ -1,10 +1,14 @@
 package dev.steptrace.decide;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import com.fasterxml.jackson.annotation.JsonValue;
 import dev.steptrace.common.Identified;
 import dev.steptrace.common.Labelled;
 import dev.steptrace.report.BottleneckReport;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Severity;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -148,10 +152,42 @@ public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef sc
      * A check in JDK Mission Control's rule style: a stable id, the threshold it applies, what it found
      * and the evidence.
      *
-     * @param status ok, info or warn
+     * @param status what the finding is: {@link Status#OK}, or its rule's severity
      */
-    public record Check(String id, String title, String status, Double value, Double threshold, String summary,
-                        String evidence) {}
+    public record Check(String id, String title, Status status, Double value, Double threshold, String summary,
+                        String evidence) {
+        /** A result of the check whose catalogue entry is {@code rule}. */
+        public Check(Rule rule, Status status, Double value, Double threshold, String summary, String evidence) {
+            this(rule.id(), rule.summary(), status, value, threshold, summary, evidence);
+        }
+    }
+
+    /**
+     * What a check's result says, aligned with the severities of the rules (docs/warnings.md, "Severity"): nothing
+     * to worry about, or a finding as much as its rule's severity says.
+     */
+    public enum Status {
+        /** The check passed. */
+        OK,
+        INFO,
+        WARNING,
+        SEVERE;
+
+        /** A finding of a rule of {@code severity}. */
+        public static Status of(Severity severity) {
+            return switch (severity) {
+                case INFO -> INFO;
+                case WARNING -> WARNING;
+                case SEVERE -> SEVERE;
+            };
+        }
+
+        /** The lower-case name decision.json and the memo print. */
+        @JsonValue
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     public record Bench(List<String> files, List<BenchRun> runs, Integer plateauConcurrency, String plateauEvidence) {}
 

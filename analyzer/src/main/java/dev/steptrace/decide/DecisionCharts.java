@@ -1,11 +1,11 @@
 package dev.steptrace.decide;
 
+import dev.steptrace.report.Fmt;
 import dev.steptrace.report.ReportCharts;
 import java.awt.Color;
 import java.awt.Font;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.CategorySeries;
@@ -79,13 +79,13 @@ final class DecisionCharts {
         s.setAvailableSpaceFill(0.55);
         chart.addSeries("admissible", xs, admissible).setFillColor(ADMISSIBLE);
         chart.addSeries("excluded or not evaluated", xs, excluded).setFillColor(EXCLUDED);
-        CategorySeries t = chart.addSeries(String.format(Locale.ROOT, "threshold %.2fx", d.question().minSpeedup()), xs, threshold);
+        CategorySeries t = chart.addSeries("threshold " + Fmt.speedup(d.question().minSpeedup()), xs, threshold);
         t.setChartCategorySeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
         t.setLineColor(THRESHOLD);
         t.setMarker(SeriesMarkers.NONE);
         t.setLineWidth(2f);
         if (d.facts().share().amdahlMaxSpeedup() != null) {
-            CategorySeries a = chart.addSeries(String.format(Locale.ROOT, "Amdahl bound %.2fx", d.facts().share().amdahlMaxSpeedup()), xs, amdahl);
+            CategorySeries a = chart.addSeries("Amdahl bound " + Fmt.speedup(d.facts().share().amdahlMaxSpeedup()), xs, amdahl);
             a.setChartCategorySeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
             a.setLineColor(BOUND);
             a.setMarker(SeriesMarkers.NONE);

@@ -2,6 +2,7 @@ package dev.steptrace.decide;
 
 import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.rules.Rule;
+import dev.steptrace.rules.Thresholds;
 import java.util.List;
 
 /**
@@ -17,16 +18,29 @@ record DecisionCheck(Rule rule, Check check) {
     }
 
     /**
-     * What a check reads: the memo's capture and scenario ({@code memo}), and what the memo found.
+     * What a check reads: the memo's capture and scenario ({@code memo}), what the memo found, and the checks'
+     * thresholds.
      *
-     * @param tax     the question's tax in the question's phase
-     * @param share   its share of kernel time, percent
-     * @param amdahl  the step's speedup with the tax at zero, or null
-     * @param regime  latency or bandwidth of the tax's collective
-     * @param period  the step period (GPU span plus host gap), ms, or null
-     * @param bench   the {@code --bench} results, or null
-     * @param fit     whether the scenario's hardware is the capture's
+     * @param tax        the question's tax in the question's phase
+     * @param share      its share of kernel time, percent
+     * @param amdahl     the step's speedup with the tax at zero, or null
+     * @param regime     latency or bandwidth of the tax's collective ({@link CollectiveRegimeCheck#regime})
+     * @param period     the step period (GPU span plus host gap), ms, or null
+     * @param bench      the {@code --bench} results, or null
+     * @param fit        whether the scenario's hardware is the capture's ({@link HardwareMatchCheck#fit})
+     * @param thresholds the checks' thresholds: their defaults, or {@code --warn-threshold}'s
      */
     record Context(DecisionEngine memo, DecisionEngine.Part tax, double share, Double amdahl,
-                   DecisionEngine.Regime regime, Double period, Decision.Bench bench, DecisionEngine.Fit fit) {}
+                   CollectiveRegimeCheck.Regime regime, Double period, Decision.Bench bench, HardwareMatchCheck.Fit fit,
+                   Thresholds thresholds) {
+        /** {@code rule}'s value of threshold {@code name}. */
+        double threshold(Rule rule, String name) {
+            return thresholds.get(rule, name);
+        }
+
+        /** The status of a result of {@code rule}: {@link Decision.Status#OK} when it passed, else its severity. */
+        static Decision.Status status(Rule rule, boolean passed) {
+            return passed ? Decision.Status.OK : Decision.Status.of(rule.severity());
+        }
+    }
 }

@@ -5,6 +5,7 @@ import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.report.Fmt;
+import dev.steptrace.rules.Thresholds;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -24,16 +25,6 @@ import java.util.Set;
  * unit of kernel time, relative to now ({@code tokens_per_step x step / projected step}).
  */
 public final class DecisionEngine {
-    /**
-     * A collective whose bytes, at the link's rate, would take less than this share of its measured time is
-     * latency-bound: compressing its messages by half could save at most a tenth of it.
-     */
-    public static final double REGIME_THRESHOLD = 0.2;
-    /** From this share of the measured time on the wire a collective is bandwidth-bound; between the two, mixed. */
-    public static final double REGIME_BANDWIDTH = 0.8;
-    /** A premise share and the measured one further apart than this factor: the measurement contradicts the premise. */
-    static final double PREMISE_FACTOR = 2;
-
     private static final String NO_BATCH_IN_CAPTURE = "the capture does not say it: no vLLM or SGLang step annotation"
             + " names it, and no decode step has input shapes (CUDA-graph replays carry none)";
 
@@ -48,9 +39,12 @@ public final class DecisionEngine {
     private final Integer batch;
     private final String batchSource;
     private final String tf;
+    /** The checks' thresholds (the regime's and the premise's are also the memo's). */
+    private final Thresholds thresholds;
 
-    private DecisionEngine(BottleneckReport report, CaptureBatch captureBatch, Scenario scenario) {
+    private DecisionEngine(BottleneckReport report, CaptureBatch captureBatch, Scenario scenario, Thresholds thresholds) {
         this.report = report;
+        this.thresholds = thresholds;
         this.s = scenario;
         this.q = scenario.question();
         this.phase = report.phases().get(q.phase());
@@ -82,9 +76,15 @@ public final class DecisionEngine {
         this.tf = Fmt.speedup(q.minSpeedup());
     }
 
+    /**
+     * The memo of a capture's report for a scenario.
+     *
+     * @param thresholds the decision checks' thresholds (docs/scenarios.md, "Checks"): their defaults, or
+     *                   {@code --warn-threshold}'s
+     */
     public static Decision decide(BottleneckReport report, CaptureBatch batch, Scenario scenario, Decision.Bench bench,
-                                  String toolVersion) {
-        return new DecisionEngine(report, batch, scenario).run(bench, toolVersion);
+                                  Thresholds thresholds, String toolVersion) {
+        return new DecisionEngine(report, batch, scenario, thresholds).run(bench, toolVersion);
     }
 
     // ---- the capture's side ----
@@ -127,49 +127,10 @@ public final class DecisionEngine {
         return cat.equals("comm_other") && slash >= 0 ? spec.substring(slash + 1) : null;
     }
 
-    /** Latency or bandwidth of the collective behind a part, with the numbers that say so. */
-    record Regime(String regime, Double msgBytes, Double wireUs, Double ratio, String evidence) {}
-
-    Regime regime(Part part) {
-        String type = collectiveType(part.spec());
-        Double link = s.hardware().linkGbps();
-        if (type == null) {
-            return new Regime("unknown", null, null, null, part.spec() + " is not a collective");
-        }
-        BottleneckReport.Collective col = report.collectives().stream()
-                .filter(c -> c.phase().equals(q.phase()) && c.type().equals(type)).findFirst().orElse(null);
-        if (col == null || part.calls() <= 0) {
-            return new Regime("unknown", null, null, null, "no " + type + " calls in " + capSrc);
-        }
-        double meanUs = part.meanUs();
-        String latencyFact = s.hardware().collectiveLatencyUs() == null ? ""
-                : "; the scenario's per-collective latency is " + Fmt.plain(s.hardware().collectiveLatencyUs())
-                        + " µs (hardware.collective_latency_us)";
-        if (col.msgBytes() == null) {
-            return new Regime("unknown", null, null, null, String.format(Locale.ROOT,
-                    "%s: %s µs per call, but message sizes are not in this trace (CUDA-graph replays and traces without "
-                            + "record_param_comms carry none); an eager capture of the same step would settle it%s",
-                    capSrc, Fmt.us(meanUs), latencyFact));
-        }
-        double bytes = col.msgBytes().median();
-        if (link == null) {
-            return new Regime("unknown", bytes, null, null, "message " + Fmt.bytes(bytes)
-                    + " per call, but the scenario sets no hardware.link_gbps to compare with");
-        }
-        int n = report.capture().worldSize() != null ? report.capture().worldSize() : Math.max(1, report.capture().ranks().size());
-        double factor = busFactor(type, n);
-        double wire = bytes * factor / (link * 1000);
-        double ratio = wire / meanUs;
-        String r = ratio < REGIME_THRESHOLD ? "latency" : ratio >= REGIME_BANDWIDTH ? "bandwidth" : "mixed";
-        return new Regime(r, bytes, wire, ratio, String.format(Locale.ROOT,
-                "%s per call (median, %s) x %s (%s bus factor, %d ranks) / %s GB/s (hardware.link_gbps) = %s µs on the wire, "
-                        + "against %s µs measured per call: %.1f%% of the call is moving bytes, so %s (%s)%s",
-                Fmt.bytes(bytes), capSrc, Fmt.plain(factor), type, n, Fmt.plain(link), Fmt.us(wire),
-                Fmt.us(meanUs), 100 * ratio, r.equals("mixed") ? "mixed" : r + "-bound", REGIME_RULE, latencyFact));
+    /** Latency or bandwidth of the collective behind a part ({@link CollectiveRegimeCheck#regime}). */
+    CollectiveRegimeCheck.Regime regime(Part part) {
+        return CollectiveRegimeCheck.regime(this, part, thresholds);
     }
-
-    static final String REGIME_RULE = String.format(Locale.ROOT, "the rule: under %.0f%% of the call on the wire"
-            + " latency-bound, %.0f%% or more bandwidth-bound, mixed between", 100 * REGIME_THRESHOLD, 100 * REGIME_BANDWIDTH);
 
     /** nccl-tests' bus-bandwidth factors. */
     static double busFactor(String type, int n) {
@@ -207,7 +168,7 @@ public final class DecisionEngine {
             d.append(" - ").append(Fmt.ms(target.ms())).append(" ms (").append(target.spec()).append(") x (1 - ")
                     .append(Fmt.plain(e.scale())).append(") (").append(f).append(".scale)");
         } else if (e.scaleBytes() != null) {
-            Regime r = regime(target);
+            CollectiveRegimeCheck.Regime r = regime(target);
             if (r.wireUs() != null) {
                 double wireMs = Math.min(target.ms(), target.calls() * r.wireUs() / 1000);
                 delta -= wireMs * (1 - e.scaleBytes());
@@ -433,7 +394,7 @@ public final class DecisionEngine {
         if (e.tokensPerStepUnknown() && p.stepMs() != null && p.missing() == null) {
             double needed = q.minSpeedup() * p.stepMs() / step;
             out.add(new Decision.Revisit(o.id(), o.title() + ": when tokens per step is measured; it passes the " + tf
-                    + " threshold at " + String.format(Locale.ROOT, "%.2f", needed) + " tokens per sequence per step or more"
+                    + " threshold at " + Fmt.value(needed) + " tokens per sequence per step or more"
                     + " (projected step " + Fmt.ms(p.stepMs()) + " ms)", f + ".effect.tokens_per_step, question.min_speedup"));
         } else if (p.missing() != null && byBatch.isEmpty()) {
             out.add(new Decision.Revisit(o.id(), o.title() + ": when it can be evaluated: " + p.missing(), f + ".effect"));
@@ -450,7 +411,7 @@ public final class DecisionEngine {
         Part tax = part(q.tax());
         double share = 100 * tax.ms() / step;
         Double amdahl = step - tax.ms() > 1e-12 ? step / (step - tax.ms()) : null;
-        Regime regime = regime(tax);
+        CollectiveRegimeCheck.Regime regime = regime(tax);
         Double period = phase.spanMsPerStep() != null && phase.spanMsPerStep().mean() != null
                 && phase.hostGapMsPerStep() != null && phase.hostGapMsPerStep().mean() != null
                 ? phase.spanMsPerStep().mean() + phase.hostGapMsPerStep().mean() : null;
@@ -485,7 +446,7 @@ public final class DecisionEngine {
             results.add(evaluate(o, r, revisits));
             reasons.add(r);
         }
-        Fit fit = fit();
+        HardwareMatchCheck.Fit fit = HardwareMatchCheck.fit(report, s);
         int best = -1;
         for (int i = 0; i < results.size() && fit.applies(); i++) {
             Decision.OptionResult r = results.get(i);
@@ -523,7 +484,7 @@ public final class DecisionEngine {
         List<BottleneckReport.Warning> warnings = new ArrayList<>();
         List<Decision.Check> checks = checks(tax, share, amdahl, regime, period, bench, fit, warnings);
         warnings.addAll(report.warnings());
-        String premise = premise(tax, share);
+        String premise = PremiseCheck.contradiction(this, tax, share, thresholds);
         String summary = !fit.applies() ? notApplicable(fit, tax, share)
                 : summary(decision, best >= 0 ? finals.get(best) : null, tax, share, amdahl, finals);
         if (premise != null) {
@@ -595,9 +556,11 @@ public final class DecisionEngine {
     // ---- checks ----
 
     /** Runs the registered checks ({@link DecisionChecks}) in order; the warnings they raise go to {@code warnings}. */
-    private List<Decision.Check> checks(Part tax, double share, Double amdahl, Regime regime, Double period,
-                                        Decision.Bench bench, Fit fit, List<BottleneckReport.Warning> warnings) {
-        DecisionCheck.Context ctx = new DecisionCheck.Context(this, tax, share, amdahl, regime, period, bench, fit);
+    private List<Decision.Check> checks(Part tax, double share, Double amdahl, CollectiveRegimeCheck.Regime regime,
+                                        Double period, Decision.Bench bench, HardwareMatchCheck.Fit fit,
+                                        List<BottleneckReport.Warning> warnings) {
+        DecisionCheck.Context ctx = new DecisionCheck.Context(this, tax, share, amdahl, regime, period, bench, fit,
+                thresholds);
         List<Decision.Check> out = new ArrayList<>();
         for (DecisionCheck check : DecisionChecks.ALL) {
             check.check().run(ctx, out, warnings);
@@ -646,66 +609,7 @@ public final class DecisionEngine {
         return batchSource;
     }
 
-    /** Whether a device name from the trace is the scenario's GPU ("RTX PRO 6000 Blackwell" in "NVIDIA RTX PRO 6000 Blackwell Server Edition"). */
-    static boolean sameGpu(String device, String gpu) {
-        String d = normalize(device);
-        String g = normalize(gpu);
-        // Whole words only: "H20" is not "H200".
-        return !g.isEmpty() && !d.isEmpty() && ((" " + d + " ").contains(" " + g + " ") || (" " + g + " ").contains(" " + d + " "));
-    }
-
-    private static String normalize(String s) {
-        return (" " + s.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", " ") + " ")
-                .replace(" nvidia ", " ").replace(" geforce ", " ").strip().replaceAll("\\s+", " ");
-    }
-
-    /**
-     * Whether the scenario's hardware is the capture's: GPU model (device names), GPU count (world size),
-     * interconnect ({@link CaptureInterconnect}; an unknown one is never a mismatch).
-     */
-    record Fit(List<String> mismatches, String evidence, boolean applies) {}
-
-    Fit fit() {
-        BottleneckReport.Capture cap = report.capture();
-        Scenario.Hardware h = s.hardware();
-        List<String> mismatch = new ArrayList<>();
-        if (h.gpu() != null) {
-            if (cap.devices() == null || cap.devices().isEmpty()) {
-                mismatch.add("the capture names no devices to compare with hardware.gpu \"" + h.gpu() + "\"");
-            } else if (cap.devices().stream().noneMatch(dev -> sameGpu(dev, h.gpu()))) {
-                mismatch.add("hardware.gpu is \"" + h.gpu() + "\" but the capture ran on " + String.join(", ", cap.devices()));
-            }
-        }
-        int world = cap.worldSize() != null ? cap.worldSize() : cap.ranks().size();
-        if (h.gpus() != null && h.gpus() != world) {
-            mismatch.add("hardware.gpus is " + h.gpus() + " but the capture has world size " + world);
-        }
-        CaptureInterconnect link = CaptureInterconnect.of(cap.devices(), world);
-        if (h.interconnect() != null && link.interconnect() != null && !h.interconnect().equals(link.interconnect())) {
-            mismatch.add("hardware.interconnect is " + h.interconnect() + " but the capture's GPUs are linked by "
-                    + link.interconnect());
-        }
-        String evidence = "scenario: gpu " + Fmt.text(h.gpu()) + ", gpus " + (h.gpus() == null ? "n/a" : h.gpus())
-                + ", interconnect " + Fmt.text(h.interconnect()) + (h.captureStandsIn() ? ", capture_stands_in" : "")
-                + "; capture " + cap.name() + ": devices "
-                + (cap.devices() == null || cap.devices().isEmpty() ? "n/a" : String.join(", ", cap.devices()))
-                + ", world size " + world + ", interconnect " + (link.interconnect() == null ? "unknown" : link.interconnect())
-                + " (" + link.evidence() + ")";
-        return new Fit(List.copyOf(mismatch), evidence, mismatch.isEmpty() || h.captureStandsIn());
-    }
-
-    /** The sentence that says the measurement contradicts the question's premise, or null. */
-    String premise(Part tax, double share) {
-        Double premise = q.premiseSharePct();
-        if (premise == null || (share >= premise / PREMISE_FACTOR && share <= premise * PREMISE_FACTOR)) {
-            return null;
-        }
-        return String.format(Locale.ROOT, "The measurement contradicts the question's premise: %s is %s of %s kernel time,"
-                + " not about %s%% (question.premise_share_pct).", tax.label(), Fmt.pct(share), q.phase(),
-                Fmt.plain(premise));
-    }
-
-    private String notApplicable(Fit fit, Part tax, double share) {
+    private String notApplicable(HardwareMatchCheck.Fit fit, Part tax, double share) {
         return "Not applicable: the scenario's hardware is not the capture's (" + String.join("; ", fit.mismatches())
                 + "). The capture's " + tax.spec() + " share (" + Fmt.pct(share) + " of " + q.phase()
                 + " kernel time) describes its own hardware, so no option is weighed; capture the scenario's hardware, or"

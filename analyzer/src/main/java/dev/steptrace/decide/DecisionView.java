@@ -4,7 +4,6 @@ import dev.steptrace.report.Fmt;
 import dev.steptrace.report.ReportView.ChartRef;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -64,7 +63,7 @@ public record DecisionView(String title, String toolName, String toolVersion, St
         facts.add(new FactRow("step_period_ms", "Step period (span + host gap)", f.step().stepPeriodMs() == null ? Fmt.NA
                 : Fmt.ms(f.step().stepPeriodMs()) + " ms", src.get("step_period_ms")));
         facts.add(new FactRow("tokens_per_sec_per_seq", "Tokens/s per sequence", f.step().tokensPerSecPerSeq() == null ? Fmt.NA
-                : String.format(Locale.ROOT, "%.1f", f.step().tokensPerSecPerSeq()), src.get("tokens_per_sec_per_seq")));
+                : Fmt.tokensPerSec(f.step().tokensPerSecPerSeq()), src.get("tokens_per_sec_per_seq")));
         facts.add(new FactRow("ms_per_step", f.tax().label() + " per step", Fmt.ms(f.share().msPerStep()) + " ms", src.get("ms_per_step")));
         facts.add(new FactRow("share_pct", "Share of kernel time", Fmt.pct(f.share().sharePct()), src.get("share_pct")));
         facts.add(new FactRow("amdahl_max_speedup", "Amdahl bound (tax at zero)",
@@ -84,7 +83,7 @@ public record DecisionView(String title, String toolName, String toolVersion, St
                     p.projectedStepMs() == null ? Fmt.NA : Fmt.ms(p.projectedStepMs()),
                     p.projectedSpeedup() == null ? Fmt.NA : (p.bound() ? "≤ " : "") + Fmt.speedup(p.projectedSpeedup()),
                     p.projectedTokensPerSec() == null || p.projectedSpeedup() == null ? Fmt.NA
-                            : String.format(Locale.ROOT, "%.1f", p.projectedTokensPerSec()),
+                            : Fmt.tokensPerSec(p.projectedTokensPerSec()),
                     j.admissible() ? "yes" : "no", j.admissible(), j.verdict().id(), j.verdict().label(),
                     j.violates().isEmpty() ? "none" : String.join(", ", j.violates()), Fmt.text(j.reason()), p.derivation(),
                     Fmt.text(p.evidence()), o.id().equals(d.option())));
@@ -104,8 +103,8 @@ public record DecisionView(String title, String toolName, String toolVersion, St
                 batchTables.add(new BatchTable(o.id(), o.title(), rows));
             }
         }
-        List<CheckRow> checks = d.checks().stream().map(c -> new CheckRow(c.id(), c.title(), c.status(),
-                checkNumber(c.value()), c.threshold() == null ? "" : checkNumber(c.threshold()),
+        List<CheckRow> checks = d.checks().stream().map(c -> new CheckRow(c.id(), c.title(), c.status().label(),
+                Fmt.value(c.value()), c.threshold() == null ? "" : Fmt.value(c.threshold()),
                 c.summary(), c.evidence())).toList();
         List<RevisitRow> revisits = d.revisitWhen().stream().map(r -> new RevisitRow(r.option(), r.when(), r.source())).toList();
 
@@ -137,7 +136,7 @@ public record DecisionView(String title, String toolName, String toolVersion, St
             List<BenchRow> rows = new ArrayList<>();
             for (Decision.BenchRun r : d.bench().runs()) {
                 rows.add(new BenchRow(r.file(), r.maxConcurrency() == null ? Fmt.NA : r.maxConcurrency().toString(),
-                        dec(r.requestThroughput(), 2), dec(r.outputThroughput(), 1), dec(r.totalTokenThroughput(), 1),
+                        Fmt.decimals(r.requestThroughput(), 2), Fmt.decimals(r.outputThroughput(), 1), Fmt.decimals(r.totalTokenThroughput(), 1),
                         Fmt.ms(r.meanTtftMs()), Fmt.ms(r.meanTpotMs()), Fmt.ms(r.medianItlMs()),
                         r.maxConcurrency() != null && r.maxConcurrency().equals(d.bench().plateauConcurrency())));
             }
@@ -167,20 +166,9 @@ public record DecisionView(String title, String toolName, String toolVersion, St
         return new DecisionView("steptrace decision: " + d.capture().name(), d.tool().name(), d.tool().version(), d.schema(),
                 d.capture().name(), scenarioName, d.decision().id(), decisionLabel, d.option() == null ? "" : d.option(), d.summary(),
                 Fmt.text(d.question().text()), question, facts, Fmt.ms(f.step().stepMs()),
-                f.step().tokensPerSecPerSeq() == null ? Fmt.NA : String.format(Locale.ROOT, "%.1f", f.step().tokensPerSecPerSeq()),
+                Fmt.tokensPerSec(f.step().tokensPerSecPerSeq()),
                 src.get("step_ms"), options, batchTables, checks, revisits, hardware, constraints,
                 measured, bench, warnings, provenance, optionsChart, benchChart, chartsNote == null ? "" : chartsNote);
     }
 
-    /** A check's value or threshold: whole numbers as they are, others with two decimals. */
-    static String checkNumber(Double v) {
-        if (v == null || v.isNaN()) {
-            return Fmt.NA;
-        }
-        return Math.rint(v) == v && Math.abs(v) < 1e9 ? Long.toString((long) (double) v) : String.format(Locale.ROOT, "%.2f", v);
-    }
-
-    private static String dec(Double v, int places) {
-        return v == null ? Fmt.NA : String.format(Locale.ROOT, "%." + places + "f", v);
-    }
 }

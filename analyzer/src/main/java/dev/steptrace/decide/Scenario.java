@@ -1,6 +1,6 @@
 package dev.steptrace.decide;
 
-import dev.steptrace.classify.Rule;
+import dev.steptrace.classify.TaxonomyRule;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.report.Fmt;
 import java.util.List;
@@ -46,7 +46,7 @@ public record Scenario(String id, String title, String source, Question question
         String category = spec.substring(0, slash);
         String sub = spec.substring(slash + 1);
         SortedSet<String> known = new TreeSet<>();
-        for (Rule r : taxonomy.rules()) {
+        for (TaxonomyRule r : taxonomy.rules()) {
             if (r.category().id().equals(category)) {
                 known.add(r.subcategory());
             }

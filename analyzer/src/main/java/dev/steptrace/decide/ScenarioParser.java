@@ -1,6 +1,5 @@
 package dev.steptrace.decide;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,7 +33,6 @@ public final class ScenarioParser {
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
     private static final ObjectMapper JSON = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
-    private static final Pattern YAML_MARK = Pattern.compile("in '[^']*', line (\\d+), column (\\d+):");
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
 
     private final String source;
@@ -56,16 +54,7 @@ public final class ScenarioParser {
         try {
             root = (json ? JSON : YAML).readTree(text);
         } catch (JsonProcessingException e) {
-            JsonLocation loc = e.getLocation();
-            String where = loc == null || loc.getLineNr() < 0 ? ""
-                    : "line " + loc.getLineNr() + (loc.getColumnNr() > 0 ? ", column " + loc.getColumnNr() : "") + ": ";
-            // SnakeYAML marks where the problem is; Jackson's location is where its parser stood.
-            java.util.regex.Matcher mark = YAML_MARK.matcher(e.getOriginalMessage() == null ? "" : e.getOriginalMessage());
-            while (mark.find()) {
-                where = "line " + mark.group(1) + ", column " + mark.group(2) + ": ";
-            }
-            throw new ScenarioException(source + ": " + where + "not valid " + (json ? "JSON" : "YAML") + ": "
-                    + problem(e.getOriginalMessage()), e);
+            throw new ScenarioException(Messages.notParsed(source, json ? "JSON" : "YAML", e), e);
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
             throw new ScenarioException(source + ": the file is empty (docs/scenarios.md shows a full example)");
@@ -88,23 +77,6 @@ public final class ScenarioParser {
         Map<String, Scenario.Measured> measured = measured(top.get("measured"));
         List<Scenario.Option> options = options(required(top, "", "options"), constraints, measured);
         return new Scenario(id, title, source, question, hardware, constraints, measured, options);
-    }
-
-    /**
-     * The line of a parser message that says what is wrong: SnakeYAML writes a context ("while parsing a
-     * block mapping"), marks with snippets, then the problem ("expected <block end>, but found '-'").
-     */
-    static String problem(String message) {
-        if (message == null) {
-            return "";
-        }
-        String last = null;
-        for (String line : message.split("\\R")) {
-            if (!line.isBlank() && !Character.isWhitespace(line.charAt(0)) && !line.startsWith("^")) {
-                last = line.strip();
-            }
-        }
-        return last == null ? Messages.firstLine(message) : last;
     }
 
     // ---- sections ----

@@ -9,13 +9,10 @@ import java.util.List;
 
 /** Enough steps in the question's phase for per-step means to hold. */
 final class StepsCheck {
-    /** Fewer steps per rank than this make the per-step numbers noisy. */
-    static final int MIN_STEPS = 5;
-
     static final Rule RULE = new Rule("steps", Severity.WARNING, "Enough steps",
             "Every number of the memo is a mean per step over the question's phase; over a few steps one slow step"
                     + " moves it. Profile more steps of the phase.",
-            List.of(new Threshold("min_steps", MIN_STEPS, "steps",
+            List.of(new Threshold("min_steps", 5, "steps",
                     "steps per rank in the question's phase below which per-step numbers may be noisy")),
             null);
 
@@ -25,8 +22,9 @@ final class StepsCheck {
         DecisionEngine m = ctx.memo();
         double steps = m.phase().steps();
         String phase = m.question().phase();
-        out.add(new Decision.Check(RULE.id(), RULE.summary(), steps >= MIN_STEPS ? "ok" : "warn", steps,
-                (double) MIN_STEPS, steps >= MIN_STEPS ? Fmt.count(steps) + " " + phase + " steps per rank."
+        double min = ctx.threshold(RULE, "min_steps");
+        out.add(new Decision.Check(RULE, DecisionCheck.Context.status(RULE, steps >= min), steps,
+                min, steps >= min ? Fmt.count(steps) + " " + phase + " steps per rank."
                         : "Only " + Fmt.count(steps) + " " + phase + " steps per rank: per-step numbers may be noisy.",
                 m.captureSource() + ", steps from " + m.phase().stepSource()));
     }

@@ -29,7 +29,7 @@ final class DirectoryCopies {
          * @param stored  its fingerprint, of its bytes as stored (no content hash for a file fingerprinted
          *                while it loads: no other file of its directory then has its size)
          * @param content what its content is once decompressed, as far as is known without inflating it: a
-         *                gzip file's trailer, a plain Kineto file's own fingerprint; null when it can be neither a
+         *                gzip file's trailer, a plain file's own fingerprint (of a format whose content is the same gzipped: Importer.Capability.CONTENT_FINGERPRINT); null when it can be neither a
          *                gunzipped copy nor the original of one
          */
         Candidate(Path path, boolean compressed, Fingerprint stored, Fingerprint.Content content, boolean checkBytes) {
@@ -43,11 +43,12 @@ final class DirectoryCopies {
         /**
          * A file found now, fingerprinted as it is.
          *
-         * @param trailer a gzip Kineto file's {@link Fingerprint#gzipContent}, else null
+         * @param sameContentGzipped whether its format's content is the same plain or gzipped
+         * @param trailer a gzip file's {@link Fingerprint#gzipContent}, else null
          */
-        static Candidate of(Path path, boolean kineto, boolean compressed, Fingerprint fingerprint,
+        static Candidate of(Path path, boolean sameContentGzipped, boolean compressed, Fingerprint fingerprint,
                             Fingerprint.Content trailer) {
-            return new Candidate(path, compressed, fingerprint, content(kineto, compressed, fingerprint, trailer), false);
+            return new Candidate(path, compressed, fingerprint, content(sameContentGzipped, compressed, fingerprint, trailer), false);
         }
 
         /**
@@ -55,14 +56,14 @@ final class DirectoryCopies {
          * its content is compared once decompressed (changed in place at the same size, its content on disk is
          * not that of its rows).
          */
-        static Candidate stored(Path path, boolean kineto, boolean compressed, Fingerprint fingerprint,
+        static Candidate stored(Path path, boolean sameContentGzipped, boolean compressed, Fingerprint fingerprint,
                                 Fingerprint.Content trailer) {
-            return new Candidate(path, compressed, fingerprint, content(kineto, compressed, fingerprint, trailer), true);
+            return new Candidate(path, compressed, fingerprint, content(sameContentGzipped, compressed, fingerprint, trailer), true);
         }
 
-        private static Fingerprint.Content content(boolean kineto, boolean compressed, Fingerprint fingerprint,
+        private static Fingerprint.Content content(boolean sameContentGzipped, boolean compressed, Fingerprint fingerprint,
                                                    Fingerprint.Content trailer) {
-            return !kineto ? null : compressed ? trailer : fingerprint.content();
+            return !sameContentGzipped ? null : compressed ? trailer : fingerprint.content();
         }
 
         Path dir() {

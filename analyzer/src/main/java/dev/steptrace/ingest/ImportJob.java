@@ -17,7 +17,8 @@ import org.apache.arrow.memory.BufferAllocator;
  * @param eventsRead    events read by the whole ingest, for progress
  * @param fileBytesRead file bytes read by the whole ingest, for progress
  * @param jsonBytesRead uncompressed bytes read by the whole ingest, for progress (MB/s of JSON)
- * @param digest        where a Kineto file's fingerprint is taken as it is read, or null (fingerprinted before)
+ * @param digest        where the trace's fingerprint is taken as it is read (an importer that can,
+ *                      {@link Importer.Capability#FINGERPRINT_WHILE_READING}), or null (fingerprinted before)
  */
 public record ImportJob(TraceDiscovery.Found file, long size, int fileId, Connection connection,
                         BufferAllocator allocator, TableColumns.Cache tables, IngestOptions options, FileThreads threads,

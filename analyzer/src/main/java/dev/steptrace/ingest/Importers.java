@@ -4,6 +4,7 @@ import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.ingest.nsys.NsysImporter;
 import dev.steptrace.ingest.rocprof.RocprofImporter;
 import java.util.List;
+import java.util.TreeSet;
 
 /**
  * Every trace format steptrace reads, one importer each. A file is the trace of the importer that
@@ -28,6 +29,23 @@ public final class Importers {
             }
         }
         return null;
+    }
+
+    /** Whether the importer of a stored format id has {@code capability} (false for a format no importer reads). */
+    public static boolean can(String format, Importer.Capability capability) {
+        Importer importer = of(format);
+        return importer != null && importer.capabilities().contains(capability);
+    }
+
+    /** The format ids of the importers that have {@code capability}, sorted. */
+    public static List<String> formatsThatCan(Importer.Capability capability) {
+        TreeSet<String> out = new TreeSet<>();
+        for (Importer importer : ALL) {
+            if (importer.capabilities().contains(capability)) {
+                out.addAll(importer.formats());
+            }
+        }
+        return List.copyOf(out);
     }
 
     /** The family of a stored format id ({@link Importer#family}), or the id itself for one no importer claims. */

@@ -2,7 +2,6 @@ package dev.steptrace.ingest;
 
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.FileOutcome.Status;
-import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreFiles;
 import java.io.IOException;
@@ -86,7 +85,7 @@ final class IngestPlanner {
         for (StoreFiles.Row r : store.readOnly() ? List.<StoreFiles.Row>of() : neighbours.gone()) {
             Planned gz = byPath.get(r.path().resolveSibling(r.path().getFileName() + ".gz"));
             if (gz != null && stillGone.contains(r.path()) && !r.compressed()
-                    && r.format().equals(KinetoImporter.FORMAT) && gzipContents.containsKey(gz.found)
+                    && Importers.can(r.format(), Importer.Capability.CONTENT_FINGERPRINT) && gzipContents.containsKey(gz.found)
                     && gzipContents.get(gz.found).equals(new Fingerprint(r.size(), r.contentHash()).content())) {
                 gz.gzippedFrom = r;
             }
@@ -100,17 +99,17 @@ final class IngestPlanner {
         neighbours.onDisk().forEach(directories::claim);
         for (Planned p : claimOrder) {
             p.copy = directories.claim(DirectoryCopies.Candidate.of(p.found.path(),
-                    p.found.format().equals(KinetoImporter.FORMAT), p.found.compressed(), p.fingerprint,
+                    p.found.can(Importer.Capability.CONTENT_FINGERPRINT), p.found.compressed(), p.fingerprint,
                     gzipContents.get(p.found)));
         }
         return candidates;
     }
 
-    /** What the trailers of the gzip Kineto files say of their content; a file that cannot be read is left out. */
+    /** What the trailers of the gzip files (of formats whose content is the same gzipped) say of their content; a file that cannot be read is left out. */
     private static Map<TraceDiscovery.Found, Fingerprint.Content> gzipContents(List<TraceDiscovery.Found> traces) {
         Map<TraceDiscovery.Found, Fingerprint.Content> contents = new HashMap<>();
         for (TraceDiscovery.Found f : traces) {
-            if (f.compressed() && f.format().equals(KinetoImporter.FORMAT)) {
+            if (f.compressed() && f.can(Importer.Capability.CONTENT_FINGERPRINT)) {
                 try {
                     Fingerprint.Content c = Fingerprint.gzipContent(f.path());
                     if (c != null) {
@@ -133,8 +132,8 @@ final class IngestPlanner {
     private record Fingerprinted(Fingerprint fingerprint, FileIdentity identity, String stamp, IOException failure) {}
 
     /**
-     * The traces whose fingerprint is taken as they are parsed, so they are read once: Kineto files
-     * that cannot be unchanged (the store has no row for their path with their size), cannot be a copy
+     * The traces whose fingerprint is taken as they are parsed, so they are read once: files of importers that
+     * fingerprint while reading that cannot be unchanged (the store has no row for their path with their size), cannot be a copy
      * of another file of their directory (none of the same size, and for a plain file no gzip file whose
      * content is as long) and were not found not to be a trace.
      * The others are fingerprinted first, which is the only read of an unchanged file.
@@ -149,7 +148,7 @@ final class IngestPlanner {
         Map<TraceDiscovery.Found, Long> sizes = new HashMap<>();
         Map<String, Integer> ofSize = new HashMap<>();
         for (TraceDiscovery.Found f : traces) {
-            if (f.format().equals(KinetoImporter.FORMAT)) {
+            if (f.can(Importer.Capability.FINGERPRINT_WHILE_READING)) {
                 try {
                     long size = java.nio.file.Files.size(f.path());
                     sizes.put(f, size);

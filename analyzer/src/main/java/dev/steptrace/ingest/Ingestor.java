@@ -2,7 +2,6 @@ package dev.steptrace.ingest;
 
 import dev.steptrace.common.Messages;
 import dev.steptrace.ingest.FileOutcome.Status;
-import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.NamedRow;
 import dev.steptrace.store.StoreFiles;
@@ -256,7 +255,7 @@ public final class Ingestor {
             }
             // A file loaded by an earlier ingest (not this one's), without what this one asks for.
             String withoutPython = ofOriginal == null && options.keepPythonFunctions() && !held.pythonFunctions()
-                    && held.format().equals(KinetoImporter.FORMAT) ? "; " + original.getFileName() + " was loaded"
+                    && Importers.can(held.format(), Importer.Capability.PYTHON_FUNCTIONS) ? "; " + original.getFileName() + " was loaded"
                     + " without its python_function events: ingest it with --keep-python-functions" : "";
             outcomes.add(FileOutcome.copy(p.found.path(), original, reason + withoutPython + removed));
         }
@@ -638,7 +637,7 @@ public final class Ingestor {
                 .set("metadata", s.metadata)
                 .set("ingested_at", Timestamp.from(Instant.now()))
                 .set("parse_seconds", seconds)
-                .set("python_functions", p.found.format().equals(KinetoImporter.FORMAT)
+                .set("python_functions", p.found.can(Importer.Capability.PYTHON_FUNCTIONS)
                         ? options.keepPythonFunctions() : null);
         NamedRow.insert(c, "files", List.of(row));
     }

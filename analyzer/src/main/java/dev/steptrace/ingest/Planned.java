@@ -1,6 +1,5 @@
 package dev.steptrace.ingest;
 
-import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.store.StoreFiles;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,6 +36,6 @@ final class Planned {
         // A file loaded without its python_function events is loaded again when they are asked for; one
         // loaded with them serves an ingest that would drop them (no analysis reads them).
         this.unchanged = stored && (!options.keepPythonFunctions() || previous.pythonFunctions()
-                || !previous.format().equals(KinetoImporter.FORMAT));
+                || !Importers.can(previous.format(), Importer.Capability.PYTHON_FUNCTIONS));
     }
 }

@@ -1,9 +1,11 @@
 package dev.steptrace.ingest;
 
-import dev.steptrace.store.CpuOpColumns;
-import dev.steptrace.store.GpuOpColumns;
-import dev.steptrace.store.LaunchColumns;
+import dev.steptrace.store.CommMetaWriter;
+import dev.steptrace.store.CpuOpWriter;
+import dev.steptrace.store.GpuOpWriter;
+import dev.steptrace.store.LaunchWriter;
 import dev.steptrace.store.NamedRow;
+import dev.steptrace.store.OpShapeWriter;
 import dev.steptrace.store.TableBatch;
 import dev.steptrace.store.TableColumns;
 import java.sql.Connection;
@@ -18,7 +20,8 @@ import org.apache.arrow.memory.BufferAllocator;
 /**
  * Where an {@link Importer} puts one file's rows: the store's tables (docs/schema.md), inside the
  * caller's open transaction. Every importer writes through it, so rows of every format are written by
- * one piece of code: event tables through {@link TableBatch} (columns found by name, once per file),
+ * one piece of code: a typed writer per event table ({@link #gpuOps}, {@link #cpuOps}, {@link #launches},
+ * {@link #commMeta}, {@link #opShapes}: columns found by name once per file, rows into a {@link TableBatch}),
  * names one row per id, devices and tracks as {@link NamedRow}s at {@link #finish}.
  *
  * <p>Batches are opened on first use. Given an inserter, full batches are inserted on it while the
@@ -39,9 +42,11 @@ public final class RowSink implements AutoCloseable {
     private final Map<String, TableBatch> batches = new LinkedHashMap<>();
     private final List<NamedRow> devices = new ArrayList<>();
     private final List<NamedRow> tracks = new ArrayList<>();
-    private GpuOpColumns gpuColumns;
-    private CpuOpColumns cpuColumns;
-    private LaunchColumns launchColumns;
+    private GpuOpWriter gpuOps;
+    private CpuOpWriter cpuOps;
+    private LaunchWriter launches;
+    private CommMetaWriter commMeta;
+    private OpShapeWriter opShapes;
     private int nameFile = -1;
     private int nameId;
     private int nameText;
@@ -70,13 +75,8 @@ public final class RowSink implements AutoCloseable {
         return connection;
     }
 
-    /** The batch of {@code table}, opened on first use with the sink's batch size. */
-    public TableBatch table(String table) throws SQLException {
-        return table(table, batchRows);
-    }
-
     /** The batch of {@code table}, opened on first use with {@code rows} rows per batch. */
-    public TableBatch table(String table, int rows) throws SQLException {
+    private TableBatch table(String table, int rows) throws SQLException {
         TableBatch b = batches.get(table);
         if (b == null) {
             b = TableBatch.of(tables.of(connection, table), connection, allocator, rows, inserter);
@@ -85,47 +85,67 @@ public final class RowSink implements AutoCloseable {
         return b;
     }
 
-    public TableBatch gpuOps() throws SQLException {
-        return table("gpu_ops");
-    }
-
-    public GpuOpColumns gpuColumns() throws SQLException {
-        if (gpuColumns == null) {
-            gpuColumns = new GpuOpColumns(gpuOps());
+    /** The file's {@code gpu_ops} rows. */
+    public GpuOpWriter gpuOps() throws SQLException {
+        if (gpuOps == null) {
+            gpuOps = new GpuOpWriter(table("gpu_ops", batchRows), fileId);
         }
-        return gpuColumns;
+        return gpuOps;
     }
 
-    public TableBatch cpuOps() throws SQLException {
-        return table("cpu_ops");
-    }
-
-    public CpuOpColumns cpuColumns() throws SQLException {
-        if (cpuColumns == null) {
-            cpuColumns = new CpuOpColumns(cpuOps());
+    /** The file's {@code cpu_ops} rows. */
+    public CpuOpWriter cpuOps() throws SQLException {
+        if (cpuOps == null) {
+            cpuOps = new CpuOpWriter(table("cpu_ops", batchRows), fileId);
         }
-        return cpuColumns;
+        return cpuOps;
     }
 
-    public TableBatch launches() throws SQLException {
-        return table("launches");
-    }
-
-    public LaunchColumns launchColumns() throws SQLException {
-        if (launchColumns == null) {
-            launchColumns = new LaunchColumns(launches());
+    /** The file's {@code launches} rows. */
+    public LaunchWriter launches() throws SQLException {
+        if (launches == null) {
+            launches = new LaunchWriter(table("launches", batchRows), fileId);
         }
-        return launchColumns;
+        return launches;
     }
 
-    /** A {@code names} row of this file: event rows point to it by {@code nameId}. */
-    public void name(int id, String text) throws SQLException {
-        TableBatch b = table("names");
+    /** The file's {@code comm_meta} rows, {@code rows} to a batch (a trace has few). */
+    public CommMetaWriter commMeta(int rows) throws SQLException {
+        if (commMeta == null) {
+            commMeta = new CommMetaWriter(table("comm_meta", rows), fileId);
+        }
+        return commMeta;
+    }
+
+    /** The file's {@code op_shapes} rows, {@code rows} to a batch. */
+    public OpShapeWriter opShapes(int rows) throws SQLException {
+        if (opShapes == null) {
+            opShapes = new OpShapeWriter(table("op_shapes", rows), fileId);
+        }
+        return opShapes;
+    }
+
+    /**
+     * Opens the {@code names} batch now, for an importer that writes names while its batches are inserted on
+     * another thread: opening queries the connection, which the inserter may be using later.
+     */
+    public void openNames() throws SQLException {
+        names();
+    }
+
+    private TableBatch names() throws SQLException {
+        TableBatch b = table("names", batchRows);
         if (nameFile < 0) {
             nameFile = b.column("file_id");
             nameId = b.column("name_id");
             nameText = b.column("name");
         }
+        return b;
+    }
+
+    /** A {@code names} row of this file: event rows point to it by {@code nameId}. */
+    public void name(int id, String text) throws SQLException {
+        TableBatch b = names();
         b.setInt(nameFile, fileId);
         b.setInt(nameId, id);
         b.setString(nameText, text);
@@ -162,9 +182,11 @@ public final class RowSink implements AutoCloseable {
                 b.close();
             }
             switch (table) {
-                case "gpu_ops" -> gpuColumns = null;
-                case "cpu_ops" -> cpuColumns = null;
-                case "launches" -> launchColumns = null;
+                case "gpu_ops" -> gpuOps = null;
+                case "cpu_ops" -> cpuOps = null;
+                case "launches" -> launches = null;
+                case "comm_meta" -> commMeta = null;
+                case "op_shapes" -> opShapes = null;
                 case "names" -> nameFile = -1;
                 default -> { }
             }

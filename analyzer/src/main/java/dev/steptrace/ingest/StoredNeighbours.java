@@ -1,6 +1,5 @@
 package dev.steptrace.ingest;
 
-import dev.steptrace.ingest.kineto.KinetoImporter;
 import dev.steptrace.store.StoreFiles;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,14 +41,14 @@ record StoredNeighbours(List<DirectoryCopies.Candidate> onDisk, List<StoreFiles.
                     continue;
                 }
                 Importer importer = Importers.of(r.format());
-                boolean kineto = r.format().equals(KinetoImporter.FORMAT);
+                boolean sameContentGzipped = Importers.can(r.format(), Importer.Capability.CONTENT_FINGERPRINT);
                 try {
                     if (importer == null || sizeOf(importer.parts(r.path())) != r.size()) {
                         continue;
                     }
-                    onDisk.add(DirectoryCopies.Candidate.stored(r.path(), kineto, r.compressed(),
+                    onDisk.add(DirectoryCopies.Candidate.stored(r.path(), sameContentGzipped, r.compressed(),
                             new Fingerprint(r.size(), r.contentHash()),
-                            kineto && r.compressed() ? Fingerprint.gzipContent(r.path()) : null));
+                            sameContentGzipped && r.compressed() ? Fingerprint.gzipContent(r.path()) : null));
                 } catch (IOException e) {
                     // Not readable now: nothing to compare with.
                 }

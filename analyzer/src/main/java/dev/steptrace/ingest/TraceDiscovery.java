@@ -34,7 +34,12 @@ public final class TraceDiscovery {
      * is the directory whose traces are grouped into captures (its parent; for an nsys Parquet export,
      * the directory's parent).
      */
-    public record Found(Path path, Path dir, Importer importer, String format, boolean compressed) {}
+    public record Found(Path path, Path dir, Importer importer, String format, boolean compressed) {
+        /** Whether its importer has {@code capability}. */
+        public boolean can(Importer.Capability capability) {
+            return importer.capabilities().contains(capability);
+        }
+    }
 
     /**
      * A path that is not loaded: not a trace ({@code failed} false), or one that could not be read

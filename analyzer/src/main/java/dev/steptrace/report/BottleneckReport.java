@@ -4,6 +4,10 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
+import dev.steptrace.rules.Threshold;
+import dev.steptrace.rules.Thresholds;
+import dev.steptrace.store.KeptAnalysis;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -251,19 +255,35 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
     public record PerStep(Double mean, Double median, Double p90) {}
 
     /**
-     * A finding: a stable code and one sentence for people; a finding of a catalogued rule
-     * (docs/warnings.md) also carries the rule's severity and one-line summary.
+     * A finding: a stable code and one sentence for people. A finding of a catalogued rule (docs/warnings.md;
+     * its code is the rule's id) also carries the rule's severity and one-line summary, the values of its
+     * thresholds it was checked with, and its evidence: the rule's query over this capture's analysis with every
+     * parameter written as a literal, which any DuckDB client runs on the store as it is.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Warning(String code, String message, Severity severity, String summary) {
-        /** A finding of {@code rule}. */
+    public record Warning(String code, String message, Severity severity, String summary,
+                          @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Double> thresholds, String evidence) {
+        /** A finding of {@code rule}, without its thresholds and evidence (a check's own, before it is kept). */
         public Warning(Rule rule, String message) {
-            this(rule.id(), message, rule.severity(), rule.summary());
+            this(rule.id(), message, rule.severity(), rule.summary(), null, null);
         }
 
         /** A finding no rule of the catalogue raises (a diff's notes on its two captures). */
         public Warning(String code, String message) {
-            this(code, message, null, null);
+            this(code, message, null, null, null, null);
+        }
+
+        /**
+         * A finding of {@code rule} over the analysis {@code kept}, checked with {@code thresholds}: with the values
+         * of the rule's thresholds and its evidence query ({@link Rule#evidence}) over that analysis.
+         */
+        public static Warning of(Rule rule, String message, Thresholds thresholds, KeptAnalysis kept) {
+            Map<String, Double> values = new LinkedHashMap<>();
+            for (Threshold t : rule.thresholds()) {
+                values.put(t.name(), thresholds.get(rule, t.name()));
+            }
+            return new Warning(rule.id(), message, rule.severity(), rule.summary(), values,
+                    rule.evidence() == null ? null : kept.evidence(rule.evidence(), Map.of()));
         }
     }
 }

@@ -143,7 +143,7 @@ public final class DiffCharts {
             CategoryDelta c = ordered.get(i);
             Color color = ReportCategories.awtColor(c.id());
             String name = String.format(Locale.ROOT, "%s  %s ms%s",
-                    ReportCategories.chartLabel(ReportCategories.label(c.id(), c.label())), DiffView.signedMs(c.deltaMs()),
+                    ReportCategories.chartLabel(ReportCategories.label(c.id(), c.label())), Fmt.signedMs(c.deltaMs()),
                     c.significant() ? " *" : "");
             if (c.ci95Ms() != null) {
                 XYSeries bar = chart.addSeries(name, new double[] {i, i},

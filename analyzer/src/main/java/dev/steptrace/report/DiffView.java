@@ -71,7 +71,7 @@ public record DiffView(String title, String toolName, String toolVersion, String
             Delta t = e.getValue().stepTime() == null ? null : e.getValue().stepTime().change();
             Delta k = t != null && t.deltaMs() != null ? t : e.getValue().kernelMsPerStep();
             summary.add(pv.label() + ": " + pv.verdictLabel() + " (" + (k == t ? "step time " : "kernel time per step ")
-                    + signedMs(k.deltaMs()) + " ms, " + signedPct(k.deltaPct()) + ")");
+                    + Fmt.signedMs(k.deltaMs()) + " ms, " + Fmt.signedPct(k.deltaPct()) + ")");
         }
         List<WarningRow> warnings = new ArrayList<>();
         for (Warning w : nullSafe(d.warnings())) {
@@ -86,12 +86,12 @@ public record DiffView(String title, String toolName, String toolVersion, String
         CaptureDiff.Method m = d.method();
         List<String> method = m == null ? List.of() : List.of(
                 String.format(Locale.ROOT, "%d bootstrap resamples of the steps of each side (seed %d); each drawn step"
-                        + " brings every rank's value; %.0f%% percentile interval of B − A.", m.resamples(), m.seed(),
-                        100 * m.confidence()),
+                        + " brings every rank's value; %s%% percentile interval of B − A.", m.resamples(), m.seed(),
+                        Fmt.plain(100 * m.confidence())),
                 String.format(Locale.ROOT, "Significant: the interval excludes zero and the change exceeds the noise floor:"
                         + " more than %s%% of the A value, more than %s%% of A's kernel time per step or else more than"
-                        + " %s%% of the A value, and more than %s ms.", plain(m.noiseFloorPct()),
-                        plain(m.noiseFloorStepPct()), plain(m.noiseFloorSmallPct()), plain(m.noiseFloorMinMs())),
+                        + " %s%% of the A value, and more than %s ms.", Fmt.plain(m.noiseFloorPct()),
+                        Fmt.plain(m.noiseFloorStepPct()), Fmt.plain(m.noiseFloorSmallPct()), Fmt.plain(m.noiseFloorMinMs())),
                 "Kernels are matched by normalized name: " + Fmt.text(m.kernelNames()) + ".");
         return new DiffView("steptrace diff: " + d.a().name() + " vs " + d.b().name(), d.tool().name(),
                 d.tool().version(), d.schema(), Fmt.text(d.a().name()), Fmt.text(d.b().name()),
@@ -136,9 +136,9 @@ public record DiffView(String title, String toolName, String toolVersion, String
             kernels.add(new KernelRow(names.of(k.name()), Fmt.text(k.category()),
                     ReportCategories.label(k.category(), k.category()), ReportCategories.color(k.category()),
                     Fmt.text(k.subcategory()), "changed".equals(k.change()) ? "" : Fmt.text(k.change()),
-                    ms(k.aMsPerStep()), ms(k.bMsPerStep()), signedMs(k.deltaMs()), signedPct(k.deltaPct()), ci(k.ci95Ms()),
+                    Fmt.fineMs(k.aMsPerStep()), Fmt.fineMs(k.bMsPerStep()), Fmt.signedMs(k.deltaMs()), Fmt.signedPct(k.deltaPct()), Fmt.interval(k.ci95Ms()),
                     k.significant(), mark(k.significant(), k.deltaMs()), Fmt.count(k.aCallsPerStep()),
-                    Fmt.count(k.bCallsPerStep()), signedCount(k.deltaCallsPerStep()), k.callsChanged(),
+                    Fmt.count(k.bCallsPerStep()), Fmt.signedCount(k.deltaCallsPerStep()), k.callsChanged(),
                     Fmt.us(k.aMeanUs()), Fmt.us(k.bMeanUs()), others));
         }
         List<CollectiveRow> collectives = new ArrayList<>();
@@ -148,11 +148,11 @@ public record DiffView(String title, String toolName, String toolVersion, String
             collectives.add(new CollectiveRow(Fmt.text(c.type()),
                     a == null ? Fmt.NA : Fmt.count(a.callsPerStep()), b == null ? Fmt.NA : Fmt.count(b.callsPerStep()),
                     a == null ? Fmt.NA : Fmt.us(a.meanUs()), b == null ? Fmt.NA : Fmt.us(b.meanUs()),
-                    signedUs(c.deltaMeanUs()), signedPct(c.deltaMeanPct()),
+                    Fmt.signedUs(c.deltaMeanUs()), Fmt.signedPct(c.deltaMeanPct()),
                     a == null ? Fmt.NA : Fmt.gbps(a.busbwGbps()), b == null ? Fmt.NA : Fmt.gbps(b.busbwGbps()),
-                    a == null ? Fmt.NA : ms(a.waitMsPerStep()), b == null ? Fmt.NA : ms(b.waitMsPerStep()),
-                    a == null ? Fmt.NA : ms(a.transferMsPerStep()), b == null ? Fmt.NA : ms(b.transferMsPerStep()),
-                    signedMs(c.deltaWaitMsPerStep()), signedMs(c.deltaTransferMsPerStep())));
+                    a == null ? Fmt.NA : Fmt.fineMs(a.waitMsPerStep()), b == null ? Fmt.NA : Fmt.fineMs(b.waitMsPerStep()),
+                    a == null ? Fmt.NA : Fmt.fineMs(a.transferMsPerStep()), b == null ? Fmt.NA : Fmt.fineMs(b.transferMsPerStep()),
+                    Fmt.signedMs(c.deltaWaitMsPerStep()), Fmt.signedMs(c.deltaTransferMsPerStep())));
         }
         String verdict = p.verdict().id();
         String verdictClass = p.verdict() == Verdict.NO_SIGNIFICANT_CHANGE ? "same" : verdict;
@@ -192,8 +192,8 @@ public record DiffView(String title, String toolName, String toolVersion, String
 
     private static DeltaRow row(String id, String label, String color, Delta d, Double callsA, Double callsB,
                                 List<DeltaRow> subs) {
-        return new DeltaRow(id, label, color == null ? "" : color, ms(d.a()), ms(d.b()), signedMs(d.deltaMs()),
-                signedPct(d.deltaPct()), ci(d.ci95Ms()), ms(d.noiseFloorMs()), d.significant(),
+        return new DeltaRow(id, label, color == null ? "" : color, Fmt.fineMs(d.a()), Fmt.fineMs(d.b()), Fmt.signedMs(d.deltaMs()),
+                Fmt.signedPct(d.deltaPct()), Fmt.interval(d.ci95Ms()), Fmt.fineMs(d.noiseFloorMs()), d.significant(),
                 mark(d.significant(), d.deltaMs()), callsA == null ? Fmt.NA : Fmt.count(callsA),
                 callsB == null ? Fmt.NA : Fmt.count(callsB), subs);
     }
@@ -251,63 +251,6 @@ public record DiffView(String title, String toolName, String toolVersion, String
             return "";
         }
         return delta < 0 ? "faster" : "slower";
-    }
-
-    // ---- numbers ----
-
-    private static boolean missing(Double v) {
-        return v == null || v.isNaN() || v.isInfinite();
-    }
-
-    /** ms with three decimals (a diff is about small changes). */
-    public static String ms(Double v) {
-        return missing(v) ? Fmt.NA : String.format(Locale.ROOT, "%.3f", v + 0.0);
-    }
-
-    /** A change in ms, signed: {@code +0.664}, {@code -2.648}, {@code 0.000}. */
-    public static String signedMs(Double v) {
-        return signed(v, "%.3f", 0.0005);
-    }
-
-    public static String signedUs(Double v) {
-        return signed(v, "%.1f", 0.05);
-    }
-
-    public static String signedCount(Double v) {
-        if (missing(v)) {
-            return Fmt.NA;
-        }
-        String s = Fmt.count(Math.abs(v));
-        return s.equals("0") ? "0" : (v < 0 ? "-" : "+") + s;
-    }
-
-    /** A percentage change, signed, one decimal: {@code +20.0%}; {@value Fmt#NA} when A was zero. */
-    public static String signedPct(Double v) {
-        String s = signed(v, "%.1f", 0.05);
-        return s.equals(Fmt.NA) ? s : s + "%";
-    }
-
-    private static String signed(Double v, String format, double zero) {
-        if (missing(v)) {
-            return Fmt.NA;
-        }
-        if (Math.abs(v) < zero) {
-            return String.format(Locale.ROOT, format, 0.0);
-        }
-        return (v > 0 ? "+" : "") + String.format(Locale.ROOT, format, v);
-    }
-
-    /** The interval as {@code [-2.763, -2.570]}; {@value Fmt#NA} when there is none. */
-    public static String ci(List<Double> ci) {
-        if (ci == null || ci.size() != 2 || missing(ci.get(0)) || missing(ci.get(1))) {
-            return Fmt.NA;
-        }
-        return "[" + signedMs(ci.get(0)) + ", " + signedMs(ci.get(1)) + "]";
-    }
-
-    private static String plain(double v) {
-        String s = String.format(Locale.ROOT, "%.4f", v).replaceAll("0+$", "");
-        return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
     }
 
     private static <T> List<T> nullSafe(List<T> l) {

@@ -161,7 +161,7 @@ public final class ReportCharts {
         s.setCircular(true);
         for (CategoryShare c : sortedByTime(p.categories())) {
             String name = ReportCategories.label(c.id(), c.label());
-            PieSeries series = chart.addSeries(String.format(java.util.Locale.ROOT, "%s  %.1f%%", name, c.sharePct()), c.msPerStep());
+            PieSeries series = chart.addSeries(name + "  " + Fmt.pct(c.sharePct()), c.msPerStep());
             series.setFillColor(ReportCategories.awtColor(c.id()));
         }
         return chart;

@@ -183,7 +183,8 @@ public final class DecodeFloors {
         return Fmt.si(n, "");
     }
 
-    static String num(double v) {
-        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.4g", v);
+    private static String num(double v) {
+        return Fmt.significant(v);
     }
+
 }

@@ -1,13 +1,10 @@
 package dev.steptrace.roofline;
 
-import dev.steptrace.analysis.CaptureScope;
-import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
-import java.math.BigDecimal;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import dev.steptrace.rules.Thresholds;
+import dev.steptrace.store.KeptAnalysis;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * Each file's GPU and its peak rates, for a kept analysis: the GPU model the analysis found for the
@@ -30,10 +28,7 @@ final class FilePeaks {
             "Roofline bounds and decode floors need the GPU's peak FLOP rates and memory bandwidth"
                     + " (docs/roofline.md). A GPU no entry matches, or a trace that does not name its GPU, gets none;"
                     + " every other figure stands. --device-peaks FILE adds an entry.",
-            List.of(), """
-            SELECT DISTINCT rank, name FROM rank_devices
-            WHERE capture_id = 1 AND analysis_key = 'default' ORDER BY rank
-            """);
+            List.of(), "device-names");
 
     /** By file id, in file id order: the GPU model (null: the trace does not name it). */
     private final Map<Integer, String> names;
@@ -45,19 +40,17 @@ final class FilePeaks {
         this.devices = devices;
     }
 
-    static FilePeaks of(StoredAnalysis a, DevicePeaks peaks) throws SQLException {
+    /** The peaks of each file of {@code files}, by the GPU model the kept analysis found for it. */
+    static FilePeaks of(KeptAnalysis a, List<Integer> files, DevicePeaks peaks) throws SQLException {
         Map<Integer, String> found = new HashMap<>();
-        try (PreparedStatement ps = a.prepare("""
-                SELECT file_id, min(name) FROM rank_devices
-                WHERE capture_id = $1 AND analysis_key = $2 AND name IS NOT NULL GROUP BY file_id
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                found.put(rs.getInt(1), rs.getString(2));
+        a.query("device-names", Map.of(), rs -> {
+            if (rs.getString(3) != null) {
+                found.putIfAbsent(rs.getInt(1), rs.getString(3));
             }
-        }
+        });
         Map<Integer, String> names = new LinkedHashMap<>();
         Map<Integer, DevicePeaks.Device> devices = new HashMap<>();
-        a.scope().files().stream().map(CaptureScope.FileInfo::fileId).sorted().forEach(id -> {
+        files.stream().sorted().forEach(id -> {
             String name = found.get(id);
             names.put(id, name);
             devices.put(id, peaks.match(name));
@@ -76,31 +69,33 @@ final class FilePeaks {
     }
 
     /**
-     * A table expression {@code p(file_id, bf16_tflops, fp16_tflops, fp8_tflops, int8_tops, hbm_gbps,
-     * link_gbps)}: each file's peaks ({@code link_gbps} one direction; NULL where unknown), to join the
-     * kept {@code kernel_work} with.
+     * Each file's peaks as the parameters of query {@code roofline-work}: {@code peak_file_ids} and, aligned with
+     * them, the peak rates of its GPU ({@code link_gbps} one direction; null where unknown).
      */
-    String table() {
-        StringBuilder sb = new StringBuilder("(VALUES ");
-        boolean first = true;
-        for (int id : names.keySet()) {
-            DevicePeaks.Device d = devices.get(id);
-            sb.append(first ? "" : ", ").append('(').append(id);
-            for (Double v : d == null ? new Double[6] : new Double[] {d.bf16Tflops(), d.fp16Tflops(), d.fp8Tflops(),
-                    d.int8Tops(), d.hbmGbps(), d.linkGbpsOneWay()}) {
-                sb.append(", ").append(v == null ? "NULL" : BigDecimal.valueOf(v).toPlainString()).append("::DOUBLE");
-            }
-            sb.append(')');
-            first = false;
-        }
-        if (first) {
-            sb.append("(NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE)");
-        }
-        return sb.append(") p(file_id, bf16_tflops, fp16_tflops, fp8_tflops, int8_tops, hbm_gbps, link_gbps)").toString();
+    Map<String, List<?>> parameters() {
+        List<Integer> ids = new ArrayList<>(names.keySet());
+        Map<String, List<?>> out = new LinkedHashMap<>();
+        out.put("peak_file_ids", ids);
+        out.put("bf16_tflops", each(ids, DevicePeaks.Device::bf16Tflops));
+        out.put("fp16_tflops", each(ids, DevicePeaks.Device::fp16Tflops));
+        out.put("fp8_tflops", each(ids, DevicePeaks.Device::fp8Tflops));
+        out.put("int8_tops", each(ids, DevicePeaks.Device::int8Tops));
+        out.put("hbm_gbps", each(ids, DevicePeaks.Device::hbmGbps));
+        out.put("link_gbps", each(ids, DevicePeaks.Device::linkGbpsOneWay));
+        return out;
     }
 
-    /** Warnings for GPUs without peaks, and for files whose GPU the trace does not name. */
-    List<Warning> warnings() {
+    private List<Double> each(List<Integer> ids, Function<DevicePeaks.Device, Double> rate) {
+        List<Double> out = new ArrayList<>();
+        for (int id : ids) {
+            DevicePeaks.Device d = devices.get(id);
+            out.add(d == null ? null : rate.apply(d));
+        }
+        return out;
+    }
+
+    /** Warnings for GPUs without peaks, and for files whose GPU the trace does not name, with their evidence over {@code a}. */
+    List<Warning> warnings(KeptAnalysis a) {
         List<Warning> out = new ArrayList<>();
         TreeSet<String> unknown = new TreeSet<>();
         boolean unnamed = false;
@@ -114,13 +109,14 @@ final class FilePeaks {
             }
         }
         if (!unknown.isEmpty()) {
-            out.add(new Warning(UNKNOWN_DEVICE_PEAKS, "unknown peak for " + String.join(", ", unknown)
+            out.add(Warning.of(UNKNOWN_DEVICE_PEAKS, "unknown peak for " + String.join(", ", unknown)
                     + ": no entry of the device peaks (docs/roofline.md) matches, so no roofline bound or floor is"
-                    + " given for it; --device-peaks FILE can add one"));
+                    + " given for it; --device-peaks FILE can add one", Thresholds.defaults(), a));
         }
         if (unnamed) {
-            out.add(new Warning(UNKNOWN_DEVICE_PEAKS, "unknown peak: the trace does not name the GPU its kernels"
-                    + " ran on, so no roofline bound or floor is given; --device-peaks FILE cannot help without a name"));
+            out.add(Warning.of(UNKNOWN_DEVICE_PEAKS, "unknown peak: the trace does not name the GPU its kernels"
+                    + " ran on, so no roofline bound or floor is given; --device-peaks FILE cannot help without a name",
+                    Thresholds.defaults(), a));
         }
         return out;
     }

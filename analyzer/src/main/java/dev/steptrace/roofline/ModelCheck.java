@@ -1,6 +1,7 @@
 package dev.steptrace.roofline;
 
-import dev.steptrace.analysis.StoredAnalysis;
+import dev.steptrace.report.Fmt;
+import dev.steptrace.store.KeptAnalysis;
 import dev.steptrace.report.BottleneckReport.Warning;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Severity;
@@ -29,10 +30,7 @@ final class ModelCheck {
                     + " shapes (norm width, attention heads per GPU, decode batch and context, router top-k, attention"
                     + " calls per step) say otherwise, the floors describe another model or workload and would mislead."
                     + " Fix the model file, or capture the workload it describes.",
-            List.of(), """
-            SELECT phase, name, shape_id, calls FROM op_shape_calls
-            WHERE capture_id = 1 AND analysis_key = 'default' ORDER BY phase, name, calls DESC
-            """);
+            List.of(), "model-check-shapes");
     private static final Map<String, int[]> ATTENTION = Map.of(
             // op -> {layout: 0 = [B, H, S, D], 1 = [B, S, H, D]}
             "aten::_scaled_dot_product_flash_attention", new int[] {0},
@@ -47,7 +45,11 @@ final class ModelCheck {
 
     private ModelCheck() {}
 
-    static List<Warning> check(StoredAnalysis analysis, ModelSpec m) throws SQLException {
+    /** One op's recorded shapes in a phase, with its calls and the phase's steps (query {@code model-check-shapes}). */
+    private record ShapeRow(String phase, String name, String dims, String types, String concrete, double calls,
+                            double steps) {}
+
+    static List<Warning> check(KeptAnalysis analysis, ModelSpec m) throws SQLException {
         TreeSet<Long> hidden = new TreeSet<>();
         TreeSet<String> heads = new TreeSet<>();
         TreeSet<String> decodeShape = new TreeSet<>();
@@ -56,49 +58,36 @@ final class ModelCheck {
         List<String> names = new ArrayList<>(ATTENTION.keySet());
         names.addAll(NORMS);
         names.add("aten::topk");
-        String in = String.join(", ", names.stream().map(n -> "'" + n + "'").toList());
-        try (PreparedStatement ps = analysis.prepare("""
-                WITH steps AS (
-                    SELECT phase, count(*) AS steps FROM step_metrics
-                    WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY phase
-                )
-                SELECT o.phase, o.name, p.input_dims, p.input_types, p.concrete_inputs, sum(o.calls) AS calls,
-                       any_value(steps.steps) AS steps
-                FROM op_shape_calls o
-                JOIN steps USING (phase)
-                JOIN op_shapes p ON p.file_id = o.file_id AND p.shape_id = o.shape_id
-                WHERE o.capture_id = $1 AND o.analysis_key = $2 AND o.rank IS NOT NULL AND o.name IN (""" + in + """
-                )
-                GROUP BY ALL ORDER BY ALL
-                """); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                String phase = rs.getString(1);
-                String name = rs.getString(2);
-                OpCall call = OpCall.parse(name, rs.getString(3), rs.getString(4), rs.getString(5));
-                if (call == null) {
+        List<ShapeRow> rows = new ArrayList<>();
+        analysis.query("model-check-shapes", Map.of("ops", names), rs -> rows.add(new ShapeRow(rs.getString(1),
+                rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5), rs.getDouble(6), rs.getDouble(7))));
+        for (ShapeRow row : rows) {
+            String phase = row.phase();
+            String name = row.name();
+            OpCall call = OpCall.parse(name, row.dims(), row.types(), row.concrete());
+            if (call == null) {
+                continue;
+            }
+            if (NORMS.contains(name) && call.arg(1) != null) {
+                Matcher last = LAST_INT.matcher(call.arg(1).concrete());
+                if (last.find()) {
+                    hidden.add(Long.parseLong(last.group(1)));
+                }
+            } else if (name.equals("aten::topk") && call.tensor(0) != null && call.integer(1) != null) {
+                routers.add("top-" + call.integer(1) + " of " + call.tensor(0).dim(-1));
+            } else if (ATTENTION.containsKey(name)) {
+                OpCall.Arg q = call.tensor(0);
+                OpCall.Arg k = call.tensor(1);
+                if (q == null || k == null || q.rank() != 4 || k.rank() != 4) {
                     continue;
                 }
-                if (NORMS.contains(name) && call.arg(1) != null) {
-                    Matcher last = LAST_INT.matcher(call.arg(1).concrete());
-                    if (last.find()) {
-                        hidden.add(Long.parseLong(last.group(1)));
-                    }
-                } else if (name.equals("aten::topk") && call.tensor(0) != null && call.integer(1) != null) {
-                    routers.add("top-" + call.integer(1) + " of " + call.tensor(0).dim(-1));
-                } else if (ATTENTION.containsKey(name)) {
-                    OpCall.Arg q = call.tensor(0);
-                    OpCall.Arg k = call.tensor(1);
-                    if (q == null || k == null || q.rank() != 4 || k.rank() != 4) {
-                        continue;
-                    }
-                    boolean bshd = ATTENTION.get(name)[0] == 1;
-                    int h = bshd ? 2 : 1;
-                    int seq = bshd ? 1 : 2;
-                    heads.add(q.dim(h) + " heads, " + k.dim(h) + " KV heads of size " + q.dim(3));
-                    attentionCalls.merge(phase, rs.getDouble(6) / rs.getDouble(7), Double::sum);
-                    if (phase.equals(RooflineSummary.FLOOR_PHASE)) {
-                        decodeShape.add("batch " + q.dim(0) + " over " + k.dim(seq) + " keys");
-                    }
+                boolean bshd = ATTENTION.get(name)[0] == 1;
+                int h = bshd ? 2 : 1;
+                int seq = bshd ? 1 : 2;
+                heads.add(q.dim(h) + " heads, " + k.dim(h) + " KV heads of size " + q.dim(3));
+                attentionCalls.merge(phase, row.calls() / row.steps(), Double::sum);
+                if (phase.equals(RooflineSummary.FLOOR_PHASE)) {
+                    decodeShape.add("batch " + q.dim(0) + " over " + k.dim(seq) + " keys");
                 }
             }
         }
@@ -134,7 +123,7 @@ final class ModelCheck {
         Double perStep = attentionCalls.get(RooflineSummary.FLOOR_PHASE);
         if (perStep != null && Math.abs(perStep - m.layers()) > 0.5) {
             out.add(new Warning(RULE, file + " says " + m.layers() + " layers; the capture's decode steps run "
-                    + DecodeFloors.num(Math.round(perStep * 10) / 10.0) + " attention calls per step"));
+                    + Fmt.significant(Math.round(perStep * 10) / 10.0) + " attention calls per step"));
         }
         return out;
     }

@@ -1,13 +1,13 @@
 package dev.steptrace.roofline;
 
-import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.report.BottleneckReport.BelowBound;
 import dev.steptrace.report.BottleneckReport.DevicePeakRates;
 import dev.steptrace.report.BottleneckReport.ModelFloor;
 import dev.steptrace.report.BottleneckReport.PhaseRoofline;
 import dev.steptrace.report.BottleneckReport.Roofline;
 import dev.steptrace.report.BottleneckReport.Warning;
-import java.sql.PreparedStatement;
+import dev.steptrace.rules.Rule;
+import dev.steptrace.store.KeptAnalysis;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -25,6 +25,8 @@ import java.util.Map;
  * work over the time of the kernels whose work is known.
  */
 public final class RooflineSummary {
+    /** The checks of the roofline's inputs, run where those inputs are read (docs/warnings.md). */
+    public static final List<Rule> RULES = List.of(FilePeaks.UNKNOWN_DEVICE_PEAKS, ModelCheck.RULE);
     /** The report lists this many kernels furthest below their bound per phase. */
     public static final int BELOW_BOUND = 10;
     /** Floors describe a decode step: the model file's workload. */
@@ -79,11 +81,11 @@ public final class RooflineSummary {
      * ({@code kernel_work}, {@code step_metrics}, {@code step_categories}), the peaks, bounds, floors and
      * the model file's checks are the report's.
      */
-    public static RooflineSummary of(StoredAnalysis a, RooflineInputs inputs) throws SQLException {
-        FilePeaks peaks = FilePeaks.of(a, inputs.peaks());
+    public static RooflineSummary of(KeptAnalysis a, List<Integer> files, RooflineInputs inputs) throws SQLException {
+        FilePeaks peaks = FilePeaks.of(a, files, inputs.peaks());
         DevicePeaks.Device device = peaks.firstDevice();
         Map<String, ModelFloor> floors = inputs.model() == null ? Map.of() : DecodeFloors.of(inputs.model(), device);
-        List<Warning> warnings = new ArrayList<>(peaks.warnings());
+        List<Warning> warnings = new ArrayList<>(peaks.warnings(a));
         if (inputs.model() != null) {
             warnings.addAll(ModelCheck.check(a, inputs.model()));
         }
@@ -97,81 +99,57 @@ public final class RooflineSummary {
         return warnings;
     }
 
-    private void load(StoredAnalysis a, FilePeaks peaks) throws SQLException {
+    private void load(KeptAnalysis a, FilePeaks peaks) throws SQLException {
         Map<String, Integer> stepsOf = new HashMap<>();
-        try (PreparedStatement ps = a.prepare("SELECT phase, file_id, count(*) FROM step_metrics"
-                + " WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY ALL");
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                stepsOf.put(rs.getString(1) + "/" + rs.getInt(2), rs.getInt(3));
-                ranks.merge(rs.getString(1), 1, Integer::sum);
+        a.query("rank-phase-steps", Map.of(), rs -> {
+            stepsOf.put(rs.getString(1) + "/" + rs.getInt(2), rs.getInt(3));
+            ranks.merge(rs.getString(1), 1, Integer::sum);
+        });
+        a.query("rank-categories", Map.of(), rs -> categoryNs.merge(rs.getString(1) + "/" + rs.getString(3),
+                rs.getDouble(5), Double::sum));
+        // The least times the file's peaks allow each kernel, and the largest of them: its bound.
+        a.query("roofline-work", peaks.parameters(), rs -> {
+            String phase = rs.getString(1);
+            int steps = stepsOf.getOrDefault(phase + "/" + rs.getInt(2), 0);
+            if (steps > 0) {
+                add(categories, phase, rs.getString(5), rs, steps);
+                add(kernels, phase, rs.getString(4), rs, steps);
             }
-        }
-        try (PreparedStatement ps = a.prepare("SELECT phase, category, sum(ns) FROM step_categories"
-                + " WHERE capture_id = $1 AND analysis_key = $2 AND rank IS NOT NULL GROUP BY ALL");
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                categoryNs.put(rs.getString(1) + "/" + rs.getString(2), rs.getDouble(3));
-            }
-        }
-        aggregate(a, peaks, "category", categories, stepsOf);
-        aggregate(a, peaks, "name", kernels, stepsOf);
+        });
     }
 
-    private static void aggregate(StoredAnalysis analysis, FilePeaks peaks, String key, Map<String, Map<String, Agg>> into,
-                                  Map<String, Integer> stepsOf) throws SQLException {
-        // The least times the file's peaks allow each kernel, and the largest of them: its bound.
-        try (PreparedStatement ps = analysis.prepare("""
-                WITH bounds AS (
-                    SELECT *, greatest(compute_ns, memory_ns, link_ns) AS bound_ns
-                    FROM (SELECT w.*,
-                                 w.flops / CASE w.precision WHEN 'bf16' THEN p.bf16_tflops WHEN 'fp16' THEN p.fp16_tflops
-                                     WHEN 'fp8' THEN p.fp8_tflops WHEN 'int8' THEN p.int8_tops END / 1e3 AS compute_ns,
-                                 CASE WHEN w.family <> 'collective' THEN w.bytes / p.hbm_gbps END AS memory_ns,
-                                 CASE WHEN w.family = 'collective' THEN w.bytes / p.link_gbps END AS link_ns
-                          FROM kernel_work w LEFT JOIN %s USING (file_id)
-                          WHERE w.capture_id = $1 AND w.analysis_key = $2 AND w.rank IS NOT NULL)
-                )
-                SELECT phase, file_id, %s AS key, any_value(category),
-                       sum(flops), sum(dur_ns) FILTER (flops IS NOT NULL),
-                       sum(bytes), sum(dur_ns) FILTER (bytes IS NOT NULL),
-                       sum(flops) FILTER (bytes IS NOT NULL), sum(bytes) FILTER (flops IS NOT NULL),
-                       sum(compute_ns), sum(memory_ns), sum(link_ns),
-                       sum(bound_ns), sum(dur_ns) FILTER (bound_ns IS NOT NULL), sum(dur_ns)
-                FROM bounds
-                GROUP BY ALL ORDER BY ALL
-                """.formatted(peaks.table(), key)); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                String phase = rs.getString(1);
-                int steps = stepsOf.getOrDefault(phase + "/" + rs.getInt(2), 0);
-                if (steps == 0) {
-                    continue;
-                }
-                Agg a = into.computeIfAbsent(phase, p -> new HashMap<>()).computeIfAbsent(rs.getString(3), k -> new Agg());
-                a.category = rs.getString(4);
-                double flops = rs.getDouble(5);
-                a.hasFlops |= !rs.wasNull();
-                a.flops += flops;
-                a.flopsPerStep += flops / steps;
-                a.nsFlops += rs.getDouble(6);
-                double bytes = rs.getDouble(7);
-                a.hasBytes |= !rs.wasNull();
-                a.bytes += bytes;
-                a.bytesPerStep += bytes / steps;
-                a.nsBytes += rs.getDouble(8);
-                a.flopsBoth += rs.getDouble(9);
-                a.bytesBoth += rs.getDouble(10);
-                a.computeNs += rs.getDouble(11);
-                a.memoryNs += rs.getDouble(12);
-                a.linkNs += rs.getDouble(13);
-                a.boundNs += rs.getDouble(14);
-                a.boundNsPerStep += rs.getDouble(14) / steps;
-                a.nsBound += rs.getDouble(15);
-                a.nsBoundPerStep += rs.getDouble(15) / steps;
-                a.nsWork += rs.getDouble(16);
-                a.nsWorkPerStep += rs.getDouble(16) / steps;
-            }
-        }
+    /** Adds a row of query {@code roofline-work} (one rank's calls over its {@code steps}) to the group {@code key}. */
+    private static void add(Map<String, Map<String, Agg>> into, String phase, String key, ResultSet rs, int steps)
+            throws SQLException {
+        Agg a = into.computeIfAbsent(phase, p -> new HashMap<>()).computeIfAbsent(key, k -> new Agg());
+        a.category = rs.getString(5);
+        a.hasFlops |= rs.getObject(6) != null;
+        a.hasBytes |= rs.getObject(8) != null;
+        double flops = sum(rs, 6);
+        double bytes = sum(rs, 8);
+        a.flops += flops;
+        a.flopsPerStep += flops / steps;
+        a.nsFlops += sum(rs, 7);
+        a.bytes += bytes;
+        a.bytesPerStep += bytes / steps;
+        a.nsBytes += sum(rs, 9);
+        a.flopsBoth += sum(rs, 10);
+        a.bytesBoth += sum(rs, 11);
+        a.computeNs += sum(rs, 12);
+        a.memoryNs += sum(rs, 13);
+        a.linkNs += sum(rs, 14);
+        a.boundNs += sum(rs, 15);
+        a.boundNsPerStep += sum(rs, 15) / steps;
+        a.nsBound += sum(rs, 16);
+        a.nsBoundPerStep += sum(rs, 16) / steps;
+        a.nsWork += sum(rs, 17);
+        a.nsWorkPerStep += sum(rs, 17) / steps;
+    }
+
+    /** A sum the query gives, 0 for none (NULL: no call of the group had the figure). */
+    private static double sum(ResultSet rs, int column) throws SQLException {
+        Object v = rs.getObject(column);
+        return v == null ? 0 : ((Number) v).doubleValue();
     }
 
     /** A category's figures; {@code msPerStep} is its measured kernel time per step (the report's). */

@@ -12,9 +12,9 @@ import java.util.function.Function;
  * cache reuse counted; FLOPs count a multiply-add as two. An op without a model, or whose shapes do
  * not fit it, has no work (null): unknown stays unknown.
  */
-final class WorkModels {
+public final class WorkModels {
     /** What one call does. {@code flops} or {@code bytes} may be null (unknown); {@code precision} too. */
-    record Work(String family, Precision precision, Double flops, Double bytes) {}
+    public record Work(String family, Precision precision, Double flops, Double bytes) {}
 
     private static final Map<String, Function<OpCall, Work>> MODELS = new HashMap<>();
 
@@ -66,8 +66,16 @@ final class WorkModels {
     private WorkModels() {}
 
     /** Op names that have a model. */
-    static Set<String> names() {
+    public static Set<String> names() {
         return MODELS.keySet();
+    }
+
+    /**
+     * The work of a call of op {@code name} with the recorded shapes (the JSON arrays of {@code op_shapes}), or
+     * null when there is no model for it or its shapes do not fit.
+     */
+    public static Work of(String name, String dimsJson, String typesJson, String concreteJson) {
+        return of(OpCall.parse(name, dimsJson, typesJson, concreteJson));
     }
 
     /** The work of one call, or null when there is no model for it or its shapes do not fit. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.steptrace.common.Messages;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -46,8 +47,7 @@ final class YamlFiles {
             }
             return root;
         } catch (JsonProcessingException e) {
-            String where = e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")";
-            throw new RooflineFileException(origin + ": not valid YAML" + where + ": " + e.getOriginalMessage(), e);
+            throw new RooflineFileException(Messages.notParsed(origin, "YAML", e), e);
         } catch (IOException e) {
             throw new RooflineFileException(origin + ": " + e.getMessage(), e);
         }

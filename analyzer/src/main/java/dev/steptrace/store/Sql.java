@@ -11,6 +11,12 @@ import java.util.List;
 public final class Sql {
     private Sql() {}
 
+    /** What a query hands each of its rows to. */
+    @FunctionalInterface
+    public interface Rows {
+        void row(ResultSet rs) throws SQLException;
+    }
+
     /** A name quoted as an SQL identifier (DuckDB's and SQLite's alike): any name, quotes included. */
     public static String identifier(String name) {
         return '"' + name.replace("\"", "\"\"") + '"';

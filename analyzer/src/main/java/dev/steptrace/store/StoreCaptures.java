@@ -181,6 +181,33 @@ public final class StoreCaptures {
         }
     }
 
+    /**
+     * For an analysis of a store that cannot be written: the analysis tables as empty temp tables of the same names on
+     * this connection, which hide the store's own there, so that the analysis is kept in them and read as the store
+     * would be.
+     */
+    public static void shadowAnalysisTables(Connection c) throws SQLException {
+        for (String table : ANALYSIS_TABLES) {
+            Sql.exec(c, "CREATE OR REPLACE TEMP TABLE " + table + " AS SELECT * FROM " + table + " LIMIT 0");
+        }
+    }
+
+    /** Keeps the warnings of the capture's analysis under {@code key}, each (code, message), in their order. */
+    public static void keepWarnings(Connection c, int captureId, String key, List<List<String>> warnings)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO analysis_warnings VALUES (?, ?, ?, ?, ?)")) {
+            for (int i = 0; i < warnings.size(); i++) {
+                ps.setInt(1, captureId);
+                ps.setString(2, key);
+                ps.setInt(3, i);
+                ps.setString(4, warnings.get(i).get(0));
+                ps.setString(5, warnings.get(i).get(1));
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
     /** Removes the capture's analysis under {@code key} from every analysis table. */
     public static void deleteAnalysis(Connection c, int captureId, String key) throws SQLException {
         for (String table : ANALYSIS_TABLES) {

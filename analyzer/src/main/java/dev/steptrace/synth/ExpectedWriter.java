@@ -1,5 +1,6 @@
 package dev.steptrace.synth;
 
+import dev.steptrace.common.Stats;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -142,12 +143,12 @@ public final class ExpectedWriter {
             perRankSub.add(perStep(subs, t.steps));
             kernelMs[i] = total / 1e6 / t.steps;
         }
-        o.put("kernel_ms_per_step", mean(kernelMs));
+        o.put("kernel_ms_per_step", Stats.mean(kernelMs));
         double[] stepMs = new double[ranks.size()];
         for (int i = 0; i < ranks.size(); i++) {
             stepMs[i] = ranks.get(i).windowNs(phase) / 1e6 / ranks.get(i).phase(phase).steps;
         }
-        o.put("step_ms_per_step", mean(stepMs));
+        o.put("step_ms_per_step", Stats.mean(stepMs));
 
         ArrayNode categories = o.putArray("categories");
         for (Category c : Category.values()) {
@@ -187,8 +188,8 @@ public final class ExpectedWriter {
             ObjectNode col = collectives.addObject();
             col.put("type", c.id());
             calls(col, (double) first[2] / steps);
-            col.put("wait_ms_per_step", mean(wait));
-            col.put("transfer_ms_per_step", mean(transfer));
+            col.put("wait_ms_per_step", Stats.mean(wait));
+            col.put("transfer_ms_per_step", Stats.mean(transfer));
         }
 
         if (ranks.size() > 1) {
@@ -208,14 +209,14 @@ public final class ExpectedWriter {
             hidden[i] = t.hiddenNs / 1e6 / t.steps;
         }
         ObjectNode overlap = o.putObject("overlap");
-        overlap.put("comm_ms_per_step", mean(comm));
-        overlap.put("hidden_ms_per_step", mean(hidden));
-        overlap.put("hidden_pct", mean(comm) == 0 ? 0 : 100 * mean(hidden) / mean(comm));
+        overlap.put("comm_ms_per_step", Stats.mean(comm));
+        overlap.put("hidden_ms_per_step", Stats.mean(hidden));
+        overlap.put("hidden_pct", Stats.mean(comm) == 0 ? 0 : 100 * Stats.mean(hidden) / Stats.mean(comm));
         ObjectNode host = o.putObject("host");
-        host.put("span_ms_per_step", mean(span));
-        host.put("idle_ms_per_step", mean(idle));
-        host.put("launch_wait_ms_per_step", mean(launchWait));
-        host.put("launch_wait_pct_of_span", 100 * mean(launchWait) / mean(span));
+        host.put("span_ms_per_step", Stats.mean(span));
+        host.put("idle_ms_per_step", Stats.mean(idle));
+        host.put("launch_wait_ms_per_step", Stats.mean(launchWait));
+        host.put("launch_wait_pct_of_span", 100 * Stats.mean(launchWait) / Stats.mean(span));
 
         ArrayNode perRankNodes = o.putArray("per_rank");
         for (int i = 0; i < ranks.size(); i++) {
@@ -326,13 +327,6 @@ public final class ExpectedWriter {
         return n == 0 ? acc : new double[] {acc[0] / n, acc[1] / n};
     }
 
-    private static double mean(double[] values) {
-        double s = 0;
-        for (double v : values) {
-            s += v;
-        }
-        return values.length == 0 ? 0 : s / values.length;
-    }
 
     /** Calls per step are whole numbers by construction; written as integers. */
     private static void calls(ObjectNode o, double calls) {

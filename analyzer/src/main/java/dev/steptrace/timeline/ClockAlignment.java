@@ -1,13 +1,11 @@
 package dev.steptrace.timeline;
 
-import dev.steptrace.analysis.ClockOffsets;
 import dev.steptrace.common.Messages;
-import java.sql.Connection;
-import java.sql.SQLException;
+import dev.steptrace.quality.ClockOffsets;
+import dev.steptrace.report.Fmt;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -58,17 +56,16 @@ public record ClockAlignment(String method, Integer referenceRank, long boundNs,
     }
 
     /**
-     * Offsets of the written ranks from the instances of the chosen steps (every rank's instances
-     * count, written or not).
+     * Offsets of the written ranks from the clocks estimated over the instances of the chosen steps (every rank's
+     * instances count, written or not).
      *
-     * @param collectives the collective instances ({@link ClockOffsets#estimate})
-     * @param ranks       the written ranks, sorted
-     * @param hosts       host name by rank, where the traces say
+     * @param clocks every rank's estimate ({@link ClockOffsets#estimate})
+     * @param ranks  the written ranks, sorted
+     * @param hosts  host name by rank, where the traces say
      */
-    static ClockAlignment fromCollectives(Connection c, String collectives, String phase, List<Integer> steps,
-                                          List<Integer> ranks, Map<Integer, String> hosts) throws SQLException {
+    static ClockAlignment fromClocks(List<ClockOffsets.RankClock> clocks, List<Integer> ranks, Map<Integer, String> hosts) {
         Map<Integer, ClockOffsets.RankClock> byRank = new HashMap<>();
-        for (ClockOffsets.RankClock clock : ClockOffsets.estimate(c, collectives, phase, steps)) {
+        for (ClockOffsets.RankClock clock : clocks) {
             byRank.put(clock.rank(), clock);
         }
         Integer reference = ranks.stream().filter(byRank::containsKey).findFirst().orElse(null);
@@ -89,10 +86,9 @@ public record ClockAlignment(String method, Integer referenceRank, long boundNs,
             }
             offsets.add(new RankOffset(r, clock.offsetNs() - base, clock.instances(), clock.spreadNs(), hosts.get(r)));
             if (clock.spreadNs() > DISAGREEMENT_BOUND_NS) {
-                warnings.add(String.format(Locale.ROOT, "rank %d: its collective end times disagree by %.1f µs"
-                                + " (10th to 90th percentile of %d instances), more than %.0f µs: its offset is"
-                                + " uncertain by about that much", r, clock.spreadNs() / 1e3, clock.instances(),
-                        DISAGREEMENT_BOUND_NS / 1e3));
+                warnings.add("rank " + r + ": its collective end times disagree by " + Fmt.us(clock.spreadNs() / 1e3)
+                        + " µs (10th to 90th percentile of " + clock.instances() + " instances), more than "
+                        + Fmt.plain(DISAGREEMENT_BOUND_NS / 1e3) + " µs: its offset is uncertain by about that much");
             }
         }
         if (!without.isEmpty()) {
@@ -116,9 +112,9 @@ public record ClockAlignment(String method, Integer referenceRank, long boundNs,
             long min = list.stream().mapToLong(RankOffset::offsetNs).min().orElse(0);
             long max = list.stream().mapToLong(RankOffset::offsetNs).max().orElse(0);
             if (max - min > DISAGREEMENT_BOUND_NS) {
-                warnings.add(String.format(Locale.ROOT, "ranks %s share host %s (one clock) but their offsets differ"
-                                + " by %.1f µs, more than %.0f µs", Messages.ranges(list.stream().map(RankOffset::rank)
-                                .toList()), host, (max - min) / 1e3, DISAGREEMENT_BOUND_NS / 1e3));
+                warnings.add("ranks " + Messages.ranges(list.stream().map(RankOffset::rank).toList()) + " share host "
+                        + host + " (one clock) but their offsets differ by " + Fmt.us((max - min) / 1e3) + " µs, more than "
+                        + Fmt.plain(DISAGREEMENT_BOUND_NS / 1e3) + " µs");
             }
         });
     }

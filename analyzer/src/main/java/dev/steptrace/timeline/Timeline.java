@@ -1,9 +1,9 @@
 package dev.steptrace.timeline;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.steptrace.analysis.CaptureScope;
-import dev.steptrace.analysis.ClockOffsets;
+import dev.steptrace.store.CaptureScope;
 import dev.steptrace.analysis.StoredAnalysis;
+import dev.steptrace.quality.ClockOffsets;
 import dev.steptrace.common.Messages;
 import dev.steptrace.common.OutputFiles;
 import dev.steptrace.common.StepSource;
@@ -109,8 +109,8 @@ public final class Timeline {
         Map<Integer, String> hosts = hosts(analysis);
         ClockAlignment alignment = options.alignment() == TimelineOptions.Alignment.NONE
                 ? ClockAlignment.none(ranks, hosts, null)
-                : ClockAlignment.fromCollectives(analysis.connection(), ClockOffsets.kept(analysis), choice.phase(),
-                        choice.steps(), ranks, hosts);
+                : ClockAlignment.fromClocks(ClockOffsets.estimate(analysis.kept(), choice.phase(), choice.steps()),
+                        ranks, hosts);
         Timeline t = new Timeline(analysis, choice, alignment);
         for (int i = 0; i < ranks.size(); i++) {
             t.processes.put(ranks.get(i), new Process(i + 1, ranks.get(i), hosts.get(ranks.get(i))));

@@ -38,8 +38,8 @@ public final class WhatIf {
      * names, for changes that pick kernels by name).
      */
     public static WhatIf of(StoredAnalysis analysis, List<String> hostSyncs, boolean names) throws SQLException {
-        boolean gpu = analysis.stepSource() == StepSource.GRAPH_LAUNCH || analysis.stepSource() == StepSource.GAP;
-        return new WhatIf(analysis, RankEvents.load(analysis, hostSyncs, StepSource.GRAPH_LAUNCHES, names), gpu);
+        return new WhatIf(analysis, RankEvents.load(analysis, hostSyncs, StepSource.GRAPH_LAUNCHES, names),
+                analysis.stepSource().gpuAnchored());
     }
 
     /** A phase's projection: the step time as captured, as replayed, as projected, and Amdahl's bound (ms). */

@@ -2,10 +2,13 @@
 -- (docs/warnings.md) that no other analysis table keeps, so that the rules run over kept tables alone
 -- (CaptureRules; Spark's report step has no operations, docs/spark.md): its GPU operations and those in
 -- no step, with their time (ops_outside_steps); its CUDA graph launches and those whose replay has no
--- per-kernel records: none at all, or only the one whole-replay row of an Nsight Systems capture taken
--- with --cuda-graph-trace=graph, a kernel row with a graph id and no graph node id (graph_without_kernels);
+-- per-kernel records: none at all, or only the one whole-replay row of a capture taken without them (Nsight
+-- Systems' --cuda-graph-trace=graph): in a file of a format whose importer writes such rows, a kernel row with
+-- a graph id and no graph node id (graph_without_kernels);
 -- why its NVTX ranges were not taken as steps (nvtx_ranges_not_steps, at most one note per file).
--- Parameters (DuckDB variables): graph_launches (the names of CUDA graph launch calls)
+-- Parameters (DuckDB variables): graph_launches (the names of CUDA graph launch calls), whole_graph_formats
+--         (the format ids whose kernel rows with a graph id and no graph node id are whole graph replays:
+--         Importer.Capability.WHOLE_GRAPH_ROWS)
 -- Reads:  launches, gpu_ops, names, files (store); t_files, t_ops_core, t_step_notes
 -- Writes: t_file_checks(file_id, rank, ops, ops_ns, outside_ops, outside_ns, graph_launches,
 --         graph_launches_without_kernels, nvtx_note)
@@ -29,7 +32,8 @@ WITH ops AS (
     -- operation of the capture to probe it.
     SELECT DISTINCT g.file_id, g.correlation FROM gpu_ops g JOIN files f USING (file_id)
     SEMI JOIN graph l ON l.file_id = g.file_id AND l.correlation = g.correlation
-    WHERE NOT (f.format LIKE 'nsys-%' AND g.graph_id IS NOT NULL AND g.graph_node_id IS NULL) AND in_batch(g.file_id)
+    WHERE NOT (list_contains(getvariable('whole_graph_formats'), f.format) AND g.graph_id IS NOT NULL
+               AND g.graph_node_id IS NULL) AND in_batch(g.file_id)
 ), graph_counts AS (
     SELECT l.file_id, count(*) AS graph_launches, count(*) FILTER (WHERE r.file_id IS NULL) AS without_kernels
     FROM graph l LEFT JOIN replayed r ON r.file_id = l.file_id AND r.correlation = l.correlation

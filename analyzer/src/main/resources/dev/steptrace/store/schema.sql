@@ -8,6 +8,7 @@ CREATE TYPE IF NOT EXISTS launch_kind AS ENUM ('runtime', 'driver');
 CREATE TYPE IF NOT EXISTS comm_source AS ENUM ('cpu_op', 'kernel');
 CREATE TYPE IF NOT EXISTS nvtx_range_kind AS ENUM ('push_pop', 'start_end');
 
+-- The store's own bookkeeping, key -> value: schema_version (the layout; Store refuses another's).
 CREATE TABLE IF NOT EXISTS store_info (
     key   VARCHAR PRIMARY KEY,
     value VARCHAR
@@ -24,6 +25,8 @@ CREATE TABLE IF NOT EXISTS captures (
     created_at     TIMESTAMP NOT NULL
 );
 
+-- One row per trace file (a trace made of several files, an nsys Parquet export, is one row): where it is,
+-- its fingerprint, how it was read, what it holds, its rank and clock base (docs/schema.md, "files").
 CREATE TABLE IF NOT EXISTS files (
     file_id          INTEGER PRIMARY KEY,
     capture_id       INTEGER,               -- the run it belongs to; NULL only until ingest has grouped the directory
@@ -62,6 +65,7 @@ CREATE TABLE IF NOT EXISTS files (
     file_stat        VARCHAR                -- the files' identity on disk when their content was read (inode, size, times); NULL when it cannot tell a change
 );
 
+-- The GPUs a file's trace lists (Kineto deviceProperties, nsys TARGET_INFO_GPU), one row per device id.
 CREATE TABLE IF NOT EXISTS devices (
     file_id       INTEGER NOT NULL,
     device_id     INTEGER NOT NULL,
@@ -73,6 +77,7 @@ CREATE TABLE IF NOT EXISTS devices (
     properties    JSON
 );
 
+-- The process and thread names a trace gives its tracks, one row per (pid, tid); tid NULL for a process.
 CREATE TABLE IF NOT EXISTS tracks (
     file_id    INTEGER NOT NULL,
     pid        BIGINT,
@@ -89,6 +94,7 @@ CREATE TABLE IF NOT EXISTS names (
     name    VARCHAR NOT NULL
 );
 
+-- Every GPU operation of a file: kernels, memory copies and sets, synchronizations; one row each.
 CREATE TABLE IF NOT EXISTS gpu_ops (
     file_id       INTEGER NOT NULL,
     kind          gpu_op_kind NOT NULL,
@@ -110,6 +116,7 @@ CREATE TABLE IF NOT EXISTS gpu_ops (
     block_z       INTEGER
 );
 
+-- Every CPU op and annotation of a file kept (Kineto ops and user annotations, NVTX ranges); one row each.
 CREATE TABLE IF NOT EXISTS cpu_ops (
     file_id     INTEGER NOT NULL,
     kind        cpu_op_kind NOT NULL,
@@ -135,6 +142,7 @@ CREATE TABLE IF NOT EXISTS op_shapes (
     concrete_inputs VARCHAR                 -- "Concrete Inputs": scalar arguments as text, "" for tensors
 );
 
+-- Every CUDA (or HIP) runtime and driver call of a file; a GPU operation points at its launch by correlation.
 CREATE TABLE IF NOT EXISTS launches (
     file_id     INTEGER NOT NULL,
     kind        launch_kind NOT NULL,
@@ -148,6 +156,7 @@ CREATE TABLE IF NOT EXISTS launches (
     cbid        INTEGER
 );
 
+-- What a trace says of each collective (record_param_comms ops, NCCL kernels' args); one row per record.
 CREATE TABLE IF NOT EXISTS comm_meta (
     file_id      INTEGER NOT NULL,
     source       comm_source NOT NULL,
@@ -204,6 +213,7 @@ CREATE TABLE IF NOT EXISTS analyses (
     seconds         DOUBLE
 );
 
+-- The steps each file of the capture was cut into, with their phase, range and source.
 CREATE TABLE IF NOT EXISTS steps (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -219,12 +229,13 @@ CREATE TABLE IF NOT EXISTS steps (
     end_ns       BIGINT NOT NULL
 );
 
+-- Per step: kernel time, span, busy and idle time, host gap, collective waits, overlap, launch waits.
 CREATE TABLE IF NOT EXISTS step_metrics (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
     file_id      INTEGER NOT NULL,
     rank         INTEGER,
-    step         INTEGER NOT NULL,
+    step         INTEGER NOT NULL,          -- one row per step
     phase        VARCHAR NOT NULL,
     phase_index  INTEGER NOT NULL,
     gpu_start_ns BIGINT,                    -- first start of the step's GPU operations (NULL: none)
@@ -242,6 +253,7 @@ CREATE TABLE IF NOT EXISTS step_metrics (
     launch_wait_ns BIGINT                   -- idle gaps that waited for the next launch (NULL: the file has no launch calls)
 );
 
+-- Per step: its window on the rank (a step's start to the next one's), its time, its launches.
 CREATE TABLE IF NOT EXISTS step_times (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -271,6 +283,7 @@ CREATE TABLE IF NOT EXISTS step_time_parts (
     ns           BIGINT NOT NULL
 );
 
+-- Per step, host-sync call and the CPU op that issued it: calls, time in them, GPU idle they caused.
 CREATE TABLE IF NOT EXISTS host_syncs (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -285,6 +298,7 @@ CREATE TABLE IF NOT EXISTS host_syncs (
     idle_ns      BIGINT NOT NULL            -- GPU idle time they caused (step_time_parts' idle_sync)
 );
 
+-- Per rank, phase and CPU op: the GPU idle time inside steps while it ran.
 CREATE TABLE IF NOT EXISTS idle_cpu_ops (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -297,12 +311,13 @@ CREATE TABLE IF NOT EXISTS idle_cpu_ops (
     idle_ns      BIGINT NOT NULL            -- GPU idle time inside steps while the op ran (inclusive: nested ops each count it)
 );
 
+-- Per step, category and subcategory: kernel time and calls.
 CREATE TABLE IF NOT EXISTS step_categories (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
     file_id      INTEGER NOT NULL,
     rank         INTEGER,
-    step         INTEGER NOT NULL,
+    step         INTEGER NOT NULL,          -- a row per step, category and subcategory
     phase        VARCHAR NOT NULL,
     phase_index  INTEGER NOT NULL,
     category     VARCHAR NOT NULL,
@@ -312,12 +327,13 @@ CREATE TABLE IF NOT EXISTS step_categories (
     calls        BIGINT NOT NULL
 );
 
+-- Per step and kernel name (by class variant): kernel time and calls.
 CREATE TABLE IF NOT EXISTS step_kernels (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
     file_id      INTEGER NOT NULL,
     rank         INTEGER,
-    step         INTEGER NOT NULL,
+    step         INTEGER NOT NULL,          -- a row per step, kernel name and class
     phase        VARCHAR NOT NULL,
     phase_index  INTEGER NOT NULL,
     name         VARCHAR NOT NULL,
@@ -327,6 +343,8 @@ CREATE TABLE IF NOT EXISTS step_kernels (
     calls        BIGINT NOT NULL
 );
 
+-- The class of each kernel name of the capture (category, subcategory, the taxonomy rule that decided),
+-- and of each class some of its operations got from their context (variant > 0).
 CREATE TABLE IF NOT EXISTS kernel_classes (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -338,6 +356,7 @@ CREATE TABLE IF NOT EXISTS kernel_classes (
     rule_id      VARCHAR NOT NULL
 );
 
+-- The operations whose class came from their context (variant > 0), one row each, for the timeline.
 CREATE TABLE IF NOT EXISTS context_ops (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -351,6 +370,7 @@ CREATE TABLE IF NOT EXISTS context_ops (
     variant      INTEGER NOT NULL           -- the class its context gave it: kernel_classes (name, kind, variant)
 );
 
+-- Every collective kernel of a step, matched across ranks into instances: its message, its transfer and wait.
 CREATE TABLE IF NOT EXISTS collective_instances (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -372,6 +392,7 @@ CREATE TABLE IF NOT EXISTS collective_instances (
     after_category VARCHAR                  -- the category with the most time on the rank since its previous collective of the step
 );
 
+-- Per file and device id its GPU work ran on: the GPU model and how it was found (stage 02-devices).
 CREATE TABLE IF NOT EXISTS rank_devices (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -398,6 +419,7 @@ CREATE TABLE IF NOT EXISTS file_checks (
     nvtx_note      VARCHAR                   -- why its NVTX ranges were not taken as steps (NULL: they were, or not tried)
 );
 
+-- Per instance matched on every rank: the rank that arrived last, and the others' wait for it.
 CREATE TABLE IF NOT EXISTS collective_arrivals (
     capture_id     INTEGER NOT NULL,
     analysis_key   VARCHAR NOT NULL,
@@ -417,6 +439,7 @@ CREATE TABLE IF NOT EXISTS collective_arrivals (
     after_category VARCHAR                  -- what the last rank was busy with before it arrived (its instance's after_category)
 );
 
+-- Per file, phase and category: the delay from an eager launch call to its operation's start.
 CREATE TABLE IF NOT EXISTS launch_delays (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -430,6 +453,7 @@ CREATE TABLE IF NOT EXISTS launch_delays (
     p90_ns       DOUBLE
 );
 
+-- Every CUDA graph replay with kernels in a step: its GPU window and the gap since the previous one.
 CREATE TABLE IF NOT EXISTS graph_replays (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -443,6 +467,7 @@ CREATE TABLE IF NOT EXISTS graph_replays (
     gap_ns       BIGINT                     -- GPU time since the file's previous replay ended (NULL for the first)
 );
 
+-- Every kernel in a step whose work the trace says (recorded shapes, a collective's bytes): FLOPs and bytes.
 CREATE TABLE IF NOT EXISTS kernel_work (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -463,6 +488,7 @@ CREATE TABLE IF NOT EXISTS kernel_work (
     bytes        DOUBLE                     -- its share of the op's memory traffic; a collective's bus bytes
 );
 
+-- Per phase and CPU op with recorded shapes: its calls with each set of shapes (for model-file checks).
 CREATE TABLE IF NOT EXISTS op_shape_calls (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
@@ -474,6 +500,7 @@ CREATE TABLE IF NOT EXISTS op_shape_calls (
     calls        BIGINT NOT NULL            -- calls in the phase's steps that launched GPU work
 );
 
+-- The capture-quality warnings of the analysis, in report order (docs/warnings.md).
 CREATE TABLE IF NOT EXISTS analysis_warnings (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,

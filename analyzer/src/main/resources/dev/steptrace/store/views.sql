@@ -10,9 +10,11 @@ UNION ALL
 SELECT c.capture_id, f.file_id, f.rank, f.path
 FROM captures c JOIN files f ON f.file_id = c.single_file_id;
 
+-- The distinct event names across the store.
 CREATE OR REPLACE VIEW event_names AS
 SELECT DISTINCT name FROM names;
 
+-- Every GPU operation with its name, rank and capture.
 CREATE OR REPLACE VIEW gpu_events AS
 SELECT f.capture_id, g.file_id, f.rank, g.kind, n.name, g.device, g.stream,
        g.ts_ns, g.dur_ns, g.ts_ns + g.dur_ns AS end_ns, g.correlation, g.external_id, g.bytes,
@@ -21,9 +23,11 @@ FROM gpu_ops g
 JOIN files f USING (file_id)
 JOIN names n ON n.file_id = g.file_id AND n.name_id = g.name_id;
 
+-- The kernels among them.
 CREATE OR REPLACE VIEW kernels AS
 SELECT * EXCLUDE (kind, bytes) FROM gpu_events WHERE kind = 'kernel';
 
+-- Every CPU op and annotation with its name, rank and capture.
 CREATE OR REPLACE VIEW cpu_events AS
 SELECT f.capture_id, c.file_id, f.rank, c.kind, n.name, c.pid, c.tid,
        c.ts_ns, c.dur_ns, c.ts_ns + c.dur_ns AS end_ns, c.external_id
@@ -31,6 +35,7 @@ FROM cpu_ops c
 JOIN files f USING (file_id)
 JOIN names n ON n.file_id = c.file_id AND n.name_id = c.name_id;
 
+-- Every runtime and driver call with its name, rank and capture.
 CREATE OR REPLACE VIEW runtime_calls AS
 SELECT f.capture_id, l.file_id, f.rank, l.kind, n.name, l.pid, l.tid,
        l.ts_ns, l.dur_ns, l.ts_ns + l.dur_ns AS end_ns, l.correlation, l.external_id, l.cbid

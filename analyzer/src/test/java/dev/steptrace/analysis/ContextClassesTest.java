@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.cli.Main;
 import dev.steptrace.testing.TestData;
 import java.io.IOException;
@@ -119,7 +120,7 @@ class ContextClassesTest {
             boolean typed = false;
             for (JsonNode k : top) {
                 if (k.get("name").asText().equals(GENERIC) && k.get("category").asText().equals("allreduce")) {
-                    assertEquals(ContextClasses.GENERIC_ALLREDUCE, k.get("rule").asText(), "the provenance says how");
+                    assertEquals(Taxonomy.GENERIC_ALLREDUCE_RULE, k.get("rule").asText(), "the provenance says how");
                     typed = true;
                 }
             }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.steptrace.common.StepSource;
 import dev.steptrace.store.DuckDb;
+import dev.steptrace.store.QueryFile;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -41,8 +42,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *                                 them; a "table" of one of them then fills the columns it names
  *
  * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a number
- *                                 written with a decimal point, true or false, a string, or a list of
- *                                 strings a,b);
+ *                                 written with a decimal point, true or false, NULL, a string, or a
+ *                                 list of such a,b; a list of one is written a,);
  *                                 "stage cross-rank" creates the views of cross-rank.sql
  *
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
@@ -53,7 +54,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ----
  * v v ...
  * </pre>
- * Stage tests are under {@code stages/}, tests of the query files under {@code queries/}.
+ * Stage tests are under {@code stages/} ("stage macros" defines the macros alone), tests of the query files
+ * under {@code queries/} (those of queries/work/ name them work/NAME); AnalysisFilesTest requires one for
+ * every file.
  */
 class StageDataTest {
     private static final Pattern TOKEN = Pattern.compile("'([^']*)'|(\\S+)");
@@ -62,7 +65,7 @@ class StageDataTest {
         List<Path> files = new ArrayList<>();
         for (String kind : List.of("stages", "queries")) {
             Path dir = Path.of(StageDataTest.class.getResource(kind).toURI());
-            try (Stream<Path> s = Files.list(dir)) {
+            try (Stream<Path> s = Files.walk(dir)) {
                 List<Path> these = s.filter(p -> p.toString().endsWith(".test")).sorted().toList();
                 assertFalse(these.isEmpty(), "no tests in " + dir);
                 files.addAll(these);
@@ -95,6 +98,8 @@ class StageDataTest {
                     List<String> words = tokens(line.substring(6));
                     if (words.get(0).equals("cross-rank")) {
                         ViewScript.CROSS_RANK.create(c);
+                    } else if (words.get(0).equals("macros")) {
+                        SqlStage.defineMacros(c);
                     } else {
                         SqlStage.load(words.get(0)).run(c, parameters(words));
                     }
@@ -122,8 +127,8 @@ class StageDataTest {
     }
 
     /**
-     * Stage 10 selects the step annotations by the condition the other readers of annotations use
-     * ({@link StepSource#ANNOTATIONS}: the timeline, the decision memo's batch size), written once in each.
+     * Stage 10 and the decision memo's batch size (query batch-annotations) select the step annotations by the
+     * condition the timeline uses ({@link StepSource#ANNOTATIONS}), written once in each.
      */
     @Test
     void stepAnnotationsAreSelectedAsStepSourceSays() throws IOException {
@@ -131,6 +136,8 @@ class StageDataTest {
             String stage = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(stage.contains("WHERE " + StepSource.ANNOTATIONS + ";"), StepSource.ANNOTATIONS);
         }
+        assertTrue(QueryFile.load("batch-annotations").sql().contains("AND " + StepSource.ANNOTATIONS + "\n"),
+                StepSource.ANNOTATIONS);
     }
 
     /** A stage's or query's parameters, from words {@code name=value} after the first. */
@@ -138,18 +145,25 @@ class StageDataTest {
         Map<String, Object> parameters = new LinkedHashMap<>();
         for (String p : words.subList(1, words.size())) {
             String value = p.substring(p.indexOf('=') + 1);
-            parameters.put(p.substring(0, p.indexOf('=')), value.contains(",") ? List.of(value.split(","))
-                    : value.matches("-?\\d+") ? (Object) Integer.valueOf(value)
-                    : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value)
-                    : value.matches("true|false") ? (Object) Boolean.valueOf(value) : value);
+            parameters.put(p.substring(0, p.indexOf('=')), value.contains(",")
+                    ? Stream.of(value.split(",")).map(StageDataTest::scalar).collect(Collectors.toList())
+                    : scalar(value));
         }
         return parameters;
+    }
+
+    /** One value as written: NULL, an integer, a number with a decimal point, true or false, else a string. */
+    private static Object scalar(String value) {
+        return value.equals("NULL") ? null
+                : value.matches("-?\\d+") ? (Object) Integer.valueOf(value)
+                : value.matches("-?\\d+\\.\\d+") ? (Object) Double.valueOf(value)
+                : value.matches("true|false") ? (Object) Boolean.valueOf(value) : value;
     }
 
     /** The rows of query file {@code queries/words[0].sql} with the parameters that follow. */
     private static List<List<String>> queryFile(Connection c, List<String> words) throws SQLException {
         List<List<String>> out = new ArrayList<>();
-        SqlStage.load("queries/" + words.get(0)).query(c, parameters(words), rs -> out.add(row(rs)));
+        QueryFile.load(words.get(0)).run(c, parameters(words), rs -> out.add(row(rs)));
         return out;
     }
 

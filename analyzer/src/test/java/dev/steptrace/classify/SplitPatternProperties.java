@@ -14,7 +14,7 @@ import net.jqwik.api.Property;
  * common), separators and letters of either case, so the runs' pre-check passes and fails both ways.
  */
 class SplitPatternProperties {
-    private static final List<Rule> RULES = Taxonomy.builtIn().rules();
+    private static final List<TaxonomyRule> RULES = Taxonomy.builtIn().rules();
     private static final List<String> PIECES = pieces();
 
     @Property(tries = 2000)
@@ -28,7 +28,7 @@ class SplitPatternProperties {
             name.append(" _:<>(),0".charAt(random.nextInt(9)));
         }
         String n = name.toString();
-        for (Rule r : RULES) {
+        for (TaxonomyRule r : RULES) {
             SplitPattern split = SplitPattern.of(r.match());
             if (split != null) {
                 assertEquals(r.matchesName(n), split.find(n), r.id() + " in " + n);
@@ -38,7 +38,7 @@ class SplitPatternProperties {
 
     private static List<String> pieces() {
         List<String> out = new ArrayList<>(List.of("void", "kernel", "Kernel", "at::native::", "ncclDevKernel", "x"));
-        for (Rule r : RULES) {
+        for (TaxonomyRule r : RULES) {
             SplitPattern split = SplitPattern.of(r.match());
             if (split != null) {
                 split.runs().forEach(out::addAll);

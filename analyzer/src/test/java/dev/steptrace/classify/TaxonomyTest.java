@@ -41,14 +41,14 @@ class TaxonomyTest {
 
     @Test
     void builtInRulesAreWellFormed() {
-        List<Rule> rules = BUILT_IN.rules();
+        List<TaxonomyRule> rules = BUILT_IN.rules();
         assertTrue(rules.size() > 60, "rules: " + rules.size());
-        Rule last = rules.get(rules.size() - 1);
+        TaxonomyRule last = rules.get(rules.size() - 1);
         assertEquals(Taxonomy.CATCH_ALL_ID, last.id());
         assertEquals(Category.OTHER, last.category());
         assertEquals("unknown", last.subcategory());
         Set<String> ids = new HashSet<>();
-        for (Rule r : rules) {
+        for (TaxonomyRule r : rules) {
             assertTrue(ids.add(r.id()), "unique id " + r.id());
             assertNotNull(r.source(), r.id());
             assertFalse(r.source().isBlank(), r.id() + " says where its names come from");
@@ -99,7 +99,7 @@ class TaxonomyTest {
         assertTrue(e.earlier().stream().anyMatch(m -> m.rule().id().equals("moe_gemm.cutlass.grouped")
                 && m.reason() == Explanation.Reason.NO_MATCH), "the grouped-GEMM rule was tried and did not match");
         // The dense CUTLASS rule would have matched, but comes later.
-        Rule cutlass = BUILT_IN.rules().stream().filter(r -> r.id().equals("gemm.cutlass")).findFirst().orElseThrow();
+        TaxonomyRule cutlass = BUILT_IN.rules().stream().filter(r -> r.id().equals("gemm.cutlass")).findFirst().orElseThrow();
         assertTrue(cutlass.matchesName(fa3));
         assertTrue(BUILT_IN.rules().indexOf(cutlass) + 1 > e.index());
     }
@@ -174,10 +174,11 @@ class TaxonomyTest {
     @Test
     void malformedFilesAreOneClearLineNamingFileRuleAndField() throws IOException {
         String m = errorOf("syntax.yaml", "rules:\n  - id: a\n    match: 'x\n  - : :\n");
-        assertTrue(m.contains("not valid YAML at line"), m);
+        // The quote opened on line 3 never closes: the stream ends on line 5 (four lines and a newline).
+        assertTrue(m.contains(": line 5, column 1: not valid YAML: "), m);
 
         m = errorOf("syntax.json", "{\"rules\": [}");
-        assertTrue(m.contains("not valid JSON at line 1"), m);
+        assertTrue(m.contains(": line 1, column ") && m.contains("not valid JSON: "), m);
 
         m = errorOf("category.yaml", "rules:\n  - {id: site.bad_cat, match: 'x', category: comms, subcategory: nccl}\n");
         assertTrue(m.contains("rule 'site.bad_cat'") && m.contains("field 'category'")

@@ -164,10 +164,10 @@ class DecideCommandTest {
             assertEquals("not_applicable", o.get("verdict").asText(), o.get("id").asText() + ": nothing is weighed");
         }
         JsonNode hw = check(d, "hardware-match");
-        assertEquals("warn", hw.get("status").asText());
+        assertEquals("severe", hw.get("status").asText(), "hardware-match is a severe rule");
         assertTrue(hw.get("evidence").asText().contains("interconnect nvlink (device names: \"NVIDIA H200\": nvlink"),
                 hw.get("evidence").asText());
-        assertEquals("warn", check(d, "premise").get("status").asText());
+        assertEquals("warning", check(d, "premise").get("status").asText());
         assertTrue(d.at("/facts/batch_source").asText().contains("question.batch"), "graph replays carry no shapes");
     }
 

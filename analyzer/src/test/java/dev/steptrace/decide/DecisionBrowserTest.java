@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.steptrace.report.TemplateLoader;
 import dev.steptrace.testing.HeadlessChromium;
 import dev.steptrace.testing.TestData;
+import dev.steptrace.rules.Thresholds;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -68,7 +69,7 @@ class DecisionBrowserTest {
             files = st.filter(p -> p.toString().endsWith(".json")).sorted().toList();
         }
         return DecisionEngine.decide(DecisionFixtures.spec(null), DecisionFixtures.batch(1), s,
-                BenchResults.summarize(files, BenchResults.load(files)), "test");
+                BenchResults.summarize(files, BenchResults.load(files), Thresholds.defaults()), Thresholds.defaults(), "test");
     }
 
     @Test

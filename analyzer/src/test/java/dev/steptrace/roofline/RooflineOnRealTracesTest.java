@@ -287,8 +287,8 @@ class RooflineOnRealTracesTest {
         assertTrue(report.get("warnings").toString().contains("unknown peak for NVIDIA A100-PG509-200"),
                 report.get("warnings").toString());
         try (StoreDb s = StoreDb.open(tmp.resolve("a.duckdb"))) {
-            assertEquals(List.of("0|NVIDIA A100-PG509-200"), RuleEvidence.rows(s.connection(), "unknown_device_peaks", 1,
-                    "default"), "the rule's evidence: the rank's GPU");
+            assertEquals(List.of("1|0|NVIDIA A100-PG509-200"), RuleEvidence.rows(s.connection(), "unknown_device_peaks", 1,
+                    "default"), "the rule's evidence: the file's rank and GPU");
         }
         for (JsonNode phase : report.get("phases")) {
             assertTrue(phase.at("/roofline/peaks").isNull(), "unknown peak: null, not a guess");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Threshold;
+import dev.steptrace.store.QueryFile;
 import dev.steptrace.testing.TestData;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +59,8 @@ public final class RuleCatalogue {
                 }
             }
             if (r.evidence() != null) {
-                sb.append("\nEvidence:\n\n```sql\n").append(r.evidence()).append("\n```\n");
+                sb.append("\nEvidence: query `").append(r.evidence()).append("` (`analysis/queries/").append(r.evidence())
+                        .append(".sql`):\n\n```sql\n").append(QueryFile.load(r.evidence()).sql()).append("\n```\n");
             }
         }
         return sb.toString();

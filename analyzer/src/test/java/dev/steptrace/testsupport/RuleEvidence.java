@@ -1,7 +1,8 @@
 package dev.steptrace.testsupport;
 
-import dev.steptrace.analysis.CaptureRules;
+import dev.steptrace.quality.CaptureRules;
 import dev.steptrace.rules.Rule;
+import dev.steptrace.store.KeptAnalysis;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -10,10 +11,11 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
- * Runs a rule's evidence query (docs/warnings.md) as a user would: its capture id and analysis key
- * replaced by those of the capture at hand.
+ * Runs a rule's evidence query (docs/warnings.md) as a user would: the statement a warning of it carries in
+ * report.json, its capture id and analysis key written as literals, run as it is.
  */
 public final class RuleEvidence {
     private RuleEvidence() {}
@@ -24,19 +26,23 @@ public final class RuleEvidence {
                 .orElseThrow(() -> new AssertionError("no registered rule " + id));
     }
 
-    /** The query of {@code rule} for capture {@code captureId} and analysis {@code key}. */
-    public static String query(Rule rule, int captureId, String key) {
-        return rule.evidence().replaceAll("capture_id = 1\\b", "capture_id = " + captureId)
-                .replace("analysis_key = 'default'", "analysis_key = '" + key + "'");
+    /** The evidence statement of rule {@code ruleId} for capture {@code captureId} and analysis {@code key}. */
+    public static String query(Connection c, String ruleId, int captureId, String key) {
+        return new KeptAnalysis(c, captureId, key).evidence(rule(ruleId).evidence(), Map.of());
+    }
+
+    /** The evidence rows of rule {@code ruleId} for a capture and analysis key, as {@link #rows(Connection, String)}. */
+    public static List<String> rows(Connection c, String ruleId, int captureId, String key) throws SQLException {
+        return rows(c, query(c, ruleId, captureId, key));
     }
 
     /**
-     * The evidence rows, each its columns joined by {@code |}: numbers with a fraction to 2 decimals,
+     * The rows of a statement, each its columns joined by {@code |}: numbers with a fraction to 2 decimals,
      * null as {@code NULL}.
      */
-    public static List<String> rows(Connection c, String ruleId, int captureId, String key) throws SQLException {
+    public static List<String> rows(Connection c, String sql) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query(rule(ruleId), captureId, key))) {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             int n = rs.getMetaData().getColumnCount();
             while (rs.next()) {
                 List<String> row = new ArrayList<>();

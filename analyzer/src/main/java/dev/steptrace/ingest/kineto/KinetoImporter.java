@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -38,6 +39,11 @@ public final class KinetoImporter implements Importer {
     @Override
     public List<String> formats() {
         return List.of(FORMAT);
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return Set.of(Capability.CONTENT_FINGERPRINT, Capability.FINGERPRINT_WHILE_READING, Capability.PYTHON_FUNCTIONS);
     }
 
     @Override

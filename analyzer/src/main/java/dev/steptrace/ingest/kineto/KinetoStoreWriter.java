@@ -12,10 +12,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import dev.steptrace.ingest.RowSink;
 import dev.steptrace.ingest.StoreWriteException;
-import dev.steptrace.store.CpuOpColumns;
-import dev.steptrace.store.GpuOpColumns;
-import dev.steptrace.store.LaunchColumns;
-import dev.steptrace.store.TableBatch;
+import dev.steptrace.store.CommMetaWriter;
+import dev.steptrace.store.CpuOpWriter;
+import dev.steptrace.store.GpuOpWriter;
+import dev.steptrace.store.LaunchWriter;
 
 /**
  * Writes what {@link KinetoReader} keeps from one file into the store's event tables through the
@@ -38,16 +38,12 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     private final NameDictionary names;
     private final BitSet usedNames = new BitSet();
     private boolean spilledNames;
-    private final TableBatch gpu;
-    private final TableBatch cpu;
-    private final TableBatch launch;
-    private final TableBatch comm;
+    private final GpuOpWriter gpu;
+    private final CpuOpWriter cpu;
+    private final LaunchWriter launch;
+    private final CommMetaWriter comm;
     private final OpShapes shapes;
-    private final GpuOpColumns g;
-    private final CpuOpColumns c;
-    private final int[] cpuKinds = new int[EventKind.values().length];
-    private final LaunchColumns l;
-    private final CommColumns m;
+    private final CpuOpWriter.Kind[] cpuKinds = new CpuOpWriter.Kind[EventKind.values().length];
 
     private long baseNs;
     private long lateBaseNs;
@@ -73,23 +69,19 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
             gpu = sink.gpuOps();
             cpu = sink.cpuOps();
             launch = sink.launches();
-            comm = sink.table("comm_meta", 4096);
+            comm = sink.commMeta(4096);
             // Opened now, not when the first name spills mid-stream: opening queries the connection,
             // which the inserter thread may be using then.
-            sink.table("names");
-            g = sink.gpuColumns();
-            c = sink.cpuColumns();
-            l = sink.launchColumns();
-            m = new CommColumns(comm);
-            shapes = new OpShapes(sink.table("op_shapes", 4096), fileId);
+            sink.openNames();
+            shapes = new OpShapes(sink.opShapes(4096));
         } catch (SQLException | RuntimeException e) {
             sink.close();
             throw e;
         }
-        cpuKinds[EventKind.CPU_OP.ordinal()] = c.cpuOp;
-        cpuKinds[EventKind.USER_ANNOTATION.ordinal()] = c.userAnnotation;
-        cpuKinds[EventKind.GPU_USER_ANNOTATION.ordinal()] = c.gpuUserAnnotation;
-        cpuKinds[EventKind.PYTHON_FUNCTION.ordinal()] = c.pythonFunction;
+        cpuKinds[EventKind.CPU_OP.ordinal()] = CpuOpWriter.Kind.CPU_OP;
+        cpuKinds[EventKind.USER_ANNOTATION.ordinal()] = CpuOpWriter.Kind.USER_ANNOTATION;
+        cpuKinds[EventKind.GPU_USER_ANNOTATION.ordinal()] = CpuOpWriter.Kind.GPU_USER_ANNOTATION;
+        cpuKinds[EventKind.PYTHON_FUNCTION.ordinal()] = CpuOpWriter.Kind.PYTHON_FUNCTION;
     }
 
     /** The file's name dictionary, for the reader: names it does not keep are written to the store at once. */
@@ -145,110 +137,111 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
     }
 
     private void writeGpu(TraceEvent e, int nameId, long ts) throws SQLException {
-        gpu.setInt(g.file, fileId);
-        gpu.setEnum(g.kind, gpuKind(e.kind));
-        gpu.setInt(g.name, nameId);
+        gpu.start(gpuKind(e.kind), nameId, ts, e.durNs);
         // GPU events: pid is the device and tid the stream, when the args do not say.
         if (e.has(TraceEvent.DEVICE)) {
-            gpu.setInt(g.device, e.device);
+            gpu.device(e.device);
         } else if (e.has(TraceEvent.PID)) {
-            gpu.setInt(g.device, (int) e.pid);
+            gpu.device((int) e.pid);
         }
         if (e.has(TraceEvent.STREAM)) {
-            gpu.setLong(g.stream, e.stream);
+            gpu.stream(e.stream);
         } else if (e.has(TraceEvent.TID)) {
-            gpu.setLong(g.stream, e.tid);
+            gpu.stream(e.tid);
         }
-        gpu.setLong(g.ts, ts);
-        gpu.setLong(g.dur, e.durNs);
-        gpu.setLongIf(e.has(TraceEvent.CORRELATION), g.correlation, e.correlation);
-        gpu.setLongIf(e.has(TraceEvent.EXTERNAL_ID), g.externalId, e.externalId);
-        gpu.setLongIf(e.has(TraceEvent.BYTES), g.bytes, e.bytes);
-        gpu.setLongIf(e.has(TraceEvent.GRAPH_ID), g.graphId, e.graphId);
-        gpu.setLongIf(e.has(TraceEvent.GRAPH_NODE_ID), g.graphNodeId, e.graphNodeId);
-        if (e.has(TraceEvent.GRID)) {
-            gpu.setInt(g.gridX, e.grid[0]);
-            gpu.setInt(g.gridX + 1, e.grid[1]);
-            gpu.setInt(g.gridX + 2, e.grid[2]);
+        if (e.has(TraceEvent.CORRELATION)) {
+            gpu.correlation(e.correlation);
         }
-        if (e.has(TraceEvent.BLOCK)) {
-            gpu.setInt(g.blockX, e.block[0]);
-            gpu.setInt(g.blockX + 1, e.block[1]);
-            gpu.setInt(g.blockX + 2, e.block[2]);
+        if (e.has(TraceEvent.EXTERNAL_ID)) {
+            gpu.externalId(e.externalId);
         }
-        gpu.endRow();
+        if (e.has(TraceEvent.BYTES)) {
+            gpu.bytes(e.bytes);
+        }
+        if (e.has(TraceEvent.GRAPH_ID)) {
+            gpu.graphId(e.graphId);
+        }
+        if (e.has(TraceEvent.GRAPH_NODE_ID)) {
+            gpu.graphNodeId(e.graphNodeId);
+        }
+        for (int axis = 0; axis < 3 && e.has(TraceEvent.GRID); axis++) {
+            gpu.grid(axis, e.grid[axis]);
+        }
+        for (int axis = 0; axis < 3 && e.has(TraceEvent.BLOCK); axis++) {
+            gpu.block(axis, e.block[axis]);
+        }
+        gpu.end();
     }
 
-    private int gpuKind(EventKind k) {
+    private static GpuOpWriter.Kind gpuKind(EventKind k) {
         switch (k) {
             case KERNEL:
-                return g.kernel;
+                return GpuOpWriter.Kind.KERNEL;
             case MEMCPY:
-                return g.memcpy;
+                return GpuOpWriter.Kind.MEMCPY;
             case MEMSET:
-                return g.memset;
+                return GpuOpWriter.Kind.MEMSET;
             default:
-                return g.sync;
+                return GpuOpWriter.Kind.SYNC;
         }
     }
 
     private void writeCpu(TraceEvent e, int nameId, long ts) throws SQLException {
-        cpu.setInt(c.file, fileId);
-        cpu.setEnum(c.kind, cpuKinds[e.kind.ordinal()]);
-        cpu.setInt(c.name, nameId);
-        cpu.setLongIf(e.has(TraceEvent.PID), c.pid, e.pid);
-        cpu.setLongIf(e.has(TraceEvent.TID), c.tid, e.tid);
-        cpu.setLong(c.ts, ts);
-        cpu.setLong(c.dur, e.durNs);
-        cpu.setLongIf(e.has(TraceEvent.EXTERNAL_ID), c.externalId, e.externalId);
-        if (e.hasInputs()) {
-            cpu.setInt(c.shapeId, shapes.idOf(e.inputs()));
+        cpu.start(cpuKinds[e.kind.ordinal()], nameId, ts, e.durNs);
+        if (e.has(TraceEvent.PID)) {
+            cpu.pid(e.pid);
         }
-        cpu.endRow();
+        if (e.has(TraceEvent.TID)) {
+            cpu.tid(e.tid);
+        }
+        if (e.has(TraceEvent.EXTERNAL_ID)) {
+            cpu.externalId(e.externalId);
+        }
+        if (e.hasInputs()) {
+            cpu.shapeId(shapes.idOf(e.inputs()));
+        }
+        cpu.end();
     }
 
     private void writeLaunch(TraceEvent e, int nameId, long ts) throws SQLException {
-        launch.setInt(l.file, fileId);
-        launch.setEnum(l.kind, e.kind == EventKind.DRIVER ? l.driver : l.runtime);
-        launch.setInt(l.name, nameId);
-        launch.setLongIf(e.has(TraceEvent.PID), l.pid, e.pid);
-        launch.setLongIf(e.has(TraceEvent.TID), l.tid, e.tid);
-        launch.setLong(l.ts, ts);
-        launch.setLong(l.dur, e.durNs);
-        launch.setLongIf(e.has(TraceEvent.CORRELATION), l.correlation, e.correlation);
-        launch.setLongIf(e.has(TraceEvent.EXTERNAL_ID), l.externalId, e.externalId);
-        launch.setIntIf(e.has(TraceEvent.CBID), l.cbid, e.cbid);
-        launch.endRow();
+        launch.start(e.kind == EventKind.DRIVER ? LaunchWriter.Kind.DRIVER : LaunchWriter.Kind.RUNTIME, nameId, ts,
+                e.durNs);
+        if (e.has(TraceEvent.PID)) {
+            launch.pid(e.pid);
+        }
+        if (e.has(TraceEvent.TID)) {
+            launch.tid(e.tid);
+        }
+        if (e.has(TraceEvent.CORRELATION)) {
+            launch.correlation(e.correlation);
+        }
+        if (e.has(TraceEvent.EXTERNAL_ID)) {
+            launch.externalId(e.externalId);
+        }
+        if (e.has(TraceEvent.CBID)) {
+            launch.cbid(e.cbid);
+        }
+        launch.end();
     }
 
     private void writeComm(TraceEvent e, long ts) throws SQLException {
         TraceEvent.CommArgs a = e.comm();
-        comm.setInt(m.file, fileId);
-        comm.setEnum(m.source, e.kind == EventKind.KERNEL ? m.kernel : m.cpuOp);
-        comm.setLong(m.ts, ts);
-        comm.setLongIf(e.has(TraceEvent.CORRELATION), m.correlation, e.correlation);
-        comm.setLongIf(e.has(TraceEvent.EXTERNAL_ID), m.externalId, e.externalId);
-        comm.setString(m.collective, a.collective);
-        comm.setString(m.dtype, a.dtype);
-        comm.setLongOrNull(m.inNelems, a.inNelems);
-        comm.setLongOrNull(m.outNelems, a.outNelems);
-        comm.setIntOrNull(m.groupSize, a.groupSize);
-        comm.setString(m.pgName, a.pgName);
-        comm.setString(m.pgDesc, a.pgDesc);
-        comm.setString(m.pgRanks, a.pgRanks);
-        comm.setIntOrNull(m.rank, a.rank);
-        comm.setIntOrNull(m.srcRank, a.srcRank);
-        comm.setIntOrNull(m.dstRank, a.dstRank);
-        comm.setLongOrNull(m.seq, a.seq);
-        if (a.commsId != null) {
-            comm.setUnsignedLong(m.commsId, Long.parseUnsignedLong(a.commsId));
+        comm.start(e.kind == EventKind.KERNEL ? CommMetaWriter.Source.KERNEL : CommMetaWriter.Source.CPU_OP, ts);
+        if (e.has(TraceEvent.CORRELATION)) {
+            comm.correlation(e.correlation);
         }
-        comm.setString(m.inSplit, a.inSplit);
-        comm.setString(m.outSplit, a.outSplit);
-        if (a.isAsync != null) {
-            comm.setBoolean(m.isAsync, a.isAsync);
+        if (e.has(TraceEvent.EXTERNAL_ID)) {
+            comm.externalId(e.externalId);
         }
-        comm.endRow();
+        comm.collective(a.collective, a.dtype);
+        comm.elements(a.inNelems, a.outNelems);
+        comm.group(a.groupSize, a.pgName, a.pgDesc, a.pgRanks);
+        comm.ranks(a.rank, a.srcRank, a.dstRank);
+        comm.seq(a.seq);
+        comm.commsId(a.commsId);
+        comm.splits(a.inSplit, a.outSplit);
+        comm.async(a.isAsync);
+        comm.end();
     }
 
     @Override
@@ -325,7 +318,7 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
                 lastTs == Long.MIN_VALUE ? null : lastTs, distributedInfo, distributedRank, worldSize,
                 metadata.isEmpty() ? null : metadata.toString(),
                 metadata.hasNonNull("host_name") ? metadata.get("host_name").asText() : null,
-                comm.rowsWritten());
+                comm.rows());
     }
 
     private void writeNames() throws SQLException {
@@ -368,58 +361,6 @@ public final class KinetoStoreWriter implements TraceEventSink, AutoCloseable {
         Track(long pid, Long tid) {
             this.pid = pid;
             this.tid = tid;
-        }
-    }
-
-    private static final class CommColumns {
-        final int file;
-        final int source;
-        final int ts;
-        final int correlation;
-        final int externalId;
-        final int collective;
-        final int dtype;
-        final int inNelems;
-        final int outNelems;
-        final int groupSize;
-        final int pgName;
-        final int pgDesc;
-        final int pgRanks;
-        final int rank;
-        final int srcRank;
-        final int dstRank;
-        final int seq;
-        final int commsId;
-        final int inSplit;
-        final int outSplit;
-        final int isAsync;
-        final int kernel;
-        final int cpuOp;
-
-        CommColumns(TableBatch b) {
-            file = b.column("file_id");
-            source = b.column("source");
-            ts = b.column("ts_ns");
-            correlation = b.column("correlation");
-            externalId = b.column("external_id");
-            collective = b.column("collective");
-            dtype = b.column("dtype");
-            inNelems = b.column("in_nelems");
-            outNelems = b.column("out_nelems");
-            groupSize = b.column("group_size");
-            pgName = b.column("pg_name");
-            pgDesc = b.column("pg_desc");
-            pgRanks = b.column("pg_ranks");
-            rank = b.column("rank");
-            srcRank = b.column("src_rank");
-            dstRank = b.column("dst_rank");
-            seq = b.column("seq");
-            commsId = b.column("comms_id");
-            inSplit = b.column("in_split");
-            outSplit = b.column("out_split");
-            isAsync = b.column("is_async");
-            kernel = b.enumCode(source, "kernel");
-            cpuOp = b.enumCode(source, "cpu_op");
         }
     }
 }

@@ -1,6 +1,6 @@
 package dev.steptrace.ingest.kineto;
 
-import dev.steptrace.store.TableBatch;
+import dev.steptrace.store.OpShapeWriter;
 import java.sql.SQLException;
 
 /**
@@ -16,35 +16,21 @@ final class OpShapes {
     static final int MAX_DISTINCT = 32768;
     private static final char SEPARATOR = '\u0001';
 
-    private final int fileId;
-    private final TableBatch batch;
-    private final int file;
-    private final int shape;
-    private final int dims;
-    private final int types;
-    private final int strides;
-    private final int concrete;
+    private final OpShapeWriter rows;
     private final int maxDistinct;
     private NameDictionary distinct = new NameDictionary();
     private int idBase;
     private char[] key = new char[256];
 
-    /** @param batch the file's {@code op_shapes} batch (its owner flushes and closes it) */
-    OpShapes(TableBatch batch, int fileId) {
-        this(batch, fileId, MAX_DISTINCT);
+    /** @param rows the file's {@code op_shapes} rows (its owner flushes and closes them) */
+    OpShapes(OpShapeWriter rows) {
+        this(rows, MAX_DISTINCT);
     }
 
     /** With a smaller bound, for tests of the rollover. */
-    OpShapes(TableBatch batch, int fileId, int maxDistinct) {
-        this.fileId = fileId;
+    OpShapes(OpShapeWriter rows, int maxDistinct) {
+        this.rows = rows;
         this.maxDistinct = maxDistinct;
-        this.batch = batch;
-        file = batch.column("file_id");
-        shape = batch.column("shape_id");
-        dims = batch.column("input_dims");
-        types = batch.column("input_types");
-        strides = batch.column("input_strides");
-        concrete = batch.column("concrete_inputs");
     }
 
     /** The id of these inputs' shapes, writing an {@code op_shapes} row the first time they are seen. */
@@ -63,13 +49,7 @@ final class OpShapes {
         int size = distinct.size();
         int id = idBase + distinct.idOf(key, 0, len);
         if (id == idBase + size) {
-            batch.setInt(file, fileId);
-            batch.setInt(shape, id);
-            batch.setString(dims, textOrNull(in.dims));
-            batch.setString(types, textOrNull(in.types));
-            batch.setString(strides, textOrNull(in.strides));
-            batch.setString(concrete, textOrNull(in.concrete));
-            batch.endRow();
+            rows.write(id, textOrNull(in.dims), textOrNull(in.types), textOrNull(in.strides), textOrNull(in.concrete));
             if (distinct.size() >= maxDistinct) {
                 idBase += distinct.size();
                 distinct = new NameDictionary();

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -58,6 +59,11 @@ public final class NsysImporter implements Importer {
     @Override
     public List<String> formats() {
         return List.of(SQLITE, PARQUET, ARROW);
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return Set.of(Capability.WHOLE_GRAPH_ROWS);
     }
 
     @Override

@@ -10,10 +10,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.steptrace.ingest.FileSummary;
 import dev.steptrace.ingest.RowSink;
 import dev.steptrace.ingest.TimeLimits;
-import dev.steptrace.store.CpuOpColumns;
-import dev.steptrace.store.GpuOpColumns;
-import dev.steptrace.store.LaunchColumns;
-import dev.steptrace.store.TableBatch;
+import dev.steptrace.store.CpuOpWriter;
+import dev.steptrace.store.GpuOpWriter;
+import dev.steptrace.store.LaunchWriter;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -123,17 +122,16 @@ public final class NsysReader {
         cudaProcesses();
         domains();
         // One table at a time: only its batches are held.
-        TableBatch gpu = sink.gpuOps();
-        GpuOpColumns g = sink.gpuColumns();
-        kernels(gpu, g);
-        memcpys(gpu, g);
-        memsets(gpu, g);
-        syncs(gpu, g);
-        graphReplays(gpu, g);
+        GpuOpWriter gpu = sink.gpuOps();
+        kernels(gpu);
+        memcpys(gpu);
+        memsets(gpu);
+        syncs(gpu);
+        graphReplays(gpu);
         sink.done("gpu_ops");
-        runtime(sink.launches(), sink.launchColumns());
+        runtime(sink.launches());
         sink.done("launches");
-        nvtx(sink.cpuOps(), sink.cpuColumns());
+        nvtx(sink.cpuOps());
         sink.done("cpu_ops");
         eventsCounter.addAndGet(sinceProgress);
         sinceProgress = 0;
@@ -304,7 +302,7 @@ public final class NsysReader {
     /** The columns of {@link #KERNEL_COLUMNS} read for every kernel row (the benchmark's ceiling reads these). */
     public static final int[] KERNEL_HOT = {0, 1, 2, 3, 4, 5, 6, 7};
 
-    private void kernels(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+    private void kernels(GpuOpWriter gpu) throws IOException, SQLException {
         boolean readPid = perProcessCorrelation;
         boolean hasGraphId = src.columns("CUPTI_ACTIVITY_KIND_KERNEL").contains("graphId");
         boolean hasGraphNodeId = src.columns("CUPTI_ACTIVITY_KIND_KERNEL").contains("graphNodeId");
@@ -351,32 +349,37 @@ public final class NsysReader {
                     }
                     nameId = unknownName;
                 }
-                gpuCommon(gpu, g, g.kernel, nameId, start, r.getLong(1), device, stream, correlation, pid);
+                gpuCommon(gpu, GpuOpWriter.Kind.KERNEL, nameId, start, r.getLong(1), device, stream, correlation, pid);
                 v = r.getLong(4);
                 if (v != NULL) {
-                    gpu.setInt(g.gridX, (int) v);
+                    gpu.grid(0, (int) v);
                 }
                 v = r.getLong(5);
                 if (v != NULL) {
-                    gpu.setInt(g.gridX + 1, (int) (v & 0xFFFF));
-                    gpu.setInt(g.gridX + 2, (int) ((v >>> 16) & 0xFFFF));
-                    gpu.setInt(g.blockX, (int) ((v >>> 32) & 0x7FF));
-                    gpu.setInt(g.blockX + 1, (int) ((v >>> 43) & 0x7FF));
-                    gpu.setInt(g.blockX + 2, (int) ((v >>> 54) & 0x1FF));
+                    gpu.grid(1, (int) (v & 0xFFFF));
+                    gpu.grid(2, (int) ((v >>> 16) & 0xFFFF));
+                    gpu.block(0, (int) ((v >>> 32) & 0x7FF));
+                    gpu.block(1, (int) ((v >>> 43) & 0x7FF));
+                    gpu.block(2, (int) ((v >>> 54) & 0x1FF));
                 } else {
-                    setIntIfPresent(gpu, g.gridX + 1, r.getLong(15));
-                    setIntIfPresent(gpu, g.gridX + 2, r.getLong(16));
-                    setIntIfPresent(gpu, g.blockX, r.getLong(17));
-                    setIntIfPresent(gpu, g.blockX + 1, r.getLong(18));
-                    setIntIfPresent(gpu, g.blockX + 2, r.getLong(19));
+                    for (int axis = 1; axis < 3; axis++) {
+                        if ((v = r.getLong(14 + axis)) != NULL) {
+                            gpu.grid(axis, (int) v);
+                        }
+                    }
+                    for (int axis = 0; axis < 3; axis++) {
+                        if ((v = r.getLong(17 + axis)) != NULL) {
+                            gpu.block(axis, (int) v);
+                        }
+                    }
                 }
-                if (hasGraphNodeId) {
-                    setIfPresent(gpu, g.graphNodeId, r.getLong(6));
+                if (hasGraphNodeId && (v = r.getLong(6)) != NULL) {
+                    gpu.graphNodeId(v);
                 }
-                if (hasGraphId) {
-                    setIfPresent(gpu, g.graphId, r.getLong(7));
+                if (hasGraphId && (v = r.getLong(7)) != NULL) {
+                    gpu.graphId(v);
                 }
-                gpu.endRow();
+                gpu.end();
                 out.kernels++;
                 if (readPid) {
                     noteCudaPid(pid);
@@ -390,16 +393,21 @@ public final class NsysReader {
     private static final List<NsysSource.Col> GPU_COMMON = List.of(num("start"), num("end"), num("deviceId"),
             num("streamId"), num("correlationId"), num("globalPid"));
 
-    /** One row of a GPU activity table past its common columns: sets its own columns, returns its name id. */
+    /**
+     * One row of a GPU activity table past its common columns: its name id ({@link #name}), and its own
+     * columns ({@link #columns}, once the row is begun).
+     */
     private interface GpuRow {
-        int write(Rows r) throws IOException;
+        int name(Rows r) throws IOException;
+
+        default void columns(Rows r, GpuOpWriter gpu) throws IOException {}
     }
 
     /**
      * Streams a GPU activity table ({@link #GPU_COMMON} then {@code extra} columns, numbered from 6) into
      * gpu_ops rows of {@code kind}; returns the rows kept.
      */
-    private long gpuTable(TableBatch gpu, GpuOpColumns g, String table, List<NsysSource.Col> extra, int kind, GpuRow row)
+    private long gpuTable(GpuOpWriter gpu, String table, List<NsysSource.Col> extra, GpuOpWriter.Kind kind, GpuRow row)
             throws IOException, SQLException {
         List<NsysSource.Col> cols = new ArrayList<>(GPU_COMMON);
         cols.addAll(extra);
@@ -411,9 +419,10 @@ public final class NsysReader {
                     continue;
                 }
                 long pid = perProcessCorrelation ? pidOrZero(r.getLong(5)) : 0;
-                int nameId = row.write(r);
-                gpuCommon(gpu, g, kind, nameId, start, r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), pid);
-                gpu.endRow();
+                int nameId = row.name(r);
+                gpuCommon(gpu, kind, nameId, start, r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), pid);
+                row.columns(r, gpu);
+                gpu.end();
                 kept++;
                 progress();
             }
@@ -421,37 +430,63 @@ public final class NsysReader {
         return kept;
     }
 
-    private void memcpys(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+    private void memcpys(GpuOpWriter gpu) throws IOException, SQLException {
         Map<Long, Integer> nameIds = new HashMap<>();
-        out.memcpys = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_MEMCPY",
-                List.of(num("bytes"), num("copyKind"), num("srcKind"), num("dstKind"), num("graphNodeId")), g.memcpy, r -> {
-                    setIfPresent(gpu, g.bytes, r.getLong(6));
-                    setIfPresent(gpu, g.graphNodeId, r.getLong(10));
-                    long copy = r.getLong(7);
-                    long srcKind = r.getLong(8);
-                    long dstKind = r.getLong(9);
-                    long key = ((copy & 0xFFFF) << 32) | ((srcKind & 0xFFFF) << 16) | (dstKind & 0xFFFF);
-                    return nameIds.computeIfAbsent(key, k -> names.literal(CuptiNames.memcpy(copy, srcKind, dstKind)));
+        out.memcpys = gpuTable(gpu, "CUPTI_ACTIVITY_KIND_MEMCPY",
+                List.of(num("bytes"), num("copyKind"), num("srcKind"), num("dstKind"), num("graphNodeId")),
+                GpuOpWriter.Kind.MEMCPY, new GpuRow() {
+                    @Override
+                    public int name(Rows r) throws IOException {
+                        long copy = r.getLong(7);
+                        long srcKind = r.getLong(8);
+                        long dstKind = r.getLong(9);
+                        long key = ((copy & 0xFFFF) << 32) | ((srcKind & 0xFFFF) << 16) | (dstKind & 0xFFFF);
+                        return nameIds.computeIfAbsent(key, k -> names.literal(CuptiNames.memcpy(copy, srcKind, dstKind)));
+                    }
+
+                    @Override
+                    public void columns(Rows r, GpuOpWriter gpu) throws IOException {
+                        bytesAndNode(r, gpu, 6, 10);
+                    }
                 });
     }
 
-    private void memsets(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+    private void memsets(GpuOpWriter gpu) throws IOException, SQLException {
         Map<Long, Integer> nameIds = new HashMap<>();
-        out.memsets = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_MEMSET", List.of(num("bytes"), num("memKind"), num("graphNodeId")),
-                g.memset, r -> {
-                    setIfPresent(gpu, g.bytes, r.getLong(6));
-                    setIfPresent(gpu, g.graphNodeId, r.getLong(8));
-                    long kind = r.getLong(7);
-                    return nameIds.computeIfAbsent(kind, k -> names.literal(CuptiNames.memset(kind)));
+        out.memsets = gpuTable(gpu, "CUPTI_ACTIVITY_KIND_MEMSET", List.of(num("bytes"), num("memKind"), num("graphNodeId")),
+                GpuOpWriter.Kind.MEMSET, new GpuRow() {
+                    @Override
+                    public int name(Rows r) throws IOException {
+                        long kind = r.getLong(7);
+                        return nameIds.computeIfAbsent(kind, k -> names.literal(CuptiNames.memset(kind)));
+                    }
+
+                    @Override
+                    public void columns(Rows r, GpuOpWriter gpu) throws IOException {
+                        bytesAndNode(r, gpu, 6, 8);
+                    }
                 });
     }
 
-    private void syncs(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+    /** A copy's or a set's bytes and graph node, from columns {@code bytes} and {@code node} of the row. */
+    private static void bytesAndNode(Rows r, GpuOpWriter gpu, int bytes, int node) throws IOException {
+        long v = r.getLong(bytes);
+        if (v != NULL) {
+            gpu.bytes(v);
+        }
+        v = r.getLong(node);
+        if (v != NULL) {
+            gpu.graphNodeId(v);
+        }
+    }
+
+    private void syncs(GpuOpWriter gpu) throws IOException, SQLException {
         Map<Long, Integer> nameIds = new HashMap<>();
-        out.syncs = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", List.of(num("syncType")), g.sync, r -> {
-            long type = r.getLong(6);
-            return nameIds.computeIfAbsent(type, k -> names.literal(CuptiNames.sync(type)));
-        });
+        out.syncs = gpuTable(gpu, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", List.of(num("syncType")), GpuOpWriter.Kind.SYNC,
+                r -> {
+                    long type = r.getLong(6);
+                    return nameIds.computeIfAbsent(type, k -> names.literal(CuptiNames.sync(type)));
+                });
     }
 
     /**
@@ -459,43 +494,50 @@ public final class NsysReader {
      * records. Kept as one kernel row per replay (graph_id set, graph_node_id NULL) so that the GPU
      * time is there; the capture-quality check reports that its categories cannot be split.
      */
-    private void graphReplays(TableBatch gpu, GpuOpColumns g) throws IOException, SQLException {
+    private void graphReplays(GpuOpWriter gpu) throws IOException, SQLException {
         Map<Long, Integer> nameIds = new HashMap<>();
-        long replays = gpuTable(gpu, g, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", List.of(num("graphId")), g.kernel, r -> {
-            long graph = r.getLong(6);
-            // graph_node_id stays NULL: that is what marks a whole-graph row.
-            gpu.setLong(g.graphId, graph == NULL ? -1 : graph);
-            return nameIds.computeIfAbsent(graph, k -> names.literal(graph == NULL ? "CUDA graph" : "CUDA graph " + graph));
-        });
+        long replays = gpuTable(gpu, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", List.of(num("graphId")), GpuOpWriter.Kind.KERNEL,
+                new GpuRow() {
+                    @Override
+                    public int name(Rows r) throws IOException {
+                        long graph = r.getLong(6);
+                        return nameIds.computeIfAbsent(graph, k -> names.literal(graph == NULL ? "CUDA graph" : "CUDA graph " + graph));
+                    }
+
+                    @Override
+                    public void columns(Rows r, GpuOpWriter gpu) throws IOException {
+                        // graph_node_id stays NULL: that is what marks a whole-graph row.
+                        long graph = r.getLong(6);
+                        gpu.graphId(graph == NULL ? -1 : graph);
+                    }
+                });
         out.kernels += replays;
         out.anomaly("graph_replays_without_kernel_records", replays);
     }
 
-    private void gpuCommon(TableBatch gpu, GpuOpColumns g, int kind, int nameId, long start, long end, long device,
+    private void gpuCommon(GpuOpWriter gpu, GpuOpWriter.Kind kind, int nameId, long start, long end, long device,
                            long stream, long correlation, long pid) {
         long ts = start + base;
         long dur = duration(start, end);
-        gpu.setInt(g.file, fileId);
-        gpu.setEnum(g.kind, kind);
-        gpu.setInt(g.name, nameId);
+        gpu.start(kind, nameId, ts, dur);
         if (device != NULL) {
-            gpu.setInt(g.device, (int) device);
+            gpu.device((int) device);
             if (device >= 0 && device < 1024) {
                 devicesUsed.set((int) device);
             }
         }
-        setIfPresent(gpu, g.stream, stream);
-        gpu.setLong(g.ts, ts);
-        gpu.setLong(g.dur, dur);
+        if (stream != NULL) {
+            gpu.stream(stream);
+        }
         if (correlation != NULL) {
-            gpu.setLong(g.correlation, correlation(pid, correlation));
+            gpu.correlation(correlation(pid, correlation));
         }
         span(ts, dur);
     }
 
     // ---- CPU side -----------------------------------------------------------------------------
 
-    private void runtime(TableBatch launch, LaunchColumns l) throws IOException, SQLException {
+    private void runtime(LaunchWriter launch) throws IOException, SQLException {
         List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("eventClass"), num("globalTid"),
                 num("correlationId"), num("nameId"));
         try (Rows r = src.scan("CUPTI_ACTIVITY_KIND_RUNTIME", cols, null)) {
@@ -508,17 +550,19 @@ public final class NsysReader {
                 long dur = duration(start, r.getLong(1));
                 long globalTid = r.getLong(3);
                 long nameRef = r.getLong(5);
-                launch.setInt(l.file, fileId);
-                launch.setEnum(l.kind, r.getLong(2) == EVENT_CLASS_DRIVER ? l.driver : l.runtime);
-                launch.setInt(l.name, nameRef == NULL ? names.literal("[unnamed call]") : names.ref(nameRef, true));
-                long pid = setThread(launch, l.pid, l.tid, globalTid);
-                launch.setLong(l.ts, ts);
-                launch.setLong(l.dur, dur);
+                launch.start(r.getLong(2) == EVENT_CLASS_DRIVER ? LaunchWriter.Kind.DRIVER : LaunchWriter.Kind.RUNTIME,
+                        nameRef == NULL ? names.literal("[unnamed call]") : names.ref(nameRef, true), ts, dur);
+                long pid = 0;
+                if (globalTid != NULL) {
+                    pid = thread(globalTid);
+                    launch.pid(pid);
+                    launch.tid(tid(globalTid));
+                }
                 long corr = r.getLong(4);
                 if (corr != NULL) {
-                    launch.setLong(l.correlation, correlation(pid, corr));
+                    launch.correlation(correlation(pid, corr));
                 }
-                launch.endRow();
+                launch.end();
                 span(ts, dur);
                 out.runtime++;
                 progress();
@@ -527,7 +571,7 @@ public final class NsysReader {
     }
 
     /** NVTX push/pop and start/end ranges as user annotations; marks are dropped. */
-    private void nvtx(TableBatch cpu, CpuOpColumns c) throws IOException, SQLException {
+    private void nvtx(CpuOpWriter cpu) throws IOException, SQLException {
         List<NsysSource.Col> cols = List.of(num("start"), num("end"), num("eventType"), num("globalTid"),
                 text("text"), num("textId"), num("domainId"));
         long unterminated = 0;
@@ -562,19 +606,20 @@ public final class NsysReader {
                 } else {
                     nameId = names.literal("");
                 }
-                cpu.setInt(c.file, fileId);
-                cpu.setEnum(c.kind, c.userAnnotation);
-                cpu.setInt(c.name, nameId);
-                long pid = setThread(cpu, c.pid, c.tid, globalTid);
-                cpu.setLong(c.ts, ts);
-                cpu.setLong(c.dur, dur);
-                cpu.setEnum(c.nvtx, type == NVTX_PUSH_POP || type == NVTXT_PUSH_POP ? c.pushPop : c.startEnd);
+                cpu.start(CpuOpWriter.Kind.USER_ANNOTATION, nameId, ts, dur);
+                long pid = 0;
+                if (globalTid != NULL) {
+                    pid = thread(globalTid);
+                    cpu.pid(pid);
+                    cpu.tid(tid(globalTid));
+                }
+                cpu.nvtx(type == NVTX_PUSH_POP || type == NVTXT_PUSH_POP ? CpuOpWriter.Nvtx.PUSH_POP : CpuOpWriter.Nvtx.START_END);
                 long domainId = r.getLong(6);
                 if (domainId != NULL && domainId != 0) {
                     String domain = domains.get((pid << 32) | (domainId & 0xFFFFFFFFL));
-                    cpu.setString(c.nvtxDomain, domain != null ? domain : "domain " + domainId);
+                    cpu.nvtxDomain(domain != null ? domain : "domain " + domainId);
                 }
-                cpu.endRow();
+                cpu.end();
                 span(ts, dur);
                 out.annotations++;
                 progress();
@@ -734,17 +779,9 @@ public final class NsysReader {
         return perProcessCorrelation ? (pid << 32) | (correlationId & 0xFFFFFFFFL) : correlationId;
     }
 
-    /**
-     * Sets pid and tid from a {@code globalTid} (when there is one) and notes the process as one
-     * this file has events of; returns the pid, 0 without a globalTid.
-     */
-    private long setThread(TableBatch batch, int pidCol, int tidCol, long globalTid) {
-        if (globalTid == NULL) {
-            return 0;
-        }
+    /** The pid of a {@code globalTid}, noting the process as one this file has events of. */
+    private long thread(long globalTid) {
         long pid = pid(globalTid);
-        batch.setLong(pidCol, pid);
-        batch.setLong(tidCol, tid(globalTid));
         if (globalTid != lastEventTid) {
             eventPids.add(pid);
             lastEventTid = globalTid;
@@ -810,18 +847,6 @@ public final class NsysReader {
         if (++sinceProgress == PROGRESS_EVERY) {
             eventsCounter.addAndGet(PROGRESS_EVERY);
             sinceProgress = 0;
-        }
-    }
-
-    private static void setIfPresent(TableBatch b, int col, long v) {
-        if (v != NULL) {
-            b.setLong(col, v);
-        }
-    }
-
-    private static void setIntIfPresent(TableBatch b, int col, long v) {
-        if (v != NULL) {
-            b.setInt(col, (int) v);
         }
     }
 

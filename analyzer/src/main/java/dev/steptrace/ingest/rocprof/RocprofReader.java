@@ -5,9 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.steptrace.ingest.FileSummary;
 import dev.steptrace.ingest.RowSink;
 import dev.steptrace.ingest.TimeLimits;
-import dev.steptrace.store.GpuOpColumns;
-import dev.steptrace.store.LaunchColumns;
-import dev.steptrace.store.TableBatch;
+import dev.steptrace.store.GpuOpWriter;
+import dev.steptrace.store.LaunchWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -42,7 +41,6 @@ final class RocprofReader {
             "MEMORY_COPY_PEER_TO_PEER", "PtoP");
 
     private final RowSink sink;
-    private final int fileId;
     private final AtomicLong eventsCounter;
     private final FileSummary out = new FileSummary();
     private final Map<String, Integer> names = new LinkedHashMap<>();
@@ -54,7 +52,6 @@ final class RocprofReader {
 
     RocprofReader(RowSink sink, AtomicLong eventsCounter) {
         this.sink = sink;
-        this.fileId = sink.fileId();
         this.eventsCounter = eventsCounter;
     }
 
@@ -91,8 +88,7 @@ final class RocprofReader {
     }
 
     private void kernels(CsvRows rows) throws IOException, SQLException {
-        TableBatch gpu = sink.gpuOps();
-        GpuOpColumns g = sink.gpuColumns();
+        GpuOpWriter gpu = sink.gpuOps();
         int name = required(rows, "Kernel_Name");
         int agent = required(rows, "Agent_Id");
         int stream = rows.column("Stream_Id") >= 0 ? rows.column("Stream_Id") : rows.column("Queue_Id");
@@ -121,22 +117,21 @@ final class RocprofReader {
                     blocks[i] = (int) Math.min(Integer.MAX_VALUE, (items + size - 1) / size);
                 }
             }
-            gpuRow(gpu, g, g.kernel, nameId(rows.get(name)), device, streamId, ts, dur, corr);
+            gpuRow(gpu, GpuOpWriter.Kind.KERNEL, nameId(rows.get(name)), device, streamId, ts, dur, corr);
             if (shape) {
                 for (int i = 0; i < 3; i++) {
-                    gpu.setInt(g.gridX + i, blocks[i]);
-                    gpu.setInt(g.blockX + i, threads[i]);
+                    gpu.grid(i, blocks[i]);
+                    gpu.block(i, threads[i]);
                 }
             }
-            gpu.endRow();
+            gpu.end();
             out.kernels++;
             return true;
         });
     }
 
     private void memoryCopies(CsvRows rows) throws IOException, SQLException {
-        TableBatch gpu = sink.gpuOps();
-        GpuOpColumns g = sink.gpuColumns();
+        GpuOpWriter gpu = sink.gpuOps();
         int direction = required(rows, "Direction");
         int src = rows.column("Source_Agent_Id");
         int dst = rows.column("Destination_Agent_Id");
@@ -151,32 +146,33 @@ final class RocprofReader {
             Long streamId = optional(rows, stream);
             Long corr = optional(rows, correlation);
             Long size = optional(rows, bytes);
-            gpuRow(gpu, g, g.memcpy, nameId("Memcpy " + copy), device, streamId, ts, dur, corr);
-            gpu.setLongOrNull(g.bytes, size);
-            gpu.endRow();
+            gpuRow(gpu, GpuOpWriter.Kind.MEMCPY, nameId("Memcpy " + copy), device, streamId, ts, dur, corr);
+            if (size != null) {
+                gpu.bytes(size);
+            }
+            gpu.end();
             out.memcpys++;
             return true;
         });
     }
 
     /** The columns a kernel and a memory copy share; the caller adds its own and ends the row. */
-    private void gpuRow(TableBatch gpu, GpuOpColumns g, int kindCode, int nameId, Long device, Long stream, long ts,
-                        long dur, Long corr) {
-        gpu.setInt(g.file, fileId);
-        gpu.setEnum(g.kind, kindCode);
-        gpu.setInt(g.name, nameId);
+    private static void gpuRow(GpuOpWriter gpu, GpuOpWriter.Kind kind, int nameId, Long device, Long stream, long ts,
+                               long dur, Long corr) {
+        gpu.start(kind, nameId, ts, dur);
         if (device != null) {
-            gpu.setInt(g.device, (int) (long) device);
+            gpu.device((int) (long) device);
         }
-        gpu.setLongOrNull(g.stream, stream);
-        gpu.setLong(g.ts, ts);
-        gpu.setLong(g.dur, dur);
-        gpu.setLongOrNull(g.correlation, corr);
+        if (stream != null) {
+            gpu.stream(stream);
+        }
+        if (corr != null) {
+            gpu.correlation(corr);
+        }
     }
 
     private void hipCalls(CsvRows rows) throws IOException, SQLException {
-        TableBatch launch = sink.launches();
-        LaunchColumns l = sink.launchColumns();
+        LaunchWriter launch = sink.launches();
         int function = required(rows, "Function");
         int pid = rows.column("Process_Id");
         int tid = rows.column("Thread_Id");
@@ -185,15 +181,17 @@ final class RocprofReader {
             Long pidValue = optional(rows, pid);
             Long tidValue = optional(rows, tid);
             Long corr = optional(rows, correlation);
-            launch.setInt(l.file, fileId);
-            launch.setEnum(l.kind, l.runtime);
-            launch.setInt(l.name, nameId(rows.get(function)));
-            launch.setLongOrNull(l.pid, pidValue);
-            launch.setLongOrNull(l.tid, tidValue);
-            launch.setLong(l.ts, ts);
-            launch.setLong(l.dur, dur);
-            launch.setLongOrNull(l.correlation, corr);
-            launch.endRow();
+            launch.start(LaunchWriter.Kind.RUNTIME, nameId(rows.get(function)), ts, dur);
+            if (pidValue != null) {
+                launch.pid(pidValue);
+            }
+            if (tidValue != null) {
+                launch.tid(tidValue);
+            }
+            if (corr != null) {
+                launch.correlation(corr);
+            }
+            launch.end();
             out.runtime++;
             return true;
         });

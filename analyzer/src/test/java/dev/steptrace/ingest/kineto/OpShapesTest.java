@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.steptrace.store.Store;
+import dev.steptrace.store.OpShapeWriter;
 import dev.steptrace.store.TableBatch;
 import java.nio.file.Path;
 import java.sql.ResultSet;
@@ -24,7 +25,7 @@ class OpShapesTest {
         List<Integer> ids = new ArrayList<>();
         try (Store store = Store.open(tmp.resolve("s.duckdb"))) {
             try (TableBatch batch = TableBatch.forTable(store.connection(), store.allocator(), "op_shapes", 4096)) {
-                OpShapes shapes = new OpShapes(batch, 7, 2);
+                OpShapes shapes = new OpShapes(new OpShapeWriter(batch, 7), 2);
                 TraceEvent e = new TraceEvent();
                 for (String d : dims) {
                     e.reset();
