@@ -74,10 +74,9 @@ final class AnalysisStages {
             stage("43-cross-rank-results"),
             stage("50-overlap"),
             stage("60-host-bound"),
-            // Each step's window cut into the parts of its time (docs/reports.md, "Step time"), then its
-            // collectives' waits split off (they need stage 43's cross-rank waits).
+            // Each step's window cut into the parts of its time (docs/reports.md, "Step time"); the store's view
+            // step_time_parts splits the collectives' waits off.
             stage("65-step-time", r -> Map.of("gpu_anchored", r.source.gpuAnchored(), "host_syncs", HostSyncCalls.NAMES)),
-            stage("66-step-time-waits"),
             stage("70-launch-ops", r -> Map.of("work_ops", List.copyOf(new TreeSet<>(WorkModels.names())))),
             java(r -> ShapeWork.fill(r.connection)),
             stage("71-kernel-work"),

@@ -6,8 +6,8 @@
 -- not) and those it runs nothing, and each moment goes to exactly one part, so the parts of a step sum
 -- to its window:
 --   busy, by what runs: a kernel category (attention, moe_gemm, gemm, routing, memcpy, other); while only
---     collectives run, their exposed time, comm_allreduce or comm_other (stage 66 then moves the time the
---     step's collectives waited for other ranks to comm_wait). Moments where several categories run at
+--     collectives run, their exposed time, comm_allreduce or comm_other (the store's view step_time_parts
+--     then moves the time the step's collectives waited for other ranks to comm_wait). Moments where several categories run at
 --     once (on several streams) are shared equally among them; communication under other work is hidden
 --     and counts as that work (step_metrics.hidden_ns says how much).
 --   idle, by cause, in this order: idle_sync (a host-sync call, host_syncs, was running when the GPU went
@@ -22,7 +22,7 @@
 --             operations attributed to it);
 --         t_step_parts_by_category(file_id, rank, step, phase, phase_index, part, ns): the parts, summing
 --             to step_ns (each rounded to a nanosecond: within a few ns of it), exposed communication by
---             category (stage 66 splits off its waits);
+--             kind (kept as step_time_base; the view step_time_parts splits off its waits);
 --         t_host_syncs(file_id, rank, step, phase, call, op_name_id, calls, call_ns, idle_ns): the step's
 --             host-sync calls by call and by the CPU op that issued them (its innermost op, by external
 --             id; NULL: none), their time, and the idle_sync time they caused;

@@ -8,8 +8,8 @@
 -- Reads:  names (store); t_steps, t_step_metrics, t_step_waits, t_step_overlap, t_step_host,
 --         t_step_categories, t_step_names, t_classes, t_ops_core, t_collectives, t_devices,
 --         t_collective_arrivals, t_launch_delays, t_graph_replays, t_kernel_work, t_launch_ops,
---         t_file_checks, t_step_times, t_step_time_parts, t_host_syncs, t_idle_cpu_ops
--- Writes: analyses, steps, step_metrics, step_times, step_time_parts, host_syncs, idle_cpu_ops,
+--         t_file_checks, t_step_times, t_step_parts_by_category, t_host_syncs, t_idle_cpu_ops
+-- Writes: analyses, steps, step_metrics, step_times, step_time_base, host_syncs, idle_cpu_ops,
 --         step_categories, step_kernels, kernel_classes, context_ops, collective_instances, rank_devices,
 --         collective_arrivals, launch_delays, graph_replays, kernel_work, op_shape_calls, file_checks
 --         (store)
@@ -37,9 +37,9 @@ SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR,
        launches, graph_launches
 FROM t_step_times;
 
-INSERT INTO step_time_parts
+INSERT INTO step_time_base
 SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, file_id, rank, step, phase, phase_index, part, ns
-FROM t_step_time_parts;
+FROM t_step_parts_by_category;
 
 INSERT INTO host_syncs
 SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, h.file_id, h.rank, h.step, h.phase, h.call, n.name, h.calls,

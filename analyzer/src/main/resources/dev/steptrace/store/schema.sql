@@ -269,9 +269,9 @@ CREATE TABLE IF NOT EXISTS step_times (
     graph_launches BIGINT NOT NULL          -- CUDA graph launches of the step's GPU operations
 );
 
--- Each step's time as parts that sum to step_times.step_ns (docs/reports.md, "Step time"): GPU work by
--- category, exposed communication (comm_wait, comm_allreduce, comm_other) and GPU idle by cause (idle_*).
-CREATE TABLE IF NOT EXISTS step_time_parts (
+-- Per step and part: the parts of its time as each rank's analysis finds them, exposed communication by kind
+-- (comm_allreduce, comm_other) with its waits in it; the view step_time_parts splits the waits off.
+CREATE TABLE IF NOT EXISTS step_time_base (
     capture_id   INTEGER NOT NULL,
     analysis_key VARCHAR NOT NULL,
     file_id      INTEGER NOT NULL,

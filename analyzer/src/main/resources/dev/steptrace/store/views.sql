@@ -51,3 +51,27 @@ FROM cpu_ops c
 JOIN files f USING (file_id)
 JOIN names n ON n.file_id = c.file_id AND n.name_id = c.name_id
 JOIN op_shapes s ON s.file_id = c.file_id AND s.shape_id = c.shape_id;
+
+-- Per step and part: each step's time as parts that sum to step_times.step_ns (docs/reports.md, "Step time"):
+-- GPU work by category, exposed communication (comm_wait, comm_allreduce, comm_other) and GPU idle by cause
+-- (idle_*). The waits of a step's collective instances (collective_instances.wait_ns, the time beyond the
+-- fastest rank's) count as exposed first: per collective kind, comm_wait takes the smaller of their sum and the
+-- kind's exposed time in step_time_base, the kind keeps the rest. A view, so that the waits come from wherever
+-- the capture's collectives were matched: the analysis, or the Spark application (docs/spark.md). Plain SQL.
+CREATE OR REPLACE VIEW step_time_parts AS
+WITH waits AS (
+    SELECT capture_id, analysis_key, file_id, step,
+           CASE WHEN type = 'allreduce' THEN 'comm_allreduce' ELSE 'comm_other' END AS part, sum(wait_ns) AS wait_ns
+    FROM collective_instances WHERE wait_ns > 0
+    GROUP BY capture_id, analysis_key, file_id, step, CASE WHEN type = 'allreduce' THEN 'comm_allreduce' ELSE 'comm_other' END
+), parts AS (
+    SELECT b.capture_id, b.analysis_key, b.file_id, b.rank, b.step, b.phase, b.phase_index, b.part, b.ns,
+           CASE WHEN w.wait_ns IS NULL THEN 0 WHEN w.wait_ns < b.ns THEN w.wait_ns ELSE b.ns END AS waited
+    FROM step_time_base b
+    LEFT JOIN waits w ON w.capture_id = b.capture_id AND w.analysis_key = b.analysis_key AND w.file_id = b.file_id
+         AND w.step = b.step AND w.part = b.part
+)
+SELECT capture_id, analysis_key, file_id, rank, step, phase, phase_index, part, ns - waited AS ns FROM parts WHERE ns > waited
+UNION ALL
+SELECT capture_id, analysis_key, file_id, rank, step, phase, phase_index, 'comm_wait', sum(waited)::BIGINT FROM parts
+GROUP BY capture_id, analysis_key, file_id, rank, step, phase, phase_index HAVING sum(waited) > 0;

@@ -89,9 +89,12 @@ class StageDataTest {
                 } else if (line.startsWith("table ")) {
                     i = table(c, line.substring(6).strip(), lines, i + 1);
                 } else if (line.equals("store")) {
-                    try (var in = getClass().getResourceAsStream("/dev/steptrace/store/schema.sql");
-                         Statement s = c.createStatement()) {
-                        s.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                    // the store's tables and its views (step_time_parts is one)
+                    for (String script : List.of("schema.sql", "views.sql")) {
+                        try (var in = getClass().getResourceAsStream("/dev/steptrace/store/" + script);
+                             Statement s = c.createStatement()) {
+                            s.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                        }
                     }
                     i++;
                 } else if (line.startsWith("stage ")) {
