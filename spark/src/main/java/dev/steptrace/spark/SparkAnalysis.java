@@ -2,6 +2,7 @@ package dev.steptrace.spark;
 
 import dev.steptrace.common.Messages;
 import dev.steptrace.common.OutputFiles;
+import dev.steptrace.ingest.Ingestor;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -171,7 +172,7 @@ public final class SparkAnalysis implements Callable<Integer> {
             jsc.setJobGroup(group, "steptrace: rank-local analysis of " + refs.size() + " files", false);
             try {
                 outcomes = new ArrayList<>(jsc.parallelize(refs, tasks)
-                        .mapPartitions(new RankLocalTask(out, conf, traceCount, Math.max(1, cores / tasks))).collect());
+                        .mapPartitions(new RankLocalTask(out, conf, traceCount, threadsPerTask(refs, tasks, cores))).collect());
             } finally {
                 jsc.clearJobGroup();
             }
@@ -214,6 +215,23 @@ public final class SparkAnalysis implements Callable<Integer> {
         long bytes = refs.stream().mapToLong(TraceRef::bytes).sum();
         long bySize = (bytes + BYTES_PER_TASK - 1) / BYTES_PER_TASK;
         return (int) Math.max(1, Math.min(bySize, Math.min(refs.size(), (long) TASKS_PER_CORE * cores)));
+    }
+
+    /**
+     * Threads for each rank-local task's ingest and DuckDB: the cores shared among the tasks that hold most of
+     * the work, those with at least a quarter of the largest task's bytes ({@link Ingestor#busyFiles}, as
+     * {@code steptrace ingest} counts files beside a large one): a task of a large trace beside one of a run's small
+     * files gets the cores the small one leaves. Spark slices the files as here: {@code ParallelCollectionRDD}'s
+     * ranges of positions {@code [i * n / tasks, (i + 1) * n / tasks)}.
+     */
+    static int threadsPerTask(List<TraceRef> refs, int tasks, int cores) {
+        List<Long> bytes = new ArrayList<>();
+        for (int i = 0; i < tasks; i++) {
+            bytes.add(refs.subList((int) ((long) i * refs.size() / tasks), (int) ((long) (i + 1) * refs.size() / tasks))
+                    .stream().mapToLong(TraceRef::bytes).sum());
+        }
+        bytes.sort(Comparator.reverseOrder());
+        return Math.max(1, cores / Math.max(1, Ingestor.busyFiles(bytes, tasks)));
     }
 
     /** The rank-local rows the cross-rank stage reads: those of its input tables the tasks wrote. */
