@@ -36,7 +36,8 @@ import java.util.regex.Pattern;
  *
  * <p>On a connection whose default database is a {@link WorkDatabase} (an analysis of a writable store), a
  * {@code CREATE OR REPLACE TEMP TABLE} makes its table there instead, and the database is checkpointed after
- * it, which compresses the table; in the shell and in the stage tests it is a temp table, as written.
+ * it (after each batch, for a statement run per batch), which compresses the table; in the shell and in the
+ * stage tests it is a temp table, as written.
  *
  * <p>A query file ({@code queries/name.sql}, docs/architecture.md, "Queries of the kept analysis") is one
  * SELECT written the same way, run by {@link QueryFile}.
@@ -106,7 +107,7 @@ public final class SqlStage {
                 try {
                     String made = madeIn(work, sql);
                     if (sql.contains(PER_BATCH)) {
-                        runPerBatch(c, sql, made);
+                        runPerBatch(c, sql, made, made.equals(sql) ? null : work);
                     } else {
                         s.execute(made);
                     }
@@ -187,8 +188,13 @@ public final class SqlStage {
         return work != null && temp.lookingAt() ? "CREATE OR REPLACE TABLE " + sql.substring(temp.end()) : sql;
     }
 
-    /** Runs {@code sql} once per batch: {@code made} (the statement as run) for the first, then its appends. */
-    private void runPerBatch(Connection c, String sql, String made) throws SQLException {
+    /**
+     * Runs {@code sql} once per batch: {@code made} (the statement as run) for the first, then its appends. A
+     * table made in a work database ({@code work}, else null) is checkpointed after each batch, which compresses
+     * the batch's rows while they are in memory: checkpointed once at the end, the rows of a capture larger than
+     * DuckDB's memory limit were spilled uncompressed and read back to be compressed (docs/performance.md).
+     */
+    private void runPerBatch(Connection c, String sql, String made, String work) throws SQLException {
         Matcher create = CREATE_AS.matcher(sql);
         String append;
         if (create.lookingAt()) {
@@ -213,6 +219,9 @@ public final class SqlStage {
                 s.execute("SET VARIABLE batch_first = " + batches.get(i)[0]);
                 s.execute("SET VARIABLE batch_last = " + batches.get(i)[1]);
                 s.execute(i == 0 ? made : append);
+                if (work != null && i < batches.size() - 1) {
+                    WorkDatabase.checkpoint(c, work);
+                }
             }
         } catch (SQLException | RuntimeException | Error e) {
             failure = e;

@@ -26,9 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -81,7 +79,7 @@ final class CaptureReports {
             java.nio.file.Path local = Files.createDirectories(dir.resolve("dataset"));
             Map<String, java.nio.file.Path> partitions = new HashMap<>();
             for (String t : sources(tables)) {
-                java.nio.file.Path p = localPartition(conf, new Path(out, t), capture, local.resolve(t));
+                java.nio.file.Path p = CapturePartitions.local(conf, new Path(out, t), capture, local.resolve(t));
                 if (p != null) {
                     partitions.put(t, p);
                 }
@@ -94,7 +92,7 @@ final class CaptureReports {
                 // again here, one id per file of the capture.
                 s.execute("CREATE TEMP TABLE file_ids AS SELECT rank AS d_rank, file_id AS d_file_id,"
                         + " CAST(row_number() OVER (ORDER BY rank, file_id) AS INTEGER) AS file_id FROM "
-                        + parquet(partitions.get("files"), true));
+                        + CapturePartitions.read(partitions.get("files"), true));
                 try (PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO captures VALUES (?, ?, ?, NULL, current_timestamp)")) {
                     ps.setInt(1, CAPTURE_ID);
@@ -131,39 +129,6 @@ final class CaptureReports {
     }
 
     /**
-     * The capture's partition of a dataset table ({@code capture=<name>}, named as Spark or DuckDB encodes it)
-     * as a local directory: where it is on a local file system, else copied to {@code to}; null when the table
-     * has none.
-     */
-    private static java.nio.file.Path localPartition(Configuration conf, Path table, String capture, java.nio.file.Path to)
-            throws IOException {
-        FileSystem fs = table.getFileSystem(conf);
-        if (!fs.exists(table)) {
-            return null;
-        }
-        for (FileStatus st : fs.listStatus(table)) {
-            String name = st.getPath().getName();
-            if (st.isDirectory() && name.startsWith(ParquetExport.CAPTURE + "=")
-                    && ParquetExport.percentDecode(name.substring(ParquetExport.CAPTURE.length() + 1)).equals(capture)) {
-                if (fs instanceof LocalFileSystem local) {
-                    return local.pathToFile(st.getPath()).toPath();
-                }
-                Files.createDirectories(to.getParent());
-                fs.copyToLocalFile(false, st.getPath(), new Path(to.toUri()), true);
-                return to;
-            }
-        }
-        return null;
-    }
-
-    /** read_parquet over a copied partition: its files, with {@code rank} from the directories where it is one. */
-    private static String parquet(java.nio.file.Path dir, boolean perRank) {
-        return "read_parquet('" + dir.toString().replace("'", "''") + (perRank ? "/*/*.parquet" : "/*.parquet")
-                + "', union_by_name = true" + (perRank ? ", hive_partitioning = true, hive_types = {'rank': INTEGER}" : "")
-                + ") d";
-    }
-
-    /**
      * The INSERT of a store table's rows from its dataset rows: the capture is this store's one, files are
      * numbered again, a table's own rank is {@code row_rank} in the dataset (the file's rank is the partition),
      * and {@code step_metrics} takes the capture's waits from {@code step_waits}.
@@ -171,8 +136,8 @@ final class CaptureReports {
     private static String insert(Connection c, ParquetExport.Table t, java.nio.file.Path dir, java.nio.file.Path stepWaits)
             throws SQLException {
         boolean perRank = t.layout() == ParquetExport.Layout.CAPTURE_RANK;
-        String from = parquet(dir, perRank);
-        Set<String> have = columns(c, from);
+        String from = CapturePartitions.read(dir, perRank);
+        Set<String> have = CapturePartitions.columns(c, from);
         boolean waits = t.name().equals("step_metrics") && stepWaits != null;
         List<String> select = new ArrayList<>();
         for (String col : t.columns()) {
@@ -192,26 +157,16 @@ final class CaptureReports {
             sql += " JOIN file_ids m ON m.d_rank = d.rank AND m.d_file_id = d.file_id";
         }
         if (waits) {
-            sql += " LEFT JOIN " + parquet(stepWaits, true).replaceAll(" d$", " w")
+            sql += " LEFT JOIN " + CapturePartitions.read(stepWaits, true).replaceAll(" d$", " w")
                     + " ON w.rank = d.rank AND w.file_id = d.file_id AND w.step = d.step";
         }
         return sql;
     }
 
-    private static Set<String> columns(Connection c, String from) throws SQLException {
-        Set<String> out = new HashSet<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("DESCRIBE SELECT * FROM " + from)) {
-            while (rs.next()) {
-                out.add(rs.getString(1));
-            }
-        }
-        return out;
-    }
-
     /** The capture's directory: where its traces are (their common parent, as {@code files.path} names them). */
     private static String captureDir(Connection c, java.nio.file.Path files) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT min(path) FROM "
-                + parquet(files, true))) {
+                + CapturePartitions.read(files, true))) {
             rs.next();
             String path = rs.getString(1);
             return new Path(path).getParent().toString();

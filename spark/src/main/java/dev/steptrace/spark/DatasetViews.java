@@ -64,7 +64,7 @@ final class DatasetViews {
      * An empty Parquet file with a store table's columns as the dataset has them (a run without collectives
      * writes no collective_instances), written by DuckDB from an empty store: the schema is the store's.
      */
-    private static java.nio.file.Path emptyTable(String table, java.nio.file.Path scratch) throws IOException, SQLException, StoreException {
+    static java.nio.file.Path emptyTable(String table, java.nio.file.Path scratch) throws IOException, SQLException, StoreException {
         java.nio.file.Path dir = Files.createDirectories(scratch.resolve("empty"));
         java.nio.file.Path file = dir.resolve(table + ".parquet");
         try (Store store = Store.open(dir.resolve("schema.duckdb")); Statement s = store.connection().createStatement()) {

@@ -55,17 +55,20 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
     private final SerializableConfiguration conf;
     /** Traces each task was given: Spark records every task's share (docs/spark.md, "Tasks"). */
     private final LongAccumulator traces;
+    /** Threads for the ingest and DuckDB: the cores the job's tasks leave idle are shared among them. */
+    private final int threads;
 
-    RankLocalTask(String out, SerializableConfiguration conf, LongAccumulator traces) {
+    RankLocalTask(String out, SerializableConfiguration conf, LongAccumulator traces, int threads) {
         this.out = out;
         this.conf = conf;
         this.traces = traces;
+        this.threads = threads;
     }
 
     @Override
     public Iterator<TaskOutcome> call(Iterator<TraceRef> refs) throws Exception {
         int partition = TaskContext.get() == null ? 0 : TaskContext.getPartitionId();
-        int cpus = Math.max(1, TaskContext.get() == null ? 1 : TaskContext.get().cpus());
+        int cpus = Math.max(threads, TaskContext.get() == null ? 1 : TaskContext.get().cpus());
         java.nio.file.Path scratch = Files.createDirectories(scratchRoot().resolve("steptrace-" + UUID.randomUUID()));
         try {
             // Each trace under a directory named after its capture: ingest names the capture after it, as on
@@ -78,7 +81,7 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
                 traces.add(1);
                 Path src = new Path(ref.uri());
                 FileSystem srcFs = src.getFileSystem(conf.value());
-                bytes.put(ref.uri(), srcFs.getFileStatus(src).getLen());
+                bytes.put(ref.uri(), ref.bytes());
                 java.nio.file.Path local = Files.createDirectories(scratch.resolve("trace").resolve(ref.capture()))
                         .resolve(src.getName());
                 srcFs.copyToLocalFile(false, src, new Path(local.toUri()), true);
@@ -90,7 +93,7 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
             }
             try (Steptrace st = Steptrace.openOrCreate(scratch.resolve("store.duckdb"))) {
                 try (Statement s = st.connection().createStatement()) {
-                    // The task's share of the executor's cores: DuckDB would otherwise take them all.
+                    // The task's share of the cores: DuckDB would otherwise take them all.
                     s.execute("SET threads = " + cpus);
                 }
                 IngestOptions defaults = IngestOptions.defaults();

@@ -2,6 +2,7 @@ package dev.steptrace.spark;
 
 import dev.steptrace.common.Messages;
 import dev.steptrace.common.OutputFiles;
+import dev.steptrace.ingest.Ingestor;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -52,15 +53,26 @@ public final class SparkAnalysis implements Callable<Integer> {
     String master;
 
     @Option(names = "--partitions", paramLabel = "N",
-            description = "Tasks to spread the files over, each analysing its files in one store (default: one per file,"
-                    + " at most " + TASKS_PER_CORE + " per core of spark.default.parallelism).")
+            description = "Tasks to spread the files over, each analysing its files in one store (default: one per "
+                    + BYTES_PER_TASK / (1 << 20) + " MB of files as stored, at most one per file and " + TASKS_PER_CORE
+                    + " per core of spark.default.parallelism).")
     Integer partitions;
+
+    @Option(names = "--driver-rows", paramLabel = "N", defaultValue = "" + CrossRankStage.DRIVER_ROWS,
+            description = "Run the cross-rank stage in DuckDB on the driver when the rank-local rows it reads are at most"
+                    + " N (default: ${DEFAULT-VALUE}; 0: always in Spark SQL).")
+    long driverRows;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** Tasks per core by default: enough to even out traces of unequal size, few enough to share each store's cost. */
+    /** Tasks per core at most by default: enough to even out traces of unequal size, few enough to share each store's cost. */
     static final int TASKS_PER_CORE = 3;
+    /**
+     * Bytes of trace files (as stored) per task by default: a task's fixed cost (its store, the analysis's
+     * statements, the export's COPYs: about a second) stays small beside its traces' load.
+     */
+    static final long BYTES_PER_TASK = 64L << 20;
     /** Spark's record of the rank-local tasks, beside the dataset's tables. */
     static final String TASKS_JSON = "tasks.json";
 
@@ -96,6 +108,9 @@ public final class SparkAnalysis implements Callable<Integer> {
         if (partitions != null && partitions < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--partitions must be at least 1");
         }
+        if (driverRows < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--driver-rows must be at least 0");
+        }
         SparkSession.Builder builder = SparkSession.builder().appName("steptrace");
         if (master != null) {
             builder.master(master);
@@ -105,7 +120,7 @@ public final class SparkAnalysis implements Callable<Integer> {
         Result result;
         int cores = spark.sparkContext().defaultParallelism();
         try {
-            result = analyse(spark, traces, out, partitions);
+            result = analyse(spark, traces, out, partitions, driverRows);
         } finally {
             spark.stop();
         }
@@ -134,18 +149,19 @@ public final class SparkAnalysis implements Callable<Integer> {
      * cross-rank stage and report.json (with the index) for the captures with at least one file loaded. The
      * session's {@code file:} paths use {@link NioLocalFileSystem} from then on.
      *
-     * @param partitions tasks to spread the files over, or null for the default (one per file, at most
-     *                   {@link #TASKS_PER_CORE} per core of {@code spark.default.parallelism})
+     * @param partitions tasks to spread the files over, or null for the default ({@link #tasks})
+     * @param driverRows rank-local rows up to which the cross-rank stage runs in DuckDB on the driver
      */
-    public static Result analyse(SparkSession spark, List<String> traces, String out, Integer partitions) throws Exception {
+    public static Result analyse(SparkSession spark, List<String> traces, String out, Integer partitions,
+                                 long driverRows) throws Exception {
         long start = System.nanoTime();
         double cpuStart = cpuSeconds();
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
         NioLocalFileSystem.use(jsc.hadoopConfiguration());
         List<TraceRef> refs = TraceInputs.list(jsc.hadoopConfiguration(), traces);
         SerializableConfiguration conf = new SerializableConfiguration(jsc.hadoopConfiguration());
-        int tasks = partitions != null ? partitions
-                : Math.max(1, Math.min(refs.size(), TASKS_PER_CORE * jsc.defaultParallelism()));
+        int cores = jsc.defaultParallelism();
+        int tasks = partitions != null ? partitions : tasks(refs, cores);
         LongAccumulator traceCount = jsc.sc().longAccumulator("steptrace.traces");
         String group = "steptrace-rank-local-" + UUID.randomUUID();
         TaskMetricsListener listener = new TaskMetricsListener(group, traceCount.id());
@@ -156,7 +172,7 @@ public final class SparkAnalysis implements Callable<Integer> {
             jsc.setJobGroup(group, "steptrace: rank-local analysis of " + refs.size() + " files", false);
             try {
                 outcomes = new ArrayList<>(jsc.parallelize(refs, tasks)
-                        .mapPartitions(new RankLocalTask(out, conf, traceCount)).collect());
+                        .mapPartitions(new RankLocalTask(out, conf, traceCount, threadsPerTask(refs, tasks, cores))).collect());
             } finally {
                 jsc.clearJobGroup();
             }
@@ -175,7 +191,7 @@ public final class SparkAnalysis implements Callable<Integer> {
             try {
                 long t = System.nanoTime();
                 double c = cpuSeconds();
-                CrossRankStage.run(spark, out, captures, scratch);
+                CrossRankStage.run(spark, out, captures, scratch, crossRankRows(outcomes), driverRows);
                 seconds[1] = (System.nanoTime() - t) / 1e9;
                 cpu[1] = cpuSeconds() - c;
                 t = System.nanoTime();
@@ -188,6 +204,40 @@ public final class SparkAnalysis implements Callable<Integer> {
             }
         }
         return new Result(List.copyOf(outcomes), captures, runs, seconds, cpu);
+    }
+
+    /**
+     * The default number of rank-local tasks: one per {@link #BYTES_PER_TASK} of the files, at most one per file
+     * and {@link #TASKS_PER_CORE} per core. Fewer tasks than cores share the idle cores among them
+     * ({@link RankLocalTask}'s threads): a small input is one store on all cores, as {@code steptrace ingest} runs it.
+     */
+    static int tasks(List<TraceRef> refs, int cores) {
+        long bytes = refs.stream().mapToLong(TraceRef::bytes).sum();
+        long bySize = (bytes + BYTES_PER_TASK - 1) / BYTES_PER_TASK;
+        return (int) Math.max(1, Math.min(bySize, Math.min(refs.size(), (long) TASKS_PER_CORE * cores)));
+    }
+
+    /**
+     * Threads for each rank-local task's ingest and DuckDB: the cores shared among the tasks that hold most of
+     * the work, those with at least a quarter of the largest task's bytes ({@link Ingestor#busyFiles}, as
+     * {@code steptrace ingest} counts files beside a large one): a task of a large trace beside one of a run's small
+     * files gets the cores the small one leaves. Spark slices the files as here: {@code ParallelCollectionRDD}'s
+     * ranges of positions {@code [i * n / tasks, (i + 1) * n / tasks)}.
+     */
+    static int threadsPerTask(List<TraceRef> refs, int tasks, int cores) {
+        List<Long> bytes = new ArrayList<>();
+        for (int i = 0; i < tasks; i++) {
+            bytes.add(refs.subList((int) ((long) i * refs.size() / tasks), (int) ((long) (i + 1) * refs.size() / tasks))
+                    .stream().mapToLong(TraceRef::bytes).sum());
+        }
+        bytes.sort(Comparator.reverseOrder());
+        return Math.max(1, cores / Math.max(1, Ingestor.busyFiles(bytes, tasks)));
+    }
+
+    /** The rank-local rows the cross-rank stage reads: those of its input tables the tasks wrote. */
+    private static long crossRankRows(List<TaskOutcome> outcomes) {
+        return outcomes.stream().flatMap(o -> o.rows().entrySet().stream())
+                .filter(e -> CrossRankStage.INPUTS.containsKey(e.getKey())).mapToLong(Map.Entry::getValue).sum();
     }
 
     /** CPU time of this JVM, all threads (DuckDB's native ones included), in seconds. */

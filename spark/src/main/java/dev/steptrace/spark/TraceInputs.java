@@ -1,12 +1,10 @@
 package dev.steptrace.spark;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -37,17 +35,18 @@ final class TraceInputs {
                 if (m.isDirectory()) {
                     RemoteIterator<LocatedFileStatus> files = fs.listFiles(m.getPath(), true);
                     while (files.hasNext()) {
-                        add(out, dirOfName, files.next().getPath());
+                        add(out, dirOfName, files.next());
                     }
                 } else {
-                    add(out, dirOfName, m.getPath());
+                    add(out, dirOfName, m);
                 }
             }
         }
         return new ArrayList<>(out.values());
     }
 
-    private static void add(Map<String, TraceRef> out, Map<String, String> dirOfName, Path file) {
+    private static void add(Map<String, TraceRef> out, Map<String, String> dirOfName, FileStatus status) {
+        Path file = status.getPath();
         String name = file.getName();
         if (name.startsWith(".") || name.startsWith("_")) {
             // Hadoop's hidden files (_SUCCESS, .crc): never traces.
@@ -61,7 +60,7 @@ final class TraceInputs {
                     + "): the dataset names captures by directory; analyse them in separate runs or rename one");
         }
         String uri = file.toString();
-        out.putIfAbsent(uri, new TraceRef(uri, capture, UUID.nameUUIDFromBytes(uri.getBytes(StandardCharsets.UTF_8)).toString()));
+        out.putIfAbsent(uri, new TraceRef(uri, capture, status.getLen()));
     }
 
     /** An input the user can fix: one line, no stack trace. */

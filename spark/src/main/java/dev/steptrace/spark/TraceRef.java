@@ -7,7 +7,6 @@ import java.io.Serializable;
  *
  * @param uri     the file, on any Hadoop file system
  * @param capture the capture's name: the name of the directory holding the file
- * @param key     a name for the task's output files, the same on every run over this file, so that a
- *                retried task replaces what a failed attempt wrote
+ * @param bytes   the file's size as stored
  */
-public record TraceRef(String uri, String capture, String key) implements Serializable {}
+public record TraceRef(String uri, String capture, long bytes) implements Serializable {}

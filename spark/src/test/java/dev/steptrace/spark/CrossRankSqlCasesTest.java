@@ -5,13 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.steptrace.analysis.ViewScript;
-import dev.steptrace.store.DuckDb;
 import dev.steptrace.store.ParquetExport;
 import dev.steptrace.store.Store;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -28,8 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * cross-rank.sql on hand-made cases (src/test/resources/cross-rank-cases/): the same Parquet files, the
- * views run by DuckDB and by Spark (the application's own stage), each compared with the rows worked out
- * by hand in the case file.
+ * views run by Spark SQL and by DuckDB on the driver (the application's two ways of running the stage), each
+ * compared with the rows worked out by hand in the case file.
  */
 class CrossRankSqlCasesTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -57,33 +54,30 @@ class CrossRankSqlCasesTest {
         JsonNode c = JSON.readTree(caseFile.toFile());
         Path dataset = writeTables(c.get("tables"), dir);
 
-        Path out = dir.resolve("spark-out");
-        copyTree(dataset, out);
-        CrossRankStage.run(spark, out.toString(), Set.of("c"), dir.resolve("scratch"));
+        Path onSpark = dir.resolve("spark-out");
+        SparkTests.copyTree(dataset, onSpark);
+        CrossRankStage.run(spark, onSpark.toString(), Set.of("c"), dir.resolve("scratch"));
+        Path onDriver = dir.resolve("driver-out");
+        SparkTests.copyTree(dataset, onDriver);
+        CrossRankOnDriver.run(spark.sparkContext().hadoopConfiguration(), onDriver.toString(), Set.of("c"),
+                dir.resolve("driver-scratch"));
 
-        try (Connection duck = DuckDb.inMemory(); Statement s = duck.createStatement()) {
-            for (Map.Entry<String, String> in : CrossRankStage.INPUTS.entrySet()) {
-                // The default analysis's rows, as the application's views of the dataset hold them.
-                s.execute("CREATE VIEW " + in.getValue() + " AS SELECT * FROM read_parquet('" + dataset.resolve(in.getKey())
-                        + "/*.parquet')" + (in.getKey().equals("files") ? "" : " WHERE analysis_key = 'default'"));
-            }
-            ViewScript.CROSS_RANK.create(duck);
-            for (Iterator<Map.Entry<String, JsonNode>> it = c.get("expected").fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                String columns = e.getValue().get("columns").asText();
-                List<String> expected = new ArrayList<>();
-                e.getValue().get("rows").forEach(r -> expected.add(r.asText()));
-                expected.sort(null);
-                assertEquals(expected, duckRows(duck, "SELECT " + columns + " FROM " + e.getKey()), "DuckDB, " + e.getKey());
-                assertEquals(expected, sparkRows("SELECT " + columns + " FROM parquet.`" + out.resolve(e.getKey()) + "`"),
-                        "Spark, " + e.getKey());
-            }
+        for (Iterator<Map.Entry<String, JsonNode>> it = c.get("expected").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String columns = e.getValue().get("columns").asText();
+            List<String> expected = new ArrayList<>();
+            e.getValue().get("rows").forEach(r -> expected.add(r.asText()));
+            expected.sort(null);
+            assertEquals(expected, sparkRows("SELECT " + columns + " FROM parquet.`" + onSpark.resolve(e.getKey()) + "`"),
+                    "Spark, " + e.getKey());
+            assertEquals(expected, sparkRows("SELECT " + columns + " FROM parquet.`" + onDriver.resolve(e.getKey()) + "`"),
+                    "DuckDB on the driver, " + e.getKey());
         }
     }
 
     /**
-     * The case's rows as one Parquet file per table, with the columns and types the dataset has
-     * ({@link ParquetExport#rows} over an empty store); columns the case leaves out are NULL.
+     * The case's rows as the dataset holds them: Parquet files by capture and rank, with the columns and types
+     * the dataset has ({@link ParquetExport#rows} over an empty store); columns the case leaves out are NULL.
      */
     private static Path writeTables(JsonNode tables, Path dir) throws Exception {
         Path dataset = Files.createDirectories(dir.resolve("dataset"));
@@ -100,36 +94,16 @@ class CrossRankSqlCasesTest {
                 s.execute("CREATE TEMP TABLE case_" + t.name() + " AS " + ParquetExport.rows(t, List.of()));
                 s.execute("INSERT INTO case_" + t.name() + " BY NAME SELECT * FROM read_json('" + json
                         + "', format = 'newline_delimited')");
-                Files.createDirectories(dataset.resolve(t.name()));
-                s.execute("COPY case_" + t.name() + " TO '" + dataset.resolve(t.name()).resolve("data.parquet")
-                        + "' (FORMAT parquet)");
+                s.execute("COPY case_" + t.name() + " TO '" + dataset.resolve(t.name()) + "' (FORMAT parquet, PARTITION_BY ("
+                        + ParquetExport.CAPTURE + ", " + ParquetExport.RANK + "))");
             }
         }
         return dataset;
     }
 
-    private static void copyTree(Path from, Path to) throws Exception {
-        try (Stream<Path> walk = Files.walk(from)) {
-            for (Path p : walk.toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-    }
-
-    private static List<String> duckRows(Connection c, String sql) throws Exception {
-        List<String> out = new ArrayList<>(SparkTests.rows(c, sql));
-        assertFalse(out.isEmpty(), sql);
-        out.sort(null);
-        return out;
-    }
-
     private static List<String> sparkRows(String sql) {
         List<String> out = new ArrayList<>(SparkTests.rows(spark, sql));
+        assertFalse(out.isEmpty(), sql);
         out.sort(null);
         return out;
     }

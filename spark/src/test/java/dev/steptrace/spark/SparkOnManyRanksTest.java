@@ -61,9 +61,11 @@ class SparkOnManyRanksTest {
         }
         spark = SparkTests.localSession(TASKS);
         out = tmp.resolve("dataset");
-        // The traces, not EXPECTED.json beside them, so that the 4 partitions are equal.
+        // The traces, not EXPECTED.json beside them, so that the 4 partitions are equal; the cross-rank stage on
+        // Spark SQL whatever the input's size (SparkOnSampleCapturesTest has DuckDB on the driver run it).
         long start = System.nanoTime();
-        result = SparkAnalysis.analyse(spark, List.of(capture.resolve("*.pt.trace.json.gz").toString()), out.toString(), TASKS);
+        result = SparkAnalysis.analyse(spark, List.of(capture.resolve("*.pt.trace.json.gz").toString()), out.toString(), TASKS,
+                0);
         double sparkSeconds = (System.nanoTime() - start) / 1e9;
 
         db = tmp.resolve("cli.duckdb");

@@ -1,6 +1,7 @@
 package dev.steptrace.spark;
 
 import dev.steptrace.store.DuckDb;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -10,6 +11,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -27,6 +29,20 @@ final class SparkTests {
             throw new IllegalStateException("no sample-traces/ above " + Path.of("").toAbsolutePath());
         }
         return dir.resolve("sample-traces");
+    }
+
+    /** Copies a directory and everything under it. */
+    static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> walk = Files.walk(from)) {
+            for (Path p : walk.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
     }
 
     /** A local session of {@code cores} cores, small and quiet (no UI, few shuffle partitions). */
