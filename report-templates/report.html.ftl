@@ -71,6 +71,17 @@
     </tbody>
   </table>
 </#if>
+<#if t.path?has_content>
+  <table class="critical-path" id="critical-path-${p.id}" data-phase="${p.id}">
+    <caption>The critical path: the chain of CPU work, launches, kernels and waits that sets the step time, by part (each rank's own chain, mean over ranks; docs/whatif.md). ${t.pathNote}</caption>
+    <thead><tr><th>On the critical path</th><th class="num">ms / step</th><th class="num">share</th></tr></thead>
+    <tbody>
+<#list t.path as r>
+      <tr data-part="${r.id}"><td><@m.swatch r.color/>${r.label}</td><td class="num">${r.ms}</td><td class="num">${r.share}</td></tr>
+</#list>
+    </tbody>
+  </table>
+</#if>
 </#if></#list>
 </section>
 

@@ -40,6 +40,16 @@ ${p.steps.label} per rank, steps from ${p.steps.source}; ${t.launches} kernel la
 | ${r.rank}<#if r.pace> **pace**</#if> | ${r.ms} | ${r.work} | ${r.comm} | ${r.waiting} | ${r.idle} | ${r.idleShare} |
 </#list>
 </#if>
+<#if t.path?has_content>
+
+The critical path (each rank's own chain of CPU work, launches, kernels and waits that sets the step time, mean over ranks): ${t.pathNote}
+
+| On the critical path | ms / step | share |
+|:---|---:|---:|
+<#list t.path as r>
+| ${r.label} | ${r.ms} | ${r.share} |
+</#list>
+</#if>
 <#if (t.ranks?size > 1) && p.charts.ranks??>
 
 ![${p.charts.ranks.title}](${p.charts.ranks.file?no_esc})

@@ -1,6 +1,8 @@
 package dev.steptrace.analysis;
 
 import dev.steptrace.store.CaptureScope;
+import dev.steptrace.store.KeptAnalysis;
+import dev.steptrace.whatif.CriticalPaths;
 import dev.steptrace.classify.StoreClassifier;
 import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.Warning;
@@ -52,6 +54,8 @@ import java.util.Map;
  *   <tr><td>{@code t_launch_ops}</td><td>the CPU ops that launched GPU work, with their shapes (those with
  *       shapes, and those that launched collectives)</td>
  *       <td>{@code op_shape_calls} (calls per phase and shapes)</td></tr>
+ *   <tr><td>(none: from the kept rows, {@link CriticalPaths})</td><td>each step's critical path on its rank</td>
+ *       <td>{@code critical_path_base}</td></tr>
  *   <tr><td>{@code t_file_checks}</td><td>per file, what the capture-quality rules read that no other table
  *       keeps: operations in no step, graph launches without kernels, why NVTX ranges are not steps</td>
  *       <td>{@code file_checks}</td></tr>
@@ -153,6 +157,8 @@ public final class CaptureAnalysis implements AutoCloseable {
             parameters.put("build", build);
             parameters.put("seconds", seconds);
             SqlStage.load(AnalysisStages.KEEP).run(c, parameters);
+            // From the kept rows, as a replay reads them (docs/whatif.md): one reading of the events for both.
+            CriticalPaths.keep(new KeptAnalysis(c, captureId, key.id()), stepSource.gpuAnchored(), HostSyncCalls.NAMES);
             // Checked over the kept rows, as the report reads them and as Spark assembles them (docs/spark.md):
             // one definition of each rule.
             List<Warning> all = StoredAnalysis.checked(c, scope, key.id(), stepSource, key.thresholds()).warnings();

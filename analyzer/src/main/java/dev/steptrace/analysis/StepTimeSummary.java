@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.common.PathPart;
 import dev.steptrace.common.StepPart;
 import dev.steptrace.report.BottleneckReport.HostSync;
 import dev.steptrace.report.BottleneckReport.IdleCpuOp;
@@ -19,19 +20,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * The report's step time (docs/reports.md, "Step time"), read from the kept analysis (queries {@code step-times},
- * {@code step-time-parts}, {@code host-syncs}, {@code idle-cpu-ops}): per rank the mean over its steps of the
- * step time and of each part, across ranks their means, the rank that sets the pace, and the finding.
+ * {@code step-time-parts}, {@code critical-path}, {@code host-syncs}, {@code idle-cpu-ops}): per rank the mean over
+ * its steps of the step time, of each part and of each part of its critical path, across ranks their means, the rank that sets the pace, and the finding.
  */
 final class StepTimeSummary {
     /** CPU ops under GPU idle time listed per phase. */
     private static final int IDLE_CPU_OPS = 10;
 
     /** One rank's step time in one phase. */
-    private record RankTimes(int steps, PerStep ms, Map<String, Double> partMs, double launches, double graphLaunches,
-                             double hiddenMs) {
+    private record RankTimes(int steps, PerStep ms, Map<String, Double> partMs, Map<String, Double> pathMs,
+                             double launches, double graphLaunches, double hiddenMs) {
         double waitMs() {
             return partMs.getOrDefault(StepPart.COMM_WAIT.id(), 0.0);
         }
@@ -53,10 +55,14 @@ final class StepTimeSummary {
         a.query("step-times", Map.of(), rs -> perPhase.computeIfAbsent(rs.getString(1), k -> new TreeMap<>())
                 .put(rs.getInt(2), new RankTimes(rs.getInt(3),
                         new PerStep(rs.getDouble(4) / 1e6, rs.getDouble(5) / 1e6, rs.getDouble(6) / 1e6),
-                        new HashMap<>(), rs.getDouble(7), rs.getDouble(8), rs.getDouble(9) / 1e6)));
+                        new HashMap<>(), new HashMap<>(), rs.getDouble(7), rs.getDouble(8), rs.getDouble(9) / 1e6)));
         a.query("step-time-parts", Map.of(), rs -> {
             RankTimes r = perPhase.get(rs.getString(1)).get(rs.getInt(2));
             r.partMs().put(rs.getString(3), rs.getDouble(4) / 1e6 / r.steps());
+        });
+        a.query("critical-path", Map.of(), rs -> {
+            RankTimes r = perPhase.get(rs.getString(1)).get(rs.getInt(2));
+            r.pathMs().put(rs.getString(3), rs.getDouble(4) / 1e6 / r.steps());
         });
         // Per phase and key: each rank's sums over its steps, divided by its steps here and averaged over the
         // phase's ranks in rank order (so the figures do not depend on the order the store adds them in).
@@ -107,34 +113,38 @@ final class StepTimeSummary {
         int n = ranks.size();
         Map<String, Double> mean = new HashMap<>();
         ranks.values().forEach(r -> r.partMs().forEach((part, ms) -> mean.merge(part, ms / n, Double::sum)));
+        Map<String, Double> path = new HashMap<>();
+        ranks.values().forEach(r -> r.pathMs().forEach((part, ms) -> path.merge(part, ms / n, Double::sum)));
         double msPerStep = ranks.values().stream().mapToDouble(r -> r.ms().mean()).sum() / n;
         Map.Entry<Integer, RankTimes> pace = ranks.entrySet().stream()
                 .max(Comparator.comparingDouble((Map.Entry<Integer, RankTimes> e) -> e.getValue().ms().mean()
                         - e.getValue().waitMs()).thenComparing(e -> -e.getKey()))
                 .orElseThrow();
-        List<PartShare> parts = parts(mean, msPerStep);
-        List<PartShare> paceParts = parts(pace.getValue().partMs(), pace.getValue().ms().mean());
+        List<PartShare> parts = parts(mean, msPerStep, StepPart::labelOf);
+        List<PartShare> criticalPath = parts(path, msPerStep, PathPart::labelOf);
+        List<PartShare> paceParts = parts(pace.getValue().partMs(), pace.getValue().ms().mean(), StepPart::labelOf);
         List<HostSync> phaseSyncs = syncs.getOrDefault(phase, List.of());
         double launches = ranks.values().stream().mapToDouble(RankTimes::launches).sum() / n;
         return new StepTime(msPerStep, stat(ranks), pace.getKey(), paceReason(ranks, pace), parts, paceParts,
+                criticalPath,
                 ranks.values().stream().mapToDouble(RankTimes::hiddenMs).sum() / n, launches,
                 ranks.values().stream().mapToDouble(RankTimes::graphLaunches).sum() / n, phaseSyncs,
-                idleOps.getOrDefault(phase, List.of()), StepFinding.of(parts, pace.getKey(), n, launches, phaseSyncs,
+                idleOps.getOrDefault(phase, List.of()), StepFinding.of(parts, criticalPath, pace.getKey(), n, launches, phaseSyncs,
                 idleOps.getOrDefault(phase, List.of())));
     }
 
     /** One rank's step time in a phase; null when it has no steps of it. */
     RankStepTime rank(String phase, int rank) {
         RankTimes r = perPhase.getOrDefault(phase, Map.of()).get(rank);
-        return r == null ? null : new RankStepTime(r.ms(), parts(r.partMs(), r.ms().mean()));
+        return r == null ? null : new RankStepTime(r.ms(), parts(r.partMs(), r.ms().mean(), StepPart::labelOf));
     }
 
-    /** Parts with time, largest first, each with its share of {@code total}. */
-    private static List<PartShare> parts(Map<String, Double> ms, double total) {
+    /** Parts with time, largest first, each with its label and its share of {@code total}. */
+    private static List<PartShare> parts(Map<String, Double> ms, double total, Function<String, String> label) {
         List<PartShare> out = new ArrayList<>();
         ms.forEach((part, v) -> {
             if (v > 0) {
-                out.add(new PartShare(part, StepPart.labelOf(part), v, total > 0 ? 100 * v / total : 0));
+                out.add(new PartShare(part, label.apply(part), v, total > 0 ? 100 * v / total : 0));
             }
         });
         out.sort(Comparator.comparingDouble(PartShare::msPerStep).reversed().thenComparing(PartShare::name));

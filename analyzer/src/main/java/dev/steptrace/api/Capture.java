@@ -316,7 +316,8 @@ public final class Capture implements AutoCloseable {
     public List<WhatIf.PhaseProjection> whatIf(Changes changes, String phase) {
         open();
         try {
-            return WhatIf.of(analysis, HostSyncCalls.NAMES, !changes.scaleKernels().isEmpty()).project(changes, phase);
+            return WhatIf.of(analysis.kept(), analysis.stepSource().gpuAnchored(), HostSyncCalls.NAMES,
+                    !changes.scaleKernels().isEmpty()).project(changes, phase);
         } catch (SQLException e) {
             throw SteptraceException.internal("projecting " + name() + " failed: " + Messages.firstLine(e.getMessage()), e);
         }
@@ -395,6 +396,29 @@ public final class Capture implements AutoCloseable {
             }
         }
         return TableReader.pretty(Table.create(name() + " " + phase + " step time", part, label, ms, share, pace));
+    }
+
+    /**
+     * The critical path of a phase's steps by part, as report.json's {@code step_time.critical_path}: each rank's
+     * chain of CPU work, launches, kernels and waits that set its steps (docs/whatif.md), ms per step (mean over
+     * ranks) and share of the step, largest first. Columns: part, label, ms_per_step, share_pct.
+     *
+     * @param phase the phase
+     * @return the table
+     */
+    public Table criticalPath(String phase) {
+        StepTime t = phase(phase).stepTime();
+        StringColumn part = StringColumn.create("part");
+        StringColumn label = StringColumn.create("label");
+        DoubleColumn ms = DoubleColumn.create("ms_per_step");
+        DoubleColumn share = DoubleColumn.create("share_pct");
+        for (PartShare p : t == null ? List.<PartShare>of() : t.criticalPath()) {
+            part.append(p.name());
+            label.append(p.label());
+            ms.append(p.msPerStep());
+            share.append(p.sharePct());
+        }
+        return TableReader.pretty(Table.create(name() + " " + phase + " critical path", part, label, ms, share));
     }
 
     /**

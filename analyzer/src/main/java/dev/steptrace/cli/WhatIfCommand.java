@@ -171,6 +171,9 @@ public final class WhatIfCommand implements Callable<Integer> {
             out.println("  step time          " + Fmt.ms(p.stepMs()) + " ms (replayed as captured: " + Fmt.ms(p.replayedStepMs()) + " ms)");
             out.println("  projected          " + Fmt.ms(p.projectedStepMs()) + " ms (" + signedPct(p.projectedStepMs(), p.replayedStepMs()) + ")");
             out.println("  Amdahl's bound     " + Fmt.ms(p.amdahlStepMs()) + " ms (" + signedPct(p.amdahlStepMs(), p.stepMs()) + ")");
+            if (!changes.isEmpty()) {
+                out.println("  " + p.difference());
+            }
             out.println("  critical path, as captured | as projected (ms per step):");
             Map<String, Double> after = new LinkedHashMap<>();
             p.projectedCriticalPath().forEach(s -> after.put(s.part() + "@" + s.rank(), s.msPerStep()));

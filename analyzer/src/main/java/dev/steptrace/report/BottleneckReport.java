@@ -71,11 +71,14 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
      * @param finding       the largest part, its cause and what to do about it, in one sentence
      */
     public record StepTime(double msPerStep, Stat stepMs, Integer paceRank, String paceReason, List<PartShare> parts,
-                           List<PartShare> paceParts, double commHiddenMsPerStep, double launchesPerStep,
+                           List<PartShare> paceParts, List<PartShare> criticalPath, double commHiddenMsPerStep, double launchesPerStep,
                            double graphLaunchesPerStep, List<HostSync> hostSyncs, List<IdleCpuOp> idleCpuOps,
                            String finding) {}
 
-    /** One part of the step time: {@code name} as the store's {@code step_time_parts.part}, ms per step, share of the step. */
+    /**
+     * One part of the step time: {@code name} as the store's {@code step_time_parts.part} (of the critical path:
+     * {@code critical_path.part}), ms per step, share of the step.
+     */
     public record PartShare(String name, String label, double msPerStep, double sharePct) {}
 
     /**

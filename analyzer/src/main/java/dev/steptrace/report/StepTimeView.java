@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.PathPart;
 import dev.steptrace.common.StepPart;
 import dev.steptrace.report.BottleneckReport.HostSync;
 import dev.steptrace.report.BottleneckReport.IdleCpuOp;
@@ -18,15 +19,19 @@ import java.util.Map;
 /**
  * One phase's step time as the templates show it first (docs/reports.md, "Step time"): the step time, the
  * finding, the parts (mean over ranks) beside the pace rank's own, each rank's step time split into work,
- * exposed communication, waits and idle time, and the CPU side of idle time.
+ * exposed communication, waits and idle time, the critical path's parts, and the CPU side of idle time.
  *
+ * @param pathNote  what the critical path says that the parts do not: how much of it is the GPU's kernels
  * @param paceShown whether the pace rank's column adds anything (several ranks)
  * @param biggest   the largest part's label and share, for the first line
  */
 public record StepTimeView(String ms, String median, String p90, String paceRank, String paceReason, boolean paceShown,
                            String finding, String biggest, List<PartRow> parts, PartRow total, String launches,
-                           String graphLaunches, String hidden, List<RankRow> ranks, List<SyncRow> syncs,
-                           List<CpuOpRow> cpuOps) {
+                           String graphLaunches, String hidden, List<RankRow> ranks, List<PathRow> path,
+                           String pathNote, List<SyncRow> syncs, List<CpuOpRow> cpuOps) {
+
+    /** A part of the critical path: its time and share of the step, mean over ranks. */
+    public record PathRow(String id, String label, String color, String ms, String share) {}
 
     /** A part: its time and share, mean over ranks, and the pace rank's ({@code n/a}: not shown). */
     public record PartRow(String id, String label, String kind, String color, String ms, String share, String paceMs,
@@ -76,7 +81,54 @@ public record StepTimeView(String ms, String median, String p90, String paceRank
                 t.paceRank() == null ? Fmt.NA : t.paceRank().toString(), Fmt.text(t.paceReason()), paceShown,
                 Fmt.text(t.finding()), biggest, parts, total, Fmt.count(t.launchesPerStep()),
                 Fmt.count(t.graphLaunchesPerStep()), Fmt.ms(t.commHiddenMsPerStep()),
-                ranks(phase, t.paceRank(), rankSummaries), syncs, ops);
+                ranks(phase, t.paceRank(), rankSummaries), path(t.criticalPath()), pathNote(t), syncs, ops);
+    }
+
+    private static List<PathRow> path(List<PartShare> parts) {
+        List<PathRow> rows = new ArrayList<>();
+        for (PartShare p : parts) {
+            rows.add(new PathRow(Fmt.text(p.name()), Fmt.text(p.label()), pathColor(p.name()), Fmt.ms(p.msPerStep()),
+                    Fmt.pct(p.sharePct())));
+        }
+        return rows;
+    }
+
+    /**
+     * The critical path's split between the GPU's own work (kernels and transfers), waiting for other ranks, and
+     * the CPU's side (its work, launches, host syncs, gaps): what speeding up kernels can save at most.
+     */
+    private static String pathNote(StepTime t) {
+        if (t.criticalPath().isEmpty()) {
+            return null;
+        }
+        double gpu = 0;
+        double wait = 0;
+        double rest = 0;
+        for (PartShare p : t.criticalPath()) {
+            PathPart part = PathPart.of(p.name()).orElse(PathPart.UNTRACKED);
+            if (part == PathPart.COMM_WAIT) {
+                wait += p.sharePct();
+            } else if (part.onGpu()) {
+                gpu += p.sharePct();
+            } else {
+                rest += p.sharePct();
+            }
+        }
+        return "Kernels and transfers make " + Fmt.pct(gpu) + " of the critical path, waiting for other ranks "
+                + Fmt.pct(wait) + ", the CPU side (its work, launches, host syncs) and gaps " + Fmt.pct(rest)
+                + ": making kernels faster shortens the step by at most their share.";
+    }
+
+    /** A critical-path part's color: a kernel category's, communication's and waiting as in the parts, the CPU's greys. */
+    private static String pathColor(String part) {
+        return switch (PathPart.of(part).orElse(PathPart.UNTRACKED)) {
+            case CPU -> "#8c8c8c";
+            case LAUNCH -> "#b0b0b0";
+            case SYNC -> "#9edae5";
+            case GAP -> "#dadada";
+            case UNTRACKED -> "#f2f2f2";
+            default -> color(part);
+        };
     }
 
     private static List<RankRow> ranks(String phase, Integer paceRank, List<RankSummary> rankSummaries) {

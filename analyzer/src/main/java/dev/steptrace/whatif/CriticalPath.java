@@ -1,5 +1,6 @@
 package dev.steptrace.whatif;
 
+import dev.steptrace.common.PathPart;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -22,14 +23,32 @@ final class CriticalPath {
         }
     }
 
-    /**
-     * The window [start, end node's time] of rank {@code r} as path segments, summing to its length.
-     *
-     * @param crossRank follow a collective's last arrival onto its rank (else stay on rank {@code r})
-     */
+    /** Where a walk's segments go. */
+    interface Segments {
+        /**
+         * A segment of {@code ns} of {@code part}, on rank index {@code rank}, ending at global node {@code node}
+         * (an operation's or a CPU call's start or end: what the segment led to).
+         */
+        void add(PathPart part, int rank, int node, long ns);
+    }
+
+    /** The window [start, end node's time] of rank {@code r} as path segments by part and rank index. */
     static Map<Key, Long> walk(Replay replay, Replay.Durations d, Replay.Timing t, int r, int endNode, long start,
                                boolean crossRank) {
         Map<Key, Long> out = new TreeMap<>();
+        walk(replay, d, t, r, endNode, start, crossRank, (part, rank, node, ns) -> out.merge(new Key(part, rank), ns,
+                Long::sum));
+        return out;
+    }
+
+    /**
+     * The window [start, end node's time] of rank {@code r} as path segments, summing to its length, from its
+     * end back to its start.
+     *
+     * @param crossRank follow a collective's last arrival onto its rank (else stay on rank {@code r})
+     */
+    static void walk(Replay replay, Replay.Durations d, Replay.Timing t, int r, int endNode, long start,
+                     boolean crossRank, Segments out) {
         int node = endNode;
         int rank = r;
         long offset = 0; // the current rank's clock to rank r's
@@ -40,7 +59,7 @@ final class CriticalPath {
             }
             int p = t.bind[node];
             if (p < 0) {
-                add(out, PathPart.UNTRACKED, rank, at - start);
+                add(out, PathPart.UNTRACKED, rank, node, at - start);
                 break;
             }
             int pr = replay.rankOf(p);
@@ -54,7 +73,7 @@ final class CriticalPath {
                 long shift = e.opEnd(k) - replay.ranks.get(pr).opEnd(pk);
                 if (crossRank) {
                     long from = t.time[p] + offset + shift;
-                    add(out, part(e, k), pr, at - Math.max(from, start));
+                    add(out, part(e, k), pr, node, at - Math.max(from, start));
                     node = p;
                     rank = pr;
                     offset += shift;
@@ -70,23 +89,23 @@ final class CriticalPath {
                     PathPart part = part(e, k);
                     if (part.collective()) {
                         long transfer = Math.min(len, d.op[rank][k]);
-                        add(out, part, rank, transfer);
-                        add(out, PathPart.COMM_WAIT, rank, len - transfer);
+                        add(out, part, rank, node, transfer);
+                        add(out, PathPart.COMM_WAIT, rank, node, len - transfer);
                     } else {
-                        add(out, part, rank, len);
+                        add(out, part, rank, node, len);
                     }
                 } else {
-                    add(out, pIsCpu(replay, p, pr) ? PathPart.LAUNCH : PathPart.GAP, rank, len);
+                    add(out, pIsCpu(replay, p, pr) ? PathPart.LAUNCH : PathPart.GAP, rank, node, len);
                 }
             } else {
                 int j = (local - 2 * e.ops) / 2;
                 boolean end = (local - 2 * e.ops) % 2 == 1;
                 if (!end) {
-                    add(out, PathPart.CPU, rank, len);
+                    add(out, PathPart.CPU, rank, node, len);
                 } else if (pIsCpu(replay, p, pr)) {
-                    add(out, e.cpuKind[j] == RankEvents.LAUNCH ? PathPart.LAUNCH : PathPart.CPU, rank, len);
+                    add(out, e.cpuKind[j] == RankEvents.LAUNCH ? PathPart.LAUNCH : PathPart.CPU, rank, node, len);
                 } else {
-                    add(out, PathPart.SYNC, rank, len);
+                    add(out, PathPart.SYNC, rank, node, len);
                 }
             }
             if (from <= start) {
@@ -94,7 +113,6 @@ final class CriticalPath {
             }
             node = p;
         }
-        return out;
     }
 
     private static boolean pIsCpu(Replay replay, int p, int pr) {
@@ -105,9 +123,9 @@ final class CriticalPath {
         return PathPart.ofCategory(e.opCategory[k]);
     }
 
-    private static void add(Map<Key, Long> out, PathPart part, int rank, long ns) {
+    private static void add(Segments out, PathPart part, int rank, int node, long ns) {
         if (ns > 0) {
-            out.merge(new Key(part, rank), ns, Long::sum);
+            out.add(part, rank, node, ns);
         }
     }
 }

@@ -1,6 +1,6 @@
 package dev.steptrace.whatif;
 
-import dev.steptrace.analysis.StoredAnalysis;
+import dev.steptrace.store.KeptAnalysis;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,10 +10,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One rank's events for a replay of its steps (docs/whatif.md, "The model"), as arrays: its GPU operations in
- * time order, the CPU calls that launch them or wait for the GPU (with the steps' annotation starts and the last
- * one's end as markers) in time order, and its step windows. Read from the store: the raw tables for the events,
- * the kept analysis for classes, collective instances and windows.
+ * One rank's events for a replay of a run of its steps (docs/whatif.md, "The model"), as arrays: its GPU
+ * operations in time order, the CPU calls that launch them or wait for the GPU (with the steps' annotation
+ * starts and the last one's end as markers) in time order, and the steps' windows. Read from the store: the raw
+ * tables for the events, the kept analysis for classes, collective instances and windows. A capture is replayed
+ * a run of steps at a time ({@link #chunks}), so that what a replay holds in memory does not grow with the
+ * capture: each run's windows are the steps measured ({@link #first} to {@link #last}), the step before them
+ * (what their first dependencies start from) and the step after (where the last one ends).
  */
 final class RankEvents {
     static final byte LAUNCH = 0;
@@ -32,12 +35,16 @@ final class RankEvents {
     int[] opNameId;
     String[] opCategory;
     String[] opSub;
-    int[] opInstance;
-    long[] opWait;
-    long[] opTransfer;
-    long[] opBytes;
-    int[] opGroup;
-    String[] opType;
+    /** Per op, its index among the rank's matched collectives (the coll* arrays); -1: none. */
+    int[] opColl;
+
+    // matched collective operations, in op order: instance, transfer, message bytes (-1: unknown), group, type
+    int colls;
+    int[] collInstance;
+    long[] collTransfer;
+    long[] collBytes;
+    int[] collGroup;
+    String[] collType;
 
     // CPU calls and markers, in start order
     int cpu;
@@ -47,46 +54,112 @@ final class RankEvents {
     byte[] cpuKind;
     long[] cpuCorrelation;
 
-    // steps, in window order
-    final List<Window> windows = new ArrayList<>();
-    final Map<Integer, String> names = new HashMap<>();
+    // steps, in window order; those measured: first (inclusive) to last (exclusive)
+    final List<Window> windows;
+    final int first;
+    final int last;
+    /** The GPU operations' names by id (empty unless {@link #loadNames loaded}), shared by a rank's runs. */
+    final Map<Integer, String> names;
 
-    /** A step's window as the analysis kept it, and where its compute time came from. */
+    /** A step's window as the analysis kept it, and its GPU operations (how much a replay of it holds). */
     record Window(int step, String phase, int phaseIndex, long start, long end, long cpuStart, long cpuEnd,
-                  Long gpuStart, long computeNs) {}
+                  Long gpuStart, long ops) {}
 
-    private RankEvents(int fileId, int rank) {
+    private RankEvents(int fileId, int rank, List<Window> windows, int first, int last, Map<Integer, String> names) {
         this.fileId = fileId;
         this.rank = rank;
+        this.windows = windows;
+        this.first = first;
+        this.last = last;
+        this.names = names;
     }
 
-    /** Every rank of a kept analysis, each with its windows; {@code names}: also the GPU operations' names. */
-    static List<RankEvents> load(StoredAnalysis a, List<String> hostSyncs, List<String> graphLaunches, boolean names)
-            throws SQLException {
-        Map<Integer, RankEvents> byFile = new LinkedHashMap<>();
+    /** Every rank of a kept analysis with all its windows, no events loaded: what {@link #slice} cuts runs from. */
+    static List<RankEvents> windows(KeptAnalysis a) throws SQLException {
+        Map<Integer, List<Window>> byFile = new LinkedHashMap<>();
+        Map<Integer, Integer> ranks = new HashMap<>();
         a.query("replay-steps", Map.of(), rs -> {
             int fileId = rs.getInt(1);
-            int rank = rs.getInt(2);
-            RankEvents r = byFile.computeIfAbsent(fileId, f -> new RankEvents(f, rank));
+            ranks.put(fileId, rs.getInt(2));
             long gpu = rs.getLong(10);
             Long gpuStart = rs.wasNull() ? null : gpu;
-            r.windows.add(new Window(rs.getInt(3), rs.getString(4), rs.getInt(5), rs.getLong(6), rs.getLong(7),
-                    rs.getLong(8), rs.getLong(9), gpuStart, rs.getLong(11)));
+            byFile.computeIfAbsent(fileId, f -> new ArrayList<>()).add(new Window(rs.getInt(3), rs.getString(4),
+                    rs.getInt(5), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getLong(9), gpuStart, rs.getLong(11)));
         });
-        for (RankEvents r : byFile.values()) {
-            r.loadOps(a);
-            r.loadCalls(a, String.join(",", hostSyncs), String.join(",", graphLaunches));
-            if (names) {
-                a.query("replay-names", Map.of("file_id", r.fileId), rs -> r.names.put(rs.getInt(1), rs.getString(2)));
-            }
-        }
-        return new ArrayList<>(byFile.values());
+        List<RankEvents> out = new ArrayList<>();
+        byFile.forEach((file, w) -> out.add(new RankEvents(file, ranks.get(file), w, 0, w.size(), new HashMap<>())));
+        return out;
     }
 
-    private void loadOps(StoredAnalysis a) throws SQLException {
+    /**
+     * Runs of windows, the same indices on every rank ({@code [from, to)}), each of at most {@code maxOps} GPU
+     * operations over all ranks (and at least one window).
+     */
+    static List<int[]> chunks(List<RankEvents> ranks, long maxOps) {
+        int n = ranks.stream().mapToInt(r -> r.windows.size()).max().orElse(0);
+        List<int[]> out = new ArrayList<>();
+        int from = 0;
+        long ops = 0;
+        for (int w = 0; w < n; w++) {
+            long own = 0;
+            for (RankEvents r : ranks) {
+                own += w < r.windows.size() ? r.windows.get(w).ops() : 0;
+            }
+            if (w > from && ops + own > maxOps) {
+                out.add(new int[] {from, w});
+                from = w;
+                ops = 0;
+            }
+            ops += own;
+        }
+        if (from < n) {
+            out.add(new int[] {from, n});
+        }
+        return out;
+    }
+
+    /**
+     * The rank's windows {@code [from, to)} to measure, with the window before and the one after, events not
+     * loaded; null when the rank has none of them.
+     */
+    RankEvents slice(int from, int to) {
+        if (from >= windows.size()) {
+            return null;
+        }
+        int lo = Math.max(0, from - 1);
+        int hi = Math.min(windows.size(), to + 1);
+        return new RankEvents(fileId, rank, windows.subList(lo, hi), from - lo, Math.min(to, windows.size()) - lo,
+                names);
+    }
+
+    /**
+     * Reads the events of the windows' span: {@code collectives}, with the collective instances matched across
+     * ranks (without, each collective is an operation of its own).
+     */
+    void load(KeptAnalysis a, List<String> hostSyncs, List<String> graphLaunches, boolean collectives)
+            throws SQLException {
+        long from = windows.get(0).start();
+        long to = windows.get(windows.size() - 1).end();
+        loadOps(a, from, to);
+        if (!collectives) {
+            Arrays.fill(opColl, -1);
+            colls = 0;
+        }
+        loadCalls(a, from, to, String.join(",", hostSyncs), String.join(",", graphLaunches));
+    }
+
+    /** Reads the names of the rank's GPU operations (for changes that pick kernels by name). */
+    void loadNames(KeptAnalysis a) throws SQLException {
+        a.query("replay-names", Map.of("file_id", fileId), rs -> names.put(rs.getInt(1), rs.getString(2)));
+    }
+
+    private void loadOps(KeptAnalysis a, long from, long to) throws SQLException {
         int[] n = {0};
         grow(1 << 12);
-        a.query("replay-ops", Map.of("file_id", fileId), rs -> {
+        growColls(1 << 8);
+        // categories, subcategories and types are few: one String each, not one per row
+        Map<String, String> pool = new HashMap<>();
+        a.query("replay-ops", Map.of("file_id", fileId, "from_ns", from, "to_ns", to), rs -> {
             int i = n[0]++;
             if (i == opStart.length) {
                 grow(2 * i);
@@ -98,18 +171,34 @@ final class RankEvents {
             long corr = rs.getLong(4);
             opCorrelation[i] = rs.wasNull() ? Long.MIN_VALUE : corr;
             opNameId[i] = rs.getInt(5);
-            opCategory[i] = rs.getString(6);
-            opSub[i] = rs.getString(7);
+            opCategory[i] = pool.computeIfAbsent(rs.getString(6), x -> x);
+            opSub[i] = pool.computeIfAbsent(rs.getString(7), x -> x);
             int inst = rs.getInt(8);
-            opInstance[i] = rs.wasNull() ? -1 : inst;
-            opWait[i] = rs.getLong(9);
-            opTransfer[i] = rs.getLong(10);
-            long bytes = rs.getLong(11);
-            opBytes[i] = rs.wasNull() ? -1 : bytes;
-            opGroup[i] = rs.getInt(12);
-            opType[i] = rs.getString(13);
+            if (rs.wasNull()) {
+                opColl[i] = -1;
+                return;
+            }
+            int c = colls++;
+            if (c == collInstance.length) {
+                growColls(2 * c);
+            }
+            opColl[i] = c;
+            collInstance[c] = inst;
+            collTransfer[c] = rs.getLong(9);
+            long bytes = rs.getLong(10);
+            collBytes[c] = rs.wasNull() ? -1 : bytes;
+            collGroup[c] = rs.getInt(11);
+            String type = rs.getString(12);
+            collType[c] = type == null ? null : pool.computeIfAbsent(type, x -> x);
         });
         ops = n[0];
+        grow(ops);
+        growColls(colls);
+    }
+
+    /** The collective instance op k is part of across ranks; -1: none. */
+    int instance(int k) {
+        return opColl[k] < 0 ? -1 : collInstance[opColl[k]];
     }
 
     private void grow(int size) {
@@ -120,17 +209,22 @@ final class RankEvents {
         opNameId = copy(opNameId, size);
         opCategory = copy(opCategory, size);
         opSub = copy(opSub, size);
-        opInstance = copy(opInstance, size);
-        opWait = copy(opWait, size);
-        opTransfer = copy(opTransfer, size);
-        opBytes = copy(opBytes, size);
-        opGroup = copy(opGroup, size);
-        opType = copy(opType, size);
+        opColl = copy(opColl, size);
     }
 
-    private void loadCalls(StoredAnalysis a, String hostSyncs, String graphLaunches) throws SQLException {
+    private void growColls(int size) {
+        collInstance = copy(collInstance, size);
+        collTransfer = copy(collTransfer, size);
+        collBytes = copy(collBytes, size);
+        collGroup = copy(collGroup, size);
+        collType = copy(collType, size);
+    }
+
+    private void loadCalls(KeptAnalysis a, long from, long to, String hostSyncs, String graphLaunches)
+            throws SQLException {
         List<long[]> calls = new ArrayList<>();
-        a.query("replay-calls", Map.of("file_id", fileId, "host_syncs", hostSyncs, "graph_launches", graphLaunches),
+        a.query("replay-calls", Map.of("file_id", fileId, "from_ns", from, "to_ns", to, "host_syncs", hostSyncs,
+                        "graph_launches", graphLaunches),
                 rs -> {
                     long corr = rs.getLong(4);
                     boolean none = rs.wasNull();
@@ -146,8 +240,7 @@ final class RankEvents {
             calls.add(new long[] {w.cpuStart(), 0, main, MARK, Long.MIN_VALUE});
         }
         if (!windows.isEmpty()) {
-            Window last = windows.get(windows.size() - 1);
-            calls.add(new long[] {last.cpuEnd(), 0, main, MARK, Long.MIN_VALUE});
+            calls.add(new long[] {windows.get(windows.size() - 1).cpuEnd(), 0, main, MARK, Long.MIN_VALUE});
         }
         calls.sort((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[3], y[3]));
         cpu = calls.size();

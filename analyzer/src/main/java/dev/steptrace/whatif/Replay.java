@@ -64,7 +64,10 @@ final class Replay {
             latency = new long[n];
             streamGap = new long[n];
             crossGap = new long[n];
-            instance = Arrays.copyOf(e.opInstance, n);
+            instance = new int[n];
+            for (int k = 0; k < n; k++) {
+                instance[k] = e.instance(k);
+            }
             prevCpu = new int[e.cpu];
             cpuGap = new long[e.cpu];
             syncDeps = new int[e.cpu][];
@@ -227,8 +230,8 @@ final class Replay {
         for (int r = 0; r < ranks.size(); r++) {
             RankEvents e = ranks.get(r);
             for (int k = 0; k < e.ops; k++) {
-                if (e.opInstance[k] >= 0) {
-                    members.computeIfAbsent(e.opInstance[k], i -> new ArrayList<>()).add(new int[] {r, k});
+                if (e.instance(k) >= 0) {
+                    members.computeIfAbsent(e.instance(k), i -> new ArrayList<>()).add(new int[] {r, k});
                 }
             }
         }
@@ -263,6 +266,68 @@ final class Replay {
         return cpuStartNode(r, j) + 1;
     }
 
+    /** The node where window {@code w} of rank {@code r} starts: its annotation's start, or its first GPU op's. */
+    int windowStart(int r, int w, boolean gpuAnchored) {
+        RankEvents e = ranks.get(r);
+        RankEvents.Window win = e.windows.get(w);
+        if (gpuAnchored && win.gpuStart() != null) {
+            int k = Arrays.binarySearch(e.opStart, 0, e.ops, win.gpuStart());
+            while (k > 0 && e.opStart[k - 1] == win.gpuStart()) {
+                k--;
+            }
+            if (k >= 0) {
+                return opStartNode(r, k);
+            }
+        }
+        return cpuStartNode(r, marker(e, win.cpuStart()));
+    }
+
+    /** The index of the CPU marker at {@code ts}. */
+    private static int marker(RankEvents e, long ts) {
+        for (int j = Arrays.binarySearch(e.cpuStart, 0, e.cpu, ts); j >= 0 && j < e.cpu; j++) {
+            if (e.cpuStart[j] != ts) {
+                break;
+            }
+            if (e.cpuKind[j] == RankEvents.MARK) {
+                return j;
+            }
+        }
+        for (int j = 0; j < e.cpu; j++) {
+            if (e.cpuKind[j] == RankEvents.MARK && e.cpuStart[j] == ts) {
+                return j;
+            }
+        }
+        throw new IllegalStateException("no marker at " + ts);
+    }
+
+    /**
+     * The node where window {@code w} of rank {@code r} ends under timing {@code t}: the next window's start; for the
+     * last window, the later of its annotation's end and its operations' last end.
+     */
+    int windowEnd(int r, int w, Timing t, boolean gpuAnchored) {
+        if (w + 1 < ranks.get(r).windows.size()) {
+            return windowStart(r, w + 1, gpuAnchored);
+        }
+        RankEvents e = ranks.get(r);
+        RankEvents.Window win = e.windows.get(w);
+        int best = gpuAnchored ? -1 : cpuStartNode(r, lastMarker(e));
+        for (int k = 0; k < e.ops; k++) {
+            if (e.opStart[k] >= win.start() && (best < 0 || t.time[opEndNode(r, k)] > t.time[best])) {
+                best = opEndNode(r, k);
+            }
+        }
+        return best < 0 ? cpuStartNode(r, lastMarker(e)) : best;
+    }
+
+    private static int lastMarker(RankEvents e) {
+        for (int j = e.cpu - 1; j >= 0; j--) {
+            if (e.cpuKind[j] == RankEvents.MARK) {
+                return j;
+            }
+        }
+        throw new IllegalStateException("no step markers");
+    }
+
     /** The rank of a global node. */
     int rankOf(int node) {
         int r = Arrays.binarySearch(base, node);
@@ -274,19 +339,9 @@ final class Replay {
      * without, each rank keeps its own waits as they were.
      */
     Timing run(Durations d, boolean coupled) {
+        Graph g = graph(coupled);
         Timing t = new Timing(nodes);
-        int[] pending = new int[nodes];
-        int[] offset = new int[nodes + 1];
-        forEachEdge(coupled, (u, v) -> {
-            offset[u + 1]++;
-            pending[v]++;
-        });
-        for (int v = 0; v < nodes; v++) {
-            offset[v + 1] += offset[v];
-        }
-        int[] succ = new int[offset[nodes]];
-        int[] fill = Arrays.copyOf(offset, nodes);
-        forEachEdge(coupled, (u, v) -> succ[fill[u]++] = v);
+        int[] pending = Arrays.copyOf(g.predecessors, nodes);
         int[] queue = new int[nodes];
         int head = 0;
         int tail = 0;
@@ -298,14 +353,40 @@ final class Replay {
         while (head < tail) {
             int v = queue[head++];
             evaluate(v, d, coupled, t);
-            for (int i = offset[v]; i < offset[v + 1]; i++) {
-                if (--pending[succ[i]] == 0) {
-                    queue[tail++] = succ[i];
+            for (int i = g.offset[v]; i < g.offset[v + 1]; i++) {
+                if (--pending[g.successors[i]] == 0) {
+                    queue[tail++] = g.successors[i];
                 }
             }
         }
         t.complete = head == nodes;
         return t;
+    }
+
+    /** The graph's edges as successor lists (compressed: node v's are successors[offset[v] .. offset[v + 1]]). */
+    private record Graph(int[] offset, int[] successors, int[] predecessors) {}
+
+    /** The graphs by {@code coupled}, made once: every replay of this capture walks the same edges. */
+    private final Graph[] graphs = new Graph[2];
+
+    private Graph graph(boolean coupled) {
+        int i = coupled ? 1 : 0;
+        if (graphs[i] == null) {
+            int[] predecessors = new int[nodes];
+            int[] offset = new int[nodes + 1];
+            forEachEdge(coupled, (u, v) -> {
+                offset[u + 1]++;
+                predecessors[v]++;
+            });
+            for (int v = 0; v < nodes; v++) {
+                offset[v + 1] += offset[v];
+            }
+            int[] succ = new int[offset[nodes]];
+            int[] fill = Arrays.copyOf(offset, nodes);
+            forEachEdge(coupled, (u, v) -> succ[fill[u]++] = v);
+            graphs[i] = new Graph(offset, succ, predecessors);
+        }
+        return graphs[i];
     }
 
     private interface Edge {
@@ -418,7 +499,7 @@ final class Replay {
                     }
                 } else {
                     // its own wait kept: the transfer after it, from its new start
-                    worst = t.time[opStartNode(r, k)] - e.opStart[k] - e.opTransfer[k];
+                    worst = t.time[opStartNode(r, k)] - e.opStart[k] - e.collTransfer[e.opColl[k]];
                 }
                 t.time[v] = e.opEnd(k) + d.op[r][k] + worst;
                 t.bind[v] = bind;

@@ -283,6 +283,22 @@ CREATE TABLE IF NOT EXISTS step_time_base (
     ns           BIGINT NOT NULL
 );
 
+-- Per step, part of its critical path and, for a collective part, collective operation: the rank's own chain of
+-- dependencies through the step (docs/whatif.md, "Critical path"), each collective on it whole, its wait in it;
+-- the view critical_path splits the waits off.
+CREATE TABLE IF NOT EXISTS critical_path_base (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    phase_index  INTEGER NOT NULL,
+    part         VARCHAR NOT NULL,          -- a kernel category, comm_allreduce, comm_other, cpu, launch, sync, gap, untracked
+    op_ts_ns     BIGINT,                    -- a collective part's operation (its gpu_ops.ts_ns); NULL for the other parts
+    ns           BIGINT NOT NULL
+);
+
 -- Per step, host-sync call and the CPU op that issued it: calls, time in them, GPU idle they caused.
 CREATE TABLE IF NOT EXISTS host_syncs (
     capture_id   INTEGER NOT NULL,

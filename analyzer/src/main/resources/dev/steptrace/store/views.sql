@@ -75,3 +75,24 @@ SELECT capture_id, analysis_key, file_id, rank, step, phase, phase_index, part, 
 UNION ALL
 SELECT capture_id, analysis_key, file_id, rank, step, phase, phase_index, 'comm_wait', sum(waited)::BIGINT FROM parts
 GROUP BY capture_id, analysis_key, file_id, rank, step, phase, phase_index HAVING sum(waited) > 0;
+
+-- Per step and part: each step's critical path on its rank (docs/whatif.md, "Critical path") as parts that sum to
+-- step_times.step_ns, the collectives' waits split off as comm_wait: of each collective operation on the path, the
+-- smaller of its time there and its instance's wait (collective_instances.wait_ns) is waiting, the rest transfer.
+-- A view for the reason step_time_parts is one. Plain SQL.
+CREATE OR REPLACE VIEW critical_path AS
+WITH parts AS (
+    SELECT b.capture_id, b.analysis_key, b.file_id, b.rank, b.step, b.phase, b.phase_index, b.part, b.ns,
+           CASE WHEN i.wait_ns IS NULL THEN 0 WHEN i.wait_ns < b.ns THEN i.wait_ns ELSE b.ns END AS waited
+    FROM critical_path_base b
+    LEFT JOIN (SELECT capture_id, analysis_key, file_id, ts_ns, max(wait_ns) AS wait_ns FROM collective_instances
+               GROUP BY capture_id, analysis_key, file_id, ts_ns) i
+         ON i.capture_id = b.capture_id AND i.analysis_key = b.analysis_key AND i.file_id = b.file_id
+         AND i.ts_ns = b.op_ts_ns
+), split AS (
+    SELECT capture_id, analysis_key, file_id, rank, step, phase, phase_index, part, ns - waited AS ns FROM parts
+    UNION ALL
+    SELECT capture_id, analysis_key, file_id, rank, step, phase, phase_index, 'comm_wait', waited FROM parts
+)
+SELECT capture_id, analysis_key, file_id, rank, step, phase, phase_index, part, sum(ns)::BIGINT AS ns
+FROM split GROUP BY capture_id, analysis_key, file_id, rank, step, phase, phase_index, part HAVING sum(ns) > 0;

@@ -1,5 +1,6 @@
 package dev.steptrace.report;
 
+import dev.steptrace.common.PathPart;
 import dev.steptrace.common.StepPart;
 import dev.steptrace.report.BottleneckReport.Capture;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
@@ -89,7 +90,8 @@ final class ReportFixtures {
         }
         return new StepTime(25.0, new Stat(25.0, 24.9, 25.6, new RankValue(6, 24.95), new RankValue(5, 25.05)), 6,
                 "it waits least for the other ranks at collectives (0.05 ms per step; the most is 0.90 ms)", shares,
-                shares, 2.10, 312, 0,
+                shares, pathShares(25, new Object[][] {{"moe_gemm", 12.4}, {"comm_allreduce", 8.07}, {"attention", 2.9},
+                        {"gap", 0.88}, {"comm_wait", 0.45}, {"launch", 0.3}}), 2.10, 312, 0,
                 List.of(new HostSync("cudaMemcpyAsync", "aten::_local_scalar_dense", 1, 0.02, 0.4)),
                 List.of(new IdleCpuOp("aten::_local_scalar_dense", "cpu_op", 0.4, 1)),
                 "Exposed all-reduce transfer takes 32.3% of the step (8.07 ms): overlapping it with compute hides it;"
@@ -104,8 +106,18 @@ final class ReportFixtures {
                 new PartShare("comm_allreduce", StepPart.labelOf("comm_allreduce"), 15.1, 100 * 15.1 / 82),
                 new PartShare("idle_launch", StepPart.labelOf("idle_launch"), 7.1, 100 * 7.1 / 82));
         return new StepTime(82.0, new Stat(82.0, 82.0, 82.4, null, null), 0, "the only rank with prefill steps", shares,
-                shares, 0, 1464, 0, List.of(), List.of(), "The GPU is busy: Other GEMMs takes 50.2% of the step (41.20 ms);"
+                shares, pathShares(82, new Object[][] {{"gemm", 41.2}, {"attention", 18.6}, {"comm_allreduce", 15.1},
+                        {"cpu", 4.6}, {"launch", 2.5}}), 0, 1464, 0, List.of(), List.of(), "The GPU is busy: Other GEMMs takes 50.2% of the step (41.20 ms);"
                         + " idle time is 8.7% of the step, so faster Other GEMMs shorten it.");
+    }
+
+    /** Critical-path parts {id, ms per step} of a step of {@code stepMs}, largest first. */
+    private static List<PartShare> pathShares(double stepMs, Object[][] parts) {
+        List<PartShare> out = new ArrayList<>();
+        for (Object[] p : parts) {
+            out.add(new PartShare((String) p[0], PathPart.labelOf((String) p[0]), (double) p[1], 100 * (double) p[1] / stepMs));
+        }
+        return out;
     }
 
     static ReportContent kimi() {

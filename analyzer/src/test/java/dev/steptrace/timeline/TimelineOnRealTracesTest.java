@@ -337,7 +337,7 @@ class TimelineOnRealTracesTest {
     void commandOutputReportsTheOffsets() {
         assertTrue(written.err().contains("clocks aligned on collective end times, to rank 0's"), written::describe);
         long offset = doc.at("/steptrace/alignment/ranks/1/offset_ns").asLong();
-        assertTrue(written.err().contains(String.format(java.util.Locale.ROOT, "rank 1 %+.2f µs", offset / 1e3)),
+        assertTrue(written.err().contains(String.format(java.util.Locale.ROOT, "rank 1 %+.1f µs", offset / 1e3)),
                 written::describe);
         // one host: the ends of the decode all-reduces agree to well under a microsecond
         assertTrue(Math.abs(offset) < 1_000, "offset " + offset);

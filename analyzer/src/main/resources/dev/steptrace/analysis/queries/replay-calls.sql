@@ -1,16 +1,14 @@
--- One rank's CPU calls for a replay of its steps (docs/whatif.md): the launch calls of its GPU operations and
--- its host-sync calls (host_syncs, a comma-separated list of names) from its first step's start to its last
--- step's end, in time order, with the thread, and whether each replays a CUDA graph (graph_launches, a list).
--- Parameters: capture_id, analysis_key, file_id, host_syncs, graph_launches
--- Reads:   launches, names, gpu_ops (store); step_times
+-- One rank's CPU calls for a replay of some of its steps (docs/whatif.md): the launch calls of its GPU operations
+-- and its host-sync calls (host_syncs, a comma-separated list of names) that end at from_ns or later and start at
+-- to_ns or earlier (the steps' span), in time order, with the thread, and whether each replays a CUDA graph (graph_launches, a list).
+-- Parameters: file_id, from_ns, to_ns, host_syncs, graph_launches
+-- Reads:   launches, names, gpu_ops (store)
 -- Returns: tid, ts_ns, dur_ns, correlation, sync, graph
 -- Portability: getvariable, string_split and list_contains are DuckDB's.
-WITH span AS (
-    SELECT min(start_ns) AS lo, max(end_ns) AS hi FROM step_times
-    WHERE capture_id = getvariable('capture_id') AND analysis_key = getvariable('analysis_key')
-      AND file_id = getvariable('file_id')
-), launched AS (
-    SELECT DISTINCT correlation FROM gpu_ops WHERE file_id = getvariable('file_id') AND correlation IS NOT NULL
+WITH launched AS (
+    -- an operation starts after its launch call
+    SELECT DISTINCT correlation FROM gpu_ops
+    WHERE file_id = getvariable('file_id') AND correlation IS NOT NULL AND ts_ns >= getvariable('from_ns')
 )
 SELECT l.tid, l.ts_ns, l.dur_ns, l.correlation,
        list_contains(string_split(getvariable('host_syncs'), ','), n.name) AS sync,
@@ -18,5 +16,5 @@ SELECT l.tid, l.ts_ns, l.dur_ns, l.correlation,
 FROM launches l JOIN names n USING (file_id, name_id)
 WHERE l.file_id = getvariable('file_id')
   AND (list_contains(string_split(getvariable('host_syncs'), ','), n.name) OR l.correlation IN (SELECT correlation FROM launched))
-  AND l.ts_ns + l.dur_ns >= (SELECT lo FROM span) AND l.ts_ns <= (SELECT hi FROM span)
+  AND l.ts_ns + l.dur_ns >= getvariable('from_ns') AND l.ts_ns <= getvariable('to_ns')
 ORDER BY l.ts_ns, l.tid

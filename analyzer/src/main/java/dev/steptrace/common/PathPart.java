@@ -1,13 +1,12 @@
-package dev.steptrace.whatif;
+package dev.steptrace.common;
 
-import dev.steptrace.common.Identified;
-import dev.steptrace.common.Labelled;
 import java.util.Optional;
 
 /**
- * A part of a step's critical path (docs/whatif.md): the chain of CPU work, launches, kernels and waits whose
- * times add up to the step. Kernels keep their category's id, collectives their step-time part's
- * ({@link dev.steptrace.common.StepPart}); the rest is the CPU's side of the chain.
+ * A part of a step's critical path (docs/whatif.md, "Critical path"): the chain of CPU work, launches, kernels and
+ * waits whose times add up to the step. Ids are the store's {@code critical_path.part} and report.json's
+ * {@code step_time.critical_path[].name}: kernels keep their category's id, collectives their step-time part's
+ * ({@link StepPart}); the rest is the CPU's side of the chain.
  */
 public enum PathPart implements Labelled {
     ATTENTION("Attention"),
@@ -42,12 +41,17 @@ public enum PathPart implements Labelled {
         return label;
     }
 
+    /** The label of a part by its id; the id itself when no part has it. */
+    public static String labelOf(String id) {
+        return Labelled.labelOf(PathPart.class, id);
+    }
+
     public static Optional<PathPart> of(String id) {
         return Identified.byId(PathPart.class, id);
     }
 
     /** The part of a kernel of {@code category} (a headline category id). */
-    static PathPart ofCategory(String category) {
+    public static PathPart ofCategory(String category) {
         return switch (category) {
             case "allreduce" -> COMM_ALLREDUCE;
             case "comm_other" -> COMM_OTHER;
@@ -55,7 +59,12 @@ public enum PathPart implements Labelled {
         };
     }
 
-    boolean collective() {
+    /** Whether the part is the GPU's own work: a kernel, or a collective's transfer. */
+    public boolean onGpu() {
+        return ordinal() <= COMM_OTHER.ordinal() && this != COMM_WAIT;
+    }
+
+    public boolean collective() {
         return this == COMM_ALLREDUCE || this == COMM_OTHER;
     }
 }
