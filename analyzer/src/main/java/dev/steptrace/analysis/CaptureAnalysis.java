@@ -165,11 +165,20 @@ public final class CaptureAnalysis implements AutoCloseable {
             StoreCaptures.keepWarnings(c, captureId, key.id(), all.stream().map(w -> List.of(w.code(), w.message())).toList());
             c.commit();
         } catch (SQLException | RuntimeException e) {
-            c.rollback();
+            // A commit that failed (a full disk) has ended the transaction: the rollback's own failure must not hide why.
+            try {
+                c.rollback();
+            } catch (SQLException r) {
+                e.addSuppressed(r);
+            }
+            try {
+                c.setAutoCommit(true);
+            } catch (SQLException r) {
+                e.addSuppressed(r);
+            }
             throw e;
-        } finally {
-            c.setAutoCommit(true);
         }
+        c.setAutoCommit(true);
     }
 
     /** Drops the working tables (the work database, or the temp tables with the connection) and closes it. */

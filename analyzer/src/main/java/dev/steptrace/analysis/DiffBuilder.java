@@ -287,7 +287,7 @@ public final class DiffBuilder {
     private static void loadKernels(StoredAnalysis analysis, SideData side, Map<String, Map<Long, Integer>> cellOf)
             throws SQLException {
         List<String> names = new ArrayList<>();
-        analysis.query("diff-kernel-names", Map.of(), rs -> names.add(rs.getString(1)));
+        analysis.query("diff-kernels-names", Map.of(), rs -> names.add(rs.getString(1)));
         Map<String, String> normalized = new HashMap<>();
         analysis.query("diff-kernels", Map.of(), rs -> {
             PhaseData pd = side.phases.get(rs.getString(1));

@@ -11,6 +11,7 @@ import dev.steptrace.api.Steptrace;
 import dev.steptrace.rules.Rule;
 import dev.steptrace.rules.Threshold;
 import dev.steptrace.rules.Thresholds;
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.testsupport.Cli;
 import dev.steptrace.testsupport.RuleEvidence;
 import dev.steptrace.testsupport.StoreDb;
@@ -19,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -242,7 +242,7 @@ class CaptureRulesTest {
         Map<String, List<String>> evidence = new LinkedHashMap<>();
         Properties readOnly = new Properties();
         readOnly.setProperty("duckdb.read_only", "true");
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + db, readOnly)) {
+        try (Connection c = DuckDb.connect(db, readOnly)) {
             for (JsonNode w : warnings) {
                 assertTrue(w.hasNonNull("evidence"), "a catalogued warning carries its evidence: " + w);
                 assertFalse(RuleEvidence.rows(c, w.get("evidence").asText()).isEmpty(),

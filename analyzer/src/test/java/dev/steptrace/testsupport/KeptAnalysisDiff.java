@@ -1,10 +1,10 @@
 package dev.steptrace.testsupport;
 
+import dev.steptrace.store.DuckDb;
 import dev.steptrace.store.Sql;
 import dev.steptrace.store.StoreCaptures;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -51,7 +51,7 @@ public final class KeptAnalysisDiff {
 
     /** Every kept table of the stores {@code a} and {@code b}, opened read-only. */
     public static List<Table> compare(Path a, Path b) throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection c = DuckDb.inMemory()) {
             Sql.exec(c, "ATTACH '" + a.toString().replace("'", "''") + "' AS a (READ_ONLY)");
             Sql.exec(c, "ATTACH '" + b.toString().replace("'", "''") + "' AS b (READ_ONLY)");
             List<Table> out = new ArrayList<>();

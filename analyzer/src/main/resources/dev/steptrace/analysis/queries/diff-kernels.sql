@@ -1,5 +1,5 @@
 -- A diff side's kernel time and calls per step and kernel (docs/diff.md), with the kernel's class; the
--- name as its position in diff-kernel-names (from 0), so that a reader makes no string per row. In a
+-- name as its position in diff-kernels-names (from 0), so that a reader makes no string per row. In a
 -- fixed order, as diff-categories.
 -- Parameters: capture_id, analysis_key
 -- Reads:   step_kernels, kernel_classes

@@ -5,16 +5,19 @@
 -- Reads:   launches, names, gpu_ops (store)
 -- Returns: tid, ts_ns, dur_ns, correlation, sync, graph
 -- Portability: getvariable, string_split and list_contains are DuckDB's.
-WITH launched AS (
-    -- an operation starts after its launch call
+WITH calls AS (
+    SELECT * FROM launches
+    WHERE file_id = getvariable('file_id') AND ts_ns + dur_ns >= getvariable('from_ns') AND ts_ns <= getvariable('to_ns')
+), launched AS (
+    -- an operation starts after its launch call; the span's calls' correlations bound the search (they grow with
+    -- time, so the store's row groups outside them are skipped)
     SELECT DISTINCT correlation FROM gpu_ops
-    WHERE file_id = getvariable('file_id') AND correlation IS NOT NULL AND ts_ns >= getvariable('from_ns')
+    WHERE file_id = getvariable('file_id') AND ts_ns >= getvariable('from_ns')
+      AND correlation BETWEEN (SELECT min(correlation) FROM calls) AND (SELECT max(correlation) FROM calls)
 )
 SELECT l.tid, l.ts_ns, l.dur_ns, l.correlation,
        list_contains(string_split(getvariable('host_syncs'), ','), n.name) AS sync,
        list_contains(string_split(getvariable('graph_launches'), ','), n.name) AS graph
-FROM launches l JOIN names n USING (file_id, name_id)
-WHERE l.file_id = getvariable('file_id')
-  AND (list_contains(string_split(getvariable('host_syncs'), ','), n.name) OR l.correlation IN (SELECT correlation FROM launched))
-  AND l.ts_ns + l.dur_ns >= getvariable('from_ns') AND l.ts_ns <= getvariable('to_ns')
+FROM calls l JOIN names n USING (file_id, name_id)
+WHERE (list_contains(string_split(getvariable('host_syncs'), ','), n.name) OR l.correlation IN (SELECT correlation FROM launched))
 ORDER BY l.ts_ns, l.tid
