@@ -1,5 +1,6 @@
 package dev.steptrace.timeline;
 
+import dev.steptrace.common.PathPart;
 import dev.steptrace.report.ReportCategories;
 import java.util.Map;
 
@@ -36,6 +37,23 @@ final class SliceColors {
     static final String STEP = "grey";
 
     private SliceColors() {}
+
+    /**
+     * The reserved colour of a critical-path segment: a kernel category's and a collective's as their slices, a
+     * wait as a collective's wait, the CPU's side and gaps in colours no category uses.
+     */
+    static String path(PathPart part) {
+        return switch (part) {
+            case COMM_WAIT -> WAIT;
+            case COMM_ALLREDUCE -> category("allreduce");
+            case COMM_OTHER -> category("comm_other");
+            case CPU -> "yellow";
+            case LAUNCH -> "startup";
+            case SYNC -> "vsync_highlight_color";
+            case GAP, UNTRACKED -> "white";
+            default -> category(part.id());
+        };
+    }
 
     /** The reserved colour of a category's slices. */
     static String category(String categoryId) {

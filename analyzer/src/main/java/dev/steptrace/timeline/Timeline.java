@@ -2,12 +2,14 @@ package dev.steptrace.timeline;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.steptrace.store.CaptureScope;
+import dev.steptrace.analysis.HostSyncCalls;
 import dev.steptrace.analysis.StoredAnalysis;
 import dev.steptrace.quality.ClockOffsets;
 import dev.steptrace.common.Messages;
 import dev.steptrace.common.OutputFiles;
 import dev.steptrace.common.StepSource;
 import dev.steptrace.report.ReportCategories;
+import dev.steptrace.whatif.CriticalPaths;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -43,6 +45,8 @@ public final class Timeline {
     public static final String SCHEMA = OutputFiles.TIMELINE_SCHEMA;
     /** The track of the step slices in each rank's process. */
     private static final int STEP_TID = 1;
+    /** Each rank's track of its steps' critical paths, under its steps. */
+    private static final int PATH_TID = 2;
     /** Categories of the file's events: the GPU and CPU ones are Kineto's, so steptrace reads the file back. */
     private static final Map<String, String> KINETO_CATEGORY = Map.of(
             "kernel", "kernel", "memcpy", "gpu_memcpy", "memset", "gpu_memset",
@@ -66,7 +70,7 @@ public final class Timeline {
         final Map<String, Integer> cpuThreads = new LinkedHashMap<>();
         final Map<String, String> cpuThreadNames = new HashMap<>();
         final Map<Integer, Long> devices = new HashMap<>();
-        int nextTid = STEP_TID + 1;
+        int nextTid = PATH_TID + 1;
 
         Process(int pid, int rank, String host) {
             this.pid = pid;
@@ -188,6 +192,7 @@ public final class Timeline {
                 stepSlice(w, s);
             }
             Map<List<Object>, List<Arrival>> instances = gpuOps(w);
+            criticalPaths(w);
             cpuEvents(w);
             flows(w, instances);
             names(w);
@@ -557,6 +562,37 @@ public final class Timeline {
         return instances;
     }
 
+    /**
+     * Each written step's critical path on its rank (docs/whatif.md, "Critical path"), as consecutive slices on a
+     * track of its own: what set the step's time, segment by segment.
+     */
+    private void criticalPaths(ChromeTraceWriter w) throws SQLException, IOException {
+        Map<Integer, Map<Integer, Integer>> stepsOfFile = new LinkedHashMap<>(); // step to its phase index
+        Map<Integer, Integer> rankOfFile = new HashMap<>();
+        for (ChosenStep t : chosen) {
+            stepsOfFile.computeIfAbsent(t.fileId(), f -> new HashMap<>()).put(t.step(), t.phaseIndex());
+            rankOfFile.put(t.fileId(), t.rank());
+        }
+        for (Map.Entry<Integer, Map<Integer, Integer>> f : stepsOfFile.entrySet()) {
+            int rank = rankOfFile.get(f.getKey());
+            Process p = processes.get(rank);
+            Map<Integer, List<CriticalPaths.Segment>> paths = CriticalPaths.segments(analysis.kept(),
+                    analysis.stepSource().gpuAnchored(), HostSyncCalls.NAMES, f.getKey(), f.getValue().keySet());
+            for (Map.Entry<Integer, List<CriticalPaths.Segment>> path : paths.entrySet()) {
+                for (CriticalPaths.Segment s : path.getValue()) {
+                    w.complete(p.pid, PATH_TID, "critical_path", s.part().label(), time(rank, s.startNs()),
+                            s.endNs() - s.startNs(), SliceColors.path(s.part()));
+                    JsonGenerator a = w.args();
+                    a.writeStringField("part", s.part().id());
+                    a.writeNumberField("step", f.getValue().get(path.getKey()));
+                    a.writeFieldName("duration_us");
+                    a.writeNumber(ChromeTraceWriter.micros(s.endNs() - s.startNs()));
+                    w.end();
+                }
+            }
+        }
+    }
+
     /** The wait and transfer parts of a collective kernel, as slices inside it. */
     private static void collectiveParts(ChromeTraceWriter w, int pid, int tid, String type, long ts, long dur, long wait)
             throws IOException {
@@ -676,6 +712,7 @@ public final class Timeline {
             w.processName(p.pid, "rank " + p.rank + (gpu != null ? " · " + gpu : device != null ? " · GPU " + device : "")
                     + (p.host != null ? " · " + p.host : ""), p.rank);
             w.threadName(p.pid, STEP_TID, "steps", 0);
+            w.threadName(p.pid, PATH_TID, "critical path", PATH_TID);
             for (Map.Entry<Long, Integer> s : p.streams.entrySet()) {
                 w.threadName(p.pid, s.getValue(), (device != null ? "GPU " + device + " · " : "")
                         + (s.getKey() < 0 ? "stream ?" : "stream " + s.getKey()), s.getValue());

@@ -27,17 +27,18 @@ final class CriticalPath {
     interface Segments {
         /**
          * A segment of {@code ns} of {@code part}, on rank index {@code rank}, ending at global node {@code node}
-         * (an operation's or a CPU call's start or end: what the segment led to).
+         * (an operation's or a CPU call's start or end: what the segment led to) at {@code end} (rank {@code r}'s
+         * clock).
          */
-        void add(PathPart part, int rank, int node, long ns);
+        void add(PathPart part, int rank, int node, long ns, long end);
     }
 
     /** The window [start, end node's time] of rank {@code r} as path segments by part and rank index. */
     static Map<Key, Long> walk(Replay replay, Replay.Durations d, Replay.Timing t, int r, int endNode, long start,
                                boolean crossRank) {
         Map<Key, Long> out = new TreeMap<>();
-        walk(replay, d, t, r, endNode, start, crossRank, (part, rank, node, ns) -> out.merge(new Key(part, rank), ns,
-                Long::sum));
+        walk(replay, d, t, r, endNode, start, crossRank, (part, rank, node, ns, end) -> out.merge(new Key(part, rank),
+                ns, Long::sum));
         return out;
     }
 
@@ -52,14 +53,17 @@ final class CriticalPath {
         int node = endNode;
         int rank = r;
         long offset = 0; // the current rank's clock to rank r's
+        // where the previous segment began: a node may end after its successor began (a stream's operations
+        // overlapping by their timestamps' rounding), and the segments must not overlap
+        long limit = Long.MAX_VALUE;
         while (true) {
-            long at = t.time[node] + offset;
+            long at = Math.min(t.time[node] + offset, limit);
             if (at <= start) {
                 break;
             }
             int p = t.bind[node];
             if (p < 0) {
-                add(out, PathPart.UNTRACKED, rank, node, at - start);
+                add(out, PathPart.UNTRACKED, rank, node, at - start, at);
                 break;
             }
             int pr = replay.rankOf(p);
@@ -73,7 +77,8 @@ final class CriticalPath {
                 long shift = e.opEnd(k) - replay.ranks.get(pr).opEnd(pk);
                 if (crossRank) {
                     long from = t.time[p] + offset + shift;
-                    add(out, part(e, k), pr, node, at - Math.max(from, start));
+                    add(out, part(e, k), pr, node, at - Math.max(from, start), at);
+                    limit = Math.min(at, Math.max(from, start));
                     node = p;
                     rank = pr;
                     offset += shift;
@@ -89,28 +94,29 @@ final class CriticalPath {
                     PathPart part = part(e, k);
                     if (part.collective()) {
                         long transfer = Math.min(len, d.op[rank][k]);
-                        add(out, part, rank, node, transfer);
-                        add(out, PathPart.COMM_WAIT, rank, node, len - transfer);
+                        add(out, part, rank, node, transfer, at);
+                        add(out, PathPart.COMM_WAIT, rank, node, len - transfer, at - transfer);
                     } else {
-                        add(out, part, rank, node, len);
+                        add(out, part, rank, node, len, at);
                     }
                 } else {
-                    add(out, pIsCpu(replay, p, pr) ? PathPart.LAUNCH : PathPart.GAP, rank, node, len);
+                    add(out, pIsCpu(replay, p, pr) ? PathPart.LAUNCH : PathPart.GAP, rank, node, len, at);
                 }
             } else {
                 int j = (local - 2 * e.ops) / 2;
                 boolean end = (local - 2 * e.ops) % 2 == 1;
                 if (!end) {
-                    add(out, PathPart.CPU, rank, node, len);
+                    add(out, PathPart.CPU, rank, node, len, at);
                 } else if (pIsCpu(replay, p, pr)) {
-                    add(out, e.cpuKind[j] == RankEvents.LAUNCH ? PathPart.LAUNCH : PathPart.CPU, rank, node, len);
+                    add(out, e.cpuKind[j] == RankEvents.LAUNCH ? PathPart.LAUNCH : PathPart.CPU, rank, node, len, at);
                 } else {
-                    add(out, PathPart.SYNC, rank, node, len);
+                    add(out, PathPart.SYNC, rank, node, len, at);
                 }
             }
             if (from <= start) {
                 break;
             }
+            limit = Math.min(at, from);
             node = p;
         }
     }
@@ -123,9 +129,9 @@ final class CriticalPath {
         return PathPart.ofCategory(e.opCategory[k]);
     }
 
-    private static void add(Segments out, PathPart part, int rank, int node, long ns) {
+    private static void add(Segments out, PathPart part, int rank, int node, long ns, long end) {
         if (ns > 0) {
-            out.add(part, rank, node, ns);
+            out.add(part, rank, node, ns, end);
         }
     }
 }

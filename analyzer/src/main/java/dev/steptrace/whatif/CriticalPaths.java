@@ -6,6 +6,8 @@ import dev.steptrace.store.KeptAnalysis;
 import dev.steptrace.store.Sql;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,17 +16,25 @@ import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
 /**
- * The store's {@code critical_path_base} rows of a kept analysis (docs/whatif.md, "Critical path"): each rank's
- * steps replayed as captured, one rank and a run of its steps at a time, and each step's window walked back from its end along the
+ * Each rank's own critical paths as captured (docs/whatif.md, "Critical path"): the rank's steps replayed as
+ * captured, one rank and a run of its steps at a time, and each step's window walked back from its end along the
  * dependencies that set every time. Rank-local: a collective is one operation of its rank, its whole time on the
- * path a row of its own (its start in {@code op_ts_ns}), which the view {@code critical_path} splits into the
- * wait for other ranks and the transfer once the capture's collectives are matched (by the analysis, or by the
- * Spark application, whose tasks each see a few ranks).
+ * path, which the view {@code critical_path} splits into the wait for other ranks and the transfer once the
+ * capture's collectives are matched (by the analysis, or by the Spark application, whose tasks each see a few
+ * ranks). Kept in the store ({@link #keep}), and drawn on the timeline ({@link #segments}).
  */
 public final class CriticalPaths {
     private static final String TABLE = "critical_path_base";
 
     private CriticalPaths() {}
+
+    /** A segment of a step's critical path on its rank: its part, its start and end in the capture's clock (ns). */
+    public record Segment(PathPart part, long startNs, long endNs) {}
+
+    /** What a walk of one rank's windows gives: each segment of a window's path. */
+    private interface WindowSegments {
+        void add(RankEvents.Window win, PathPart part, int op, long ns, long end) throws SQLException;
+    }
 
     /** Appends the critical paths of every rank's steps of the kept analysis {@code a} to {@code critical_path_base}. */
     public static void keep(KeptAnalysis a, boolean gpuAnchored, List<String> hostSyncs) throws SQLException {
@@ -36,37 +46,75 @@ public final class CriticalPaths {
         String[] at = where.get(0).split("\\.", 2);
         try (DuckDBAppender out = c.unwrap(DuckDBConnection.class).createAppender(at[0], at[1], TABLE)) {
             for (RankEvents rank : RankEvents.windows(a)) {
-                // a run of the rank's steps at a time in memory
                 for (int[] chunk : RankEvents.chunks(List.of(rank), WhatIf.CHUNK_OPS)) {
                     RankEvents e = rank.slice(chunk[0], chunk[1]);
                     e.load(a, hostSyncs, StepSource.GRAPH_LAUNCHES, false);
-                    append(out, a, e, gpuAnchored);
+                    // per window, part, and collective operation (its start) of a collective part
+                    Map<RankEvents.Window, Map<PathPart, Map<Long, Long>>> rows = new java.util.LinkedHashMap<>();
+                    walk(e, gpuAnchored, (win, part, op, ns, end) -> rows.computeIfAbsent(win, w -> new TreeMap<>())
+                            .computeIfAbsent(part, p -> new HashMap<>())
+                            .merge(part.collective() ? e.opStart[op] : Long.MIN_VALUE, ns, Long::sum));
+                    for (Map.Entry<RankEvents.Window, Map<PathPart, Map<Long, Long>>> w : rows.entrySet()) {
+                        append(out, a, e, w.getKey(), w.getValue());
+                    }
                 }
             }
         }
     }
 
-    private static void append(DuckDBAppender out, KeptAnalysis a, RankEvents e, boolean gpuAnchored)
-            throws SQLException {
+    /** The critical paths of steps {@code steps} of file {@code fileId}, by step, each as its segments in time order. */
+    public static Map<Integer, List<Segment>> segments(KeptAnalysis a, boolean gpuAnchored, List<String> hostSyncs,
+                                                       int fileId, Collection<Integer> steps) throws SQLException {
+        Map<Integer, List<Segment>> out = new TreeMap<>();
+        for (RankEvents rank : RankEvents.windows(a)) {
+            if (rank.fileId != fileId) {
+                continue;
+            }
+            for (int w = 0; w < rank.windows.size(); w++) {
+                if (!steps.contains(rank.windows.get(w).step())) {
+                    continue;
+                }
+                RankEvents e = rank.slice(w, w + 1);
+                e.load(a, hostSyncs, StepSource.GRAPH_LAUNCHES, false);
+                walk(e, gpuAnchored, (win, part, op, ns, end) -> out.computeIfAbsent(win.step(), s -> new ArrayList<>())
+                        .add(0, new Segment(part, end - ns, end)));
+            }
+        }
+        return out;
+    }
+
+    /** Walks each measured window of a loaded run of one rank, replayed as captured, from its end to its start. */
+    private static void walk(RankEvents e, boolean gpuAnchored, WindowSegments out) throws SQLException {
         Replay replay = new Replay(List.of(e));
         Replay.Durations d = WhatIf.durations(replay, Changes.NONE, null);
         Replay.Timing t = replay.run(d, false);
+        SQLException[] failed = {null};
         for (int w = e.first; w < e.last; w++) {
             RankEvents.Window win = e.windows.get(w);
             int start = replay.windowStart(0, w, gpuAnchored);
-            // per part, and per collective operation (its start) of a collective part
-            Map<PathPart, Map<Long, Long>> parts = new TreeMap<>();
+            // one rank, so a node's operation is its index over 2 (the rank's nodes start at 0)
             CriticalPath.walk(replay, d, t, 0, replay.windowEnd(0, w, t, gpuAnchored), t.time[start], false,
-                    (part, rank, node, ns) -> parts.computeIfAbsent(part, p -> new HashMap<>())
-                            .merge(part.collective() ? e.opStart[node / 2] : Long.MIN_VALUE, ns, Long::sum));
-            for (Map.Entry<PathPart, Map<Long, Long>> p : parts.entrySet()) {
-                for (Map.Entry<Long, Long> op : p.getValue().entrySet()) {
-                    Long opStart = op.getKey() == Long.MIN_VALUE ? null : op.getKey();
-                    out.beginRow().append(a.captureId()).append(a.key()).append(e.fileId).append(e.rank)
-                            .append(win.step()).append(win.phase()).append(win.phaseIndex()).append(p.getKey().id())
-                            .append(opStart).append(op.getValue().longValue())
-                            .endRow();
-                }
+                    (part, rank, node, ns, end) -> {
+                        try {
+                            out.add(win, part, node < 2 * e.ops ? node / 2 : -1, ns, end);
+                        } catch (SQLException x) {
+                            failed[0] = x;
+                        }
+                    });
+            if (failed[0] != null) {
+                throw failed[0];
+            }
+        }
+    }
+
+    private static void append(DuckDBAppender out, KeptAnalysis a, RankEvents e, RankEvents.Window win,
+                               Map<PathPart, Map<Long, Long>> parts) throws SQLException {
+        for (Map.Entry<PathPart, Map<Long, Long>> p : parts.entrySet()) {
+            for (Map.Entry<Long, Long> op : p.getValue().entrySet()) {
+                Long opStart = op.getKey() == Long.MIN_VALUE ? null : op.getKey();
+                out.beginRow().append(a.captureId()).append(a.key()).append(e.fileId).append(e.rank)
+                        .append(win.step()).append(win.phase()).append(win.phaseIndex()).append(p.getKey().id())
+                        .append(opStart).append(op.getValue().longValue()).endRow();
             }
         }
     }

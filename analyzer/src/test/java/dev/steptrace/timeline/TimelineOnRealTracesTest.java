@@ -22,6 +22,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -331,6 +332,38 @@ class TimelineOnRealTracesTest {
         }
         assertTrue(instances > 100, "instances with a clear late rank: " + instances);
         assertTrue(late1 > instances / 2, "rank 1 is the late one at most instances: " + late1 + " of " + instances);
+    }
+
+    @Test
+    void eachStepsCriticalPathCoversItsWindow() throws Exception {
+        // Decode step 3 (ProfilerStep#6) runs on each rank from its annotation's start to ProfilerStep#7's, from the
+        // raw trace; its critical-path track covers that window, segment after segment, without overlaps.
+        Map<Integer, Integer> pids = pidOfRank();
+        for (Path trace : TestData.kinetoTraces(capture)) {
+            int rank = Integer.parseInt(trace.getFileName().toString().substring(4, 5));
+            Map<String, Long> starts = new HashMap<>();
+            try (InputStream in = new GZIPInputStream(Files.newInputStream(trace))) {
+                JSON.readTree(in).get("traceEvents").forEach(e -> {
+                    if (e.path("name").asText().matches("ProfilerStep#[67]") && e.path("cat").asText().equals("user_annotation")) {
+                        starts.put(e.get("name").asText(), nanos(e.get("ts")));
+                    }
+                });
+            }
+            long window = starts.get("ProfilerStep#7") - starts.get("ProfilerStep#6");
+            List<JsonNode> path = events().filter(e -> e.path("cat").asText().equals("critical_path")
+                    && e.get("pid").asInt() == pids.get(rank) && e.at("/args/step").asInt() == 3)
+                    .sorted(Comparator.comparing(e -> e.get("ts").decimalValue())).toList();
+            assertTrue(path.size() > 100, "rank " + rank + ": " + path.size() + " segments");
+            long sum = 0;
+            for (int i = 0; i < path.size(); i++) {
+                sum += nanos(path.get(i).get("dur"));
+                if (i > 0) {
+                    long end = nanos(path.get(i - 1).get("ts")) + nanos(path.get(i - 1).get("dur"));
+                    assertTrue(nanos(path.get(i).get("ts")) >= end - 1_000, "rank " + rank + " overlap at " + path.get(i));
+                }
+            }
+            assertEquals(window, sum, 0.01 * window, "rank " + rank);
+        }
     }
 
     @Test
