@@ -4,8 +4,8 @@ a new graph recorded during the capture, and a graph break with an eager op betw
     python3 capture_compile.py OUTDIR [--steps 8]
 
 One GPU. A small MLP block takes, each step, activations and a large context tensor allocated anew
-(not static: CUDA graph trees copy them into the graph's static input buffers each replay, which is
-most of the step); the forward breaks the graph once (torch._dynamo.graph_break) around an eager
+(made before profiling but not static: CUDA graph trees copy them into the graph's static input buffers
+each replay, which is most of the step's GPU time); the forward breaks the graph once (torch._dynamo.graph_break) around an eager
 op. Steps are ProfilerStep#N: the first half at batch 8 (compiled and recorded before profiling),
 the second half at batch 16, whose first step recompiles and records new graphs inside the capture
 (automatic dynamic shapes off, so a new shape is a new graph, as with `dynamic=False`).
@@ -48,15 +48,17 @@ def main():
     torch._dynamo.config.cache_size_limit = 16
     dev = torch.device("cuda", 0)
     torch.manual_seed(0)
-    model = Block().to(dev)
+    # inference only: parameters that want gradients keep CUDA graph trees off their fast path (no replays)
+    model = Block().to(dev).requires_grad_(False)
     compiled = torch.compile(model, mode="reduce-overhead")
 
     def inputs(batch):
         # new tensors every call: not static inputs of the recorded graphs
         x = torch.randn(batch, 1024, device=dev, dtype=torch.bfloat16)
-        context = torch.randn(batch * 64, 1024 * 64, device=dev, dtype=torch.bfloat16)  # 8 MiB a row of 64
+        context = torch.randn(batch * 256, 1024 * 64, device=dev, dtype=torch.bfloat16)  # 32 MiB a batch row
         return x, context
 
+    torch.set_grad_enabled(False)
     for _ in range(5):  # compile, warm up and record at batch 8
         compiled(*inputs(8))
     torch.cuda.synchronize()
@@ -64,6 +66,9 @@ def main():
     acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
     handler = torch.profiler.tensorboard_trace_handler(args.outdir, worker_name="rank0", use_gzip=True)
     steps = []
+    # made before profiling, so that the steps' GPU time is the model's and the copies into its graphs
+    step_inputs = [inputs(8 if step <= args.steps // 2 else 16) for step in range(args.steps + 1)]
+    torch.cuda.synchronize()
     with torch.profiler.profile(activities=acts, record_shapes=True,
                                 schedule=torch.profiler.schedule(wait=0, warmup=1, active=args.steps),
                                 on_trace_ready=handler) as prof:
@@ -71,7 +76,7 @@ def main():
             batch = 8 if step <= args.steps // 2 else 16
             frames_before = torch._dynamo.utils.counters["stats"]["unique_graphs"]
             with R("execute_model"):
-                x, context = inputs(batch)
+                x, context = step_inputs[step]
                 out = compiled(x, context)
                 with R("sample"):
                     torch.argmax(out, dim=-1)
