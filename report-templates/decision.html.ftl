@@ -58,14 +58,14 @@ ul.revisit .source { color: var(--muted); font-size: 12px; }
 <section id="options">
   <h2>Options</h2>
   <table class="options" id="options-table">
-    <caption>Projected kernel time per step and speedup (tokens per sequence per unit of kernel time) at the capture's batch size; the rest of the step as captured.</caption>
-    <thead><tr><th>option</th><th class="num">ms / step</th><th class="num">speedup</th><th class="num">tokens/s per seq</th><th>admissible</th><th>verdict</th><th>why</th></tr></thead>
+    <caption>Projected step time and speedup (tokens per sequence per unit of step time) at the capture's batch size; the rest of the step as captured. An option stated as whatif changes is projected by replaying the captured steps under them, beside Amdahl's bound for the same changes.</caption>
+    <thead><tr><th>option</th><th class="num">ms / step</th><th class="num">Amdahl bound</th><th class="num">speedup</th><th class="num">tokens/s per seq</th><th>admissible</th><th>verdict</th><th>why</th></tr></thead>
     <tbody>
-      <tr data-option="" class="now"><td>now (the capture)</td><td class="num">${view.nowStep}</td><td class="num">1.00x</td><td class="num">${view.nowTokensPerSec}</td><td></td><td></td><td class="source">${view.nowSource}</td></tr>
+      <tr data-option="" class="now"><td>now (the capture)</td><td class="num">${view.nowStep}</td><td></td><td class="num">1.00x</td><td class="num">${view.nowTokensPerSec}</td><td></td><td></td><td class="source">${view.nowSource}</td></tr>
 <#list view.options as o>
-      <tr data-option="${o.id}" data-verdict="${o.verdict}"<#if o.chosen> class="chosen"</#if>><td>${o.title} <span class="note">(${o.field})</span></td><td class="num">${o.step}</td><td class="num">${o.speedup}</td><td class="num">${o.tokensPerSec}</td><td class="${o.admissible}">${o.admissible}</td><td>${o.verdictLabel}</td><td>${o.reason}</td></tr>
+      <tr data-option="${o.id}" data-verdict="${o.verdict}"<#if o.chosen> class="chosen"</#if>><td>${o.title} <span class="note">(${o.field})</span></td><td class="num">${o.step}</td><td class="num">${o.amdahl}</td><td class="num">${o.speedup}</td><td class="num">${o.tokensPerSec}</td><td class="${o.admissible}">${o.admissible}</td><td>${o.verdictLabel}</td><td>${o.reason}</td></tr>
 <#else>
-      <tr><td colspan="7" class="empty">The scenario lists no options.</td></tr>
+      <tr><td colspan="8" class="empty">The scenario lists no options.</td></tr>
 </#list>
     </tbody>
   </table>
@@ -84,7 +84,7 @@ ul.revisit .source { color: var(--muted); font-size: 12px; }
 <#list view.batchTables as t>
   <h3>${t.title} by batch size</h3>
   <table class="by-batch" data-option="${t.optionId}">
-    <thead><tr><th class="num">batch</th><th class="num">per call</th><th class="num">ms / step</th><th class="num">speedup</th><th></th><th>source</th></tr></thead>
+    <thead><tr><th class="num">batch</th><th class="num">per call</th><th class="num">ms / step</th><th class="num">Amdahl bound</th><th class="num">speedup</th><th></th><th>source</th></tr></thead>
     <tbody>
 <#list t.rows as r>
       <tr<#if r.operating> class="operating"</#if>><td class="num">${r.batch}</td><td class="num">${r.perCall}</td><td class="num">${r.step}</td><td class="num">${r.speedup}</td><td>${r.note}</td><td class="source">${r.source}</td></tr>

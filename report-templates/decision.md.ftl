@@ -17,13 +17,13 @@ Question: ${view.question}
 
 ## Options
 
-Projected kernel time per step and speedup (tokens per sequence per unit of kernel time) at the capture's batch size; the rest of the step as captured.
+Projected step time and speedup (tokens per sequence per unit of step time) at the capture's batch size; the rest of the step as captured. An option stated as whatif changes is projected by replaying the captured steps under them (docs/whatif.md), beside Amdahl's bound for the same changes.
 
-| option | ms / step | speedup | tokens/s per seq | admissible | verdict | why |
-|:---|---:|---:|---:|:---|:---|:---|
-| now (the capture) | ${view.nowStep} | 1.00x | ${view.nowTokensPerSec} | | | ${view.nowSource} |
+| option | ms / step | Amdahl bound | speedup | tokens/s per seq | admissible | verdict | why |
+|:---|---:|---:|---:|---:|:---|:---|:---|
+| now (the capture) | ${view.nowStep} | | 1.00x | ${view.nowTokensPerSec} | | | ${view.nowSource} |
 <#list view.options as o>
-| <#if o.chosen>**${o.title}**<#else>${o.title}</#if> (${md.codeCell(o.field)}) | ${o.step} | ${o.speedup} | ${o.tokensPerSec} | ${o.admissible} | ${o.verdictLabel} | ${o.reason} |
+| <#if o.chosen>**${o.title}**<#else>${o.title}</#if> (${md.codeCell(o.field)}) | ${o.step} | ${o.amdahl} | ${o.speedup} | ${o.tokensPerSec} | ${o.admissible} | ${o.verdictLabel} | ${o.reason} |
 </#list>
 <#if !view.options?has_content>
 

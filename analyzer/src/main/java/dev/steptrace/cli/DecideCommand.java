@@ -20,11 +20,13 @@ import dev.steptrace.report.ReportContent;
 import dev.steptrace.report.TemplateLoader;
 import dev.steptrace.rules.Thresholds;
 import dev.steptrace.store.Store;
+import dev.steptrace.whatif.WhatIf;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -37,13 +39,13 @@ import picocli.CommandLine.Parameters;
                 "the tax's share and Amdahl bound, each option's projected step and speedup,",
                 "the options the constraints exclude, accept or pursue, and when to revisit.",
                 "Writes decision.html, decision.md and decision.json.",
-                "Bundled scenarios: pcie-allreduce-tax."})
+                "Bundled scenarios: pcie-allreduce-tax, nvlink-tp-allreduce, host-bound-decode, straggler."})
 public final class DecideCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PATH", description = "A capture directory (or a trace file in it); ingested when needed.")
     Path path;
 
     @Option(names = "--scenario", required = true, paramLabel = "NAME_OR_FILE",
-            description = "A scenario file (YAML or JSON) or the name of a bundled scenario (pcie-allreduce-tax).")
+            description = "A scenario file (YAML or JSON) or the name of a bundled scenario (pcie-allreduce-tax, nvlink-tp-allreduce, host-bound-decode, straggler).")
     String scenario;
 
     @Option(names = "--bench", arity = "1..*", paramLabel = "FILE",
@@ -82,7 +84,10 @@ public final class DecideCommand implements Callable<Integer> {
                 try (Capture capture = st.capture(info.id(), options)) {
                     ReportContent content = capture.reportContent();
                     CaptureBatch batch = CaptureBatch.of(capture.analysis(), sc.question().phase());
-                    Decision decision = DecisionEngine.decide(content.report(), batch, sc, benchSummary, checks,
+                    // The options stated as whatif changes: the question's phase replayed under each.
+                    Map<String, WhatIf.PhaseProjection> replays = DecisionEngine.replaysOf(sc,
+                            (changes, phase) -> capture.whatIf(changes, phase).stream().findFirst().orElse(null));
+                    Decision decision = DecisionEngine.decide(content.report(), batch, sc, benchSummary, checks, replays,
                             Version.current());
                     Path dir = documents.dir(info.name(), captures.size());
                     List<Path> written;

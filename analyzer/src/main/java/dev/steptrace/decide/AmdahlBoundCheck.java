@@ -10,7 +10,7 @@ import java.util.Locale;
 /** How much the step could gain with the tax at zero, against the question's threshold. */
 final class AmdahlBoundCheck {
     static final Rule RULE = new Rule("amdahl-bound", Severity.INFO, "Amdahl bound of the tax",
-            "With the tax's kernel time at zero the step would be 1 / (1 - share) faster: no option acting on the tax"
+            "With the tax's time at zero the step would be 1 / (1 - share) faster: no option acting on the tax"
                     + " alone can do better. Below question.min_speedup (the threshold it is compared with, the"
                     + " scenario's) nothing acting on the tax alone can pass; above it, the tax is worth attacking if"
                     + " an admissible option exists.",
@@ -23,8 +23,8 @@ final class AmdahlBoundCheck {
         DecisionEngine.Part tax = ctx.tax();
         Double amdahl = ctx.amdahl();
         double minSpeedup = m.question().minSpeedup();
-        String evidence = String.format(Locale.ROOT, "%s ms of %s per step of %s ms kernel time (%s): 1 / (1 - %s) = %s",
-                Fmt.ms(tax.ms()), tax.spec(), Fmt.ms(m.stepMs()), m.captureSource(), Fmt.rate(ctx.share() / 100),
+        String evidence = String.format(Locale.ROOT, "%s ms of %s per step of %s ms %s (%s): 1 / (1 - %s) = %s",
+                Fmt.ms(tax.ms()), tax.spec(), Fmt.ms(m.stepMs()), m.stepLabel(), m.captureSource(), Fmt.rate(ctx.share() / 100),
                 amdahl == null ? "n/a" : Fmt.speedup(amdahl));
         String summary = amdahl != null && amdahl < minSpeedup
                 ? "Even removing " + tax.spec() + " entirely gives at most " + Fmt.speedup(amdahl) + ", below the "

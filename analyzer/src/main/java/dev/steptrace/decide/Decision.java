@@ -132,7 +132,13 @@ public record Decision(String schema, BottleneckReport.Tool tool, ScenarioRef sc
      * @param derivation how the projected step was computed, with the scenario fields and capture numbers used
      */
     public record Projected(Double projectedStepMs, Double projectedSpeedup, Double projectedTokensPerSec,
-                            double tokensPerStep, String derivation, boolean bound, String evidence) {}
+                            double tokensPerStep, String derivation, boolean bound, String evidence, Replay replay) {}
+
+    /**
+     * An option stated as whatif changes: the phase's step as captured, as the replay under the changes projects it,
+     * and Amdahl's bound for the same changes (ms), with why the two differ (null when they agree; docs/whatif.md).
+     */
+    public record Replay(String changes, double stepMs, double projectedStepMs, double amdahlStepMs, String difference) {}
 
     /**
      * An option against the question's constraints and threshold.

@@ -1,11 +1,14 @@
 package dev.steptrace.decide;
 
 import dev.steptrace.classify.Category;
+import dev.steptrace.common.StepPart;
 import dev.steptrace.report.BottleneckReport.CategoryShare;
 import dev.steptrace.report.BottleneckReport.PhaseSummary;
 import dev.steptrace.report.BottleneckReport;
 import dev.steptrace.report.Fmt;
 import dev.steptrace.rules.Thresholds;
+import dev.steptrace.whatif.Changes;
+import dev.steptrace.whatif.WhatIf;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -20,9 +23,10 @@ import java.util.Set;
  * latency-vs-bandwidth regime of the collective, checks, and when to revisit. Nothing here knows a
  * scenario by name: every option is evaluated from its effect as the scenario states it.
  *
- * <p>Projections are of kernel time per step (the time shares are of): an option changes the
- * categories it names and leaves the rest of the step as captured. Speedup is tokens per sequence per
- * unit of kernel time, relative to now ({@code tokens_per_step x step / projected step}).
+ * <p>Projections are of the step time (what shares are of; the kernel time per step where the analysis has no step
+ * time): an option changes the categories it names and leaves the rest of the step as captured, or, stated as whatif
+ * changes, is the captured steps replayed under them. Speedup is tokens per sequence per unit of step time, relative to
+ * now ({@code tokens_per_step x step / projected step}).
  */
 public final class DecisionEngine {
     private static final String NO_BATCH_IN_CAPTURE = "the capture does not say it: no vLLM or SGLang step annotation"
@@ -41,9 +45,13 @@ public final class DecisionEngine {
     private final String tf;
     /** The checks' thresholds (the regime's and the premise's are also the memo's). */
     private final Thresholds thresholds;
+    /** By option id, the question's phase replayed under the option's whatif changes. */
+    private final Map<String, WhatIf.PhaseProjection> replays;
 
-    private DecisionEngine(BottleneckReport report, CaptureBatch captureBatch, Scenario scenario, Thresholds thresholds) {
+    private DecisionEngine(BottleneckReport report, CaptureBatch captureBatch, Scenario scenario, Thresholds thresholds,
+                           Map<String, WhatIf.PhaseProjection> replays) {
         this.report = report;
+        this.replays = replays;
         this.thresholds = thresholds;
         this.s = scenario;
         this.q = scenario.question();
@@ -84,7 +92,38 @@ public final class DecisionEngine {
      */
     public static Decision decide(BottleneckReport report, CaptureBatch batch, Scenario scenario, Decision.Bench bench,
                                   Thresholds thresholds, String toolVersion) {
-        return new DecisionEngine(report, batch, scenario, thresholds).run(bench, toolVersion);
+        return decide(report, batch, scenario, bench, thresholds, Map.of(), toolVersion);
+    }
+
+    /**
+     * The memo, with the projections of the options that state their effect as whatif changes.
+     *
+     * @param replays by option id, the question's phase of the capture replayed under the option's
+     *                {@link Scenario.Effect#whatIf} ({@link #replaysOf}); an option without one is not evaluated
+     */
+    public static Decision decide(BottleneckReport report, CaptureBatch batch, Scenario scenario, Decision.Bench bench,
+                                  Thresholds thresholds, Map<String, WhatIf.PhaseProjection> replays, String toolVersion) {
+        return new DecisionEngine(report, batch, scenario, thresholds, replays).run(bench, toolVersion);
+    }
+
+    /** A projection of the capture: the question's phase under some changes (null when the capture lacks the phase). */
+    @FunctionalInterface
+    public interface Replayer {
+        WhatIf.PhaseProjection project(Changes changes, String phase);
+    }
+
+    /** The replays {@link #decide} needs: one per option whose effect is stated as whatif changes. */
+    public static Map<String, WhatIf.PhaseProjection> replaysOf(Scenario scenario, Replayer replayer) {
+        Map<String, WhatIf.PhaseProjection> out = new LinkedHashMap<>();
+        for (Scenario.Option o : scenario.options()) {
+            if (o.effect().whatIf() != null) {
+                WhatIf.PhaseProjection p = replayer.project(o.effect().whatIf(), scenario.question().phase());
+                if (p != null) {
+                    out.put(o.id(), p);
+                }
+            }
+        }
+        return out;
     }
 
     // ---- the capture's side ----
@@ -97,6 +136,15 @@ public final class DecisionEngine {
     }
 
     Part part(String spec) {
+        if (Scenario.STEP_PARTS.contains(spec)) {
+            BottleneckReport.StepTime t = phase.stepTime();
+            for (BottleneckReport.PartShare ps : t == null ? List.<BottleneckReport.PartShare>of() : t.parts()) {
+                if (ps.name().equals(spec)) {
+                    return new Part(spec, StepPart.labelOf(spec), ps.msPerStep(), 0);
+                }
+            }
+            return new Part(spec, StepPart.labelOf(spec), 0, 0);
+        }
         int slash = spec.indexOf('/');
         String cat = slash < 0 ? spec : spec.substring(0, slash);
         String sub = slash < 0 ? null : spec.substring(slash + 1);
@@ -148,7 +196,7 @@ public final class DecisionEngine {
 
     /** One option at one batch size. */
     private record Projection(Double stepMs, boolean bound, String derivation, String missing, Double perCallUs,
-                              String perCallText) {}
+                              String perCallText, WhatIf.PhaseProjection replay) {}
 
     private Projection project(Scenario.Option o, Integer atBatch) {
         Scenario.Effect e = o.effect();
@@ -160,7 +208,21 @@ public final class DecisionEngine {
         String missing = null;
         Double perCall = null;
         String perCallText = null;
-        if (e.remove()) {
+        WhatIf.PhaseProjection replay = null;
+        if (e.whatIf() != null) {
+            replay = replays.get(o.id());
+            String changes = String.join(" ", e.whatIf().describe());
+            if (replay == null) {
+                missing = "the capture's steps were not replayed under " + f + ".whatif (" + changes + ")";
+            } else {
+                // The replay's change, on the step as the memo has it (the same step time, docs/whatif.md).
+                delta += replay.projectedStepMs() - replay.stepMs();
+                d.append(delta <= 0 ? " - " : " + ").append(Fmt.ms(Math.abs(delta))).append(" ms (the captured steps replayed with ")
+                        .append(changes).append(", ").append(f).append(".whatif: ").append(Fmt.ms(replay.stepMs()))
+                        .append(" -> ").append(Fmt.ms(replay.projectedStepMs())).append(" ms; Amdahl's bound ")
+                        .append(Fmt.ms(replay.amdahlStepMs())).append(" ms)");
+            }
+        } else if (e.remove()) {
             delta -= target.ms();
             d.append(" - ").append(Fmt.ms(target.ms())).append(" ms (").append(target.spec()).append(", removed: ").append(f).append(".remove)");
         } else if (e.scale() != null) {
@@ -243,7 +305,7 @@ public final class DecisionEngine {
         } else if (e.tokensPerStepUnknown()) {
             d.append("; tokens per sequence per step not measured (").append(f).append(".tokens_per_step: null)");
         }
-        return new Projection(projectable ? projected : null, bound, d.toString(), missing, perCall, perCallText);
+        return new Projection(projectable ? projected : null, bound, d.toString(), missing, perCall, perCallText, replay);
     }
 
     private double tokens(Scenario.Option o) {
@@ -331,11 +393,18 @@ public final class DecisionEngine {
         if (p.bound() && speedup != null) {
             reasons.add("an upper bound: the collective's regime is unknown (message sizes not in the trace)");
         }
+        if (p.replay() != null && p.replay().difference() != null) {
+            reasons.add("replayed: " + Fmt.ms(p.replay().projectedStepMs()) + " ms, Amdahl's bound "
+                    + Fmt.ms(p.replay().amdahlStepMs()) + " ms (" + p.replay().difference() + ")");
+        }
         boolean admissible = evaluable && violates.isEmpty() && e.needsHardware() == null;
         revisits(o, p, speedup, evaluable, byBatch, revisits);
         return new Decision.OptionResult(o.id(), o.title(), o.field(),
                 new Decision.Projected(p.stepMs(), speedup, speedup != null ? tokensPerSec(p.stepMs(), tokens) : null, tokens,
-                        p.derivation(), p.bound(), o.evidence()),
+                        p.derivation(), p.bound(), o.evidence(),
+                        p.replay() == null ? null : new Decision.Replay(String.join(" ", e.whatIf().describe()),
+                                p.replay().stepMs(), p.replay().projectedStepMs(), p.replay().amdahlStepMs(),
+                                p.replay().difference())),
                 new Decision.Judgement(List.copyOf(violates), e.needsHardware(), admissible, verdict, null), byBatch);
     }
 
@@ -423,7 +492,8 @@ public final class DecisionEngine {
         src.put("step_period_ms", period == null ? "n/a: the capture has no span or host gap for " + q.phase()
                 : capSrc + ": GPU span per step + host gap before it");
         src.put("tokens_per_sec_per_seq", period == null ? "n/a" : "1000 / step_period_ms (one token per sequence per step)");
-        src.put("ms_per_step", capSrc + ": " + tax.spec() + " kernel time per step");
+        src.put("ms_per_step", capSrc + ": " + tax.spec() + (Scenario.STEP_PARTS.contains(tax.spec())
+                ? " per step (a part of the step time)" : " kernel time per step"));
         src.put("share_pct", "ms_per_step / step_ms");
         src.put("amdahl_max_speedup", "1 / (1 - share_pct / 100): the step with " + tax.spec() + " at zero");
         src.put("calls_per_step", capSrc + ": " + tax.spec() + " kernels per step");
@@ -513,8 +583,8 @@ public final class DecisionEngine {
 
     private String summary(Decision.Choice decision, Decision.OptionResult chosen, Part tax, double share, Double amdahl,
                            List<Decision.OptionResult> options) {
-        String taxText = String.format(Locale.ROOT, "%s is %s of %s kernel time (%s of %s ms per step; at zero the step would be at most %s faster)",
-                tax.label(), Fmt.pct(share), q.phase(), Fmt.ms(tax.ms()), Fmt.ms(step),
+        String taxText = String.format(Locale.ROOT, "%s is %s of %s %s (%s of %s ms per step; at zero the step would be at most %s faster)",
+                tax.label(), Fmt.pct(share), q.phase(), stepLabel, Fmt.ms(tax.ms()), Fmt.ms(step),
                 amdahl == null ? "n/a" : Fmt.speedup(amdahl));
         if (chosen != null) {
             return String.format(Locale.ROOT, "Pursue %s: projected %s (%s instead of %s ms per step), above the %s threshold and "
@@ -596,6 +666,11 @@ public final class DecisionEngine {
         return capSrc;
     }
 
+    /** What shares are of: {@code step time}, or {@code kernel ms per step} where the analysis has no step time. */
+    String stepLabel() {
+        return stepLabel;
+    }
+
     /** {@code question.min_speedup} as the memo writes it. */
     String thresholdText() {
         return tf;
@@ -612,7 +687,7 @@ public final class DecisionEngine {
     private String notApplicable(HardwareMatchCheck.Fit fit, Part tax, double share) {
         return "Not applicable: the scenario's hardware is not the capture's (" + String.join("; ", fit.mismatches())
                 + "). The capture's " + tax.spec() + " share (" + Fmt.pct(share) + " of " + q.phase()
-                + " kernel time) describes its own hardware, so no option is weighed; capture the scenario's hardware, or"
+                + " " + stepLabel + ") describes its own hardware, so no option is weighed; capture the scenario's hardware, or"
                 + " set hardware.capture_stands_in: true if this capture stands in for it.";
     }
 

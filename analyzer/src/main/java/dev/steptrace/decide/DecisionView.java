@@ -23,7 +23,8 @@ public record DecisionView(String title, String toolName, String toolVersion, St
 
     public record FactRow(String id, String label, String value, String source) {}
 
-    public record OptionRow(String id, String title, String field, String step, String speedup, String tokensPerSec,
+    /** @param amdahl Amdahl's bound of an option stated as whatif changes, ms per step ({@code n/a} for the others) */
+    public record OptionRow(String id, String title, String field, String step, String amdahl, String speedup, String tokensPerSec,
                             String admissible, boolean isAdmissible, String verdict, String verdictLabel, String violates,
                             String reason, String derivation, String evidence, boolean chosen) {}
 
@@ -59,13 +60,13 @@ public record DecisionView(String title, String toolName, String toolVersion, St
                 + " (question.operating_batches)", false));
 
         List<FactRow> facts = new ArrayList<>();
-        facts.add(new FactRow("step_ms", "Kernel time per step", Fmt.ms(f.step().stepMs()) + " ms", src.get("step_ms")));
+        facts.add(new FactRow("step_ms", "Step time", Fmt.ms(f.step().stepMs()) + " ms", src.get("step_ms")));
         facts.add(new FactRow("step_period_ms", "Step period (span + host gap)", f.step().stepPeriodMs() == null ? Fmt.NA
                 : Fmt.ms(f.step().stepPeriodMs()) + " ms", src.get("step_period_ms")));
         facts.add(new FactRow("tokens_per_sec_per_seq", "Tokens/s per sequence", f.step().tokensPerSecPerSeq() == null ? Fmt.NA
                 : Fmt.tokensPerSec(f.step().tokensPerSecPerSeq()), src.get("tokens_per_sec_per_seq")));
         facts.add(new FactRow("ms_per_step", f.tax().label() + " per step", Fmt.ms(f.share().msPerStep()) + " ms", src.get("ms_per_step")));
-        facts.add(new FactRow("share_pct", "Share of kernel time", Fmt.pct(f.share().sharePct()), src.get("share_pct")));
+        facts.add(new FactRow("share_pct", "Share of the step", Fmt.pct(f.share().sharePct()), src.get("share_pct")));
         facts.add(new FactRow("amdahl_max_speedup", "Amdahl bound (tax at zero)",
                 f.share().amdahlMaxSpeedup() == null ? Fmt.NA : Fmt.speedup(f.share().amdahlMaxSpeedup()), src.get("amdahl_max_speedup")));
         facts.add(new FactRow("calls_per_step", "Calls per step", Fmt.count(f.share().callsPerStep()), src.get("calls_per_step")));
@@ -81,6 +82,7 @@ public record DecisionView(String title, String toolName, String toolVersion, St
             Decision.Judgement j = o.judgement();
             options.add(new OptionRow(o.id(), o.title(), o.field(),
                     p.projectedStepMs() == null ? Fmt.NA : Fmt.ms(p.projectedStepMs()),
+                    p.replay() == null ? Fmt.NA : Fmt.ms(p.replay().amdahlStepMs()),
                     p.projectedSpeedup() == null ? Fmt.NA : (p.bound() ? "≤ " : "") + Fmt.speedup(p.projectedSpeedup()),
                     p.projectedTokensPerSec() == null || p.projectedSpeedup() == null ? Fmt.NA
                             : Fmt.tokensPerSec(p.projectedTokensPerSec()),

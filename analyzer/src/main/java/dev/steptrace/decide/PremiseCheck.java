@@ -29,8 +29,8 @@ final class PremiseCheck {
         if (premise == null || (share >= premise / factor && share <= premise * factor)) {
             return null;
         }
-        return String.format(Locale.ROOT, "The measurement contradicts the question's premise: %s is %s of %s kernel time,"
-                + " not about %s%% (question.premise_share_pct).", tax.label(), Fmt.pct(share), q.phase(),
+        return String.format(Locale.ROOT, "The measurement contradicts the question's premise: %s is %s of %s %s,"
+                + " not about %s%% (question.premise_share_pct).", tax.label(), Fmt.pct(share), q.phase(), m.stepLabel(),
                 Fmt.plain(premise));
     }
 
@@ -45,8 +45,8 @@ final class PremiseCheck {
         double factor = ctx.threshold(RULE, "factor");
         out.add(new Decision.Check(RULE, DecisionCheck.Context.status(RULE, contradiction == null), ctx.share(),
                 q.premiseSharePct(), contradiction != null ? contradiction : String.format(Locale.ROOT,
-                "The measurement agrees with the premise: %s is %s of %s kernel time, the question says about %s%%.",
-                tax.spec(), Fmt.pct(ctx.share()), q.phase(), Fmt.plain(q.premiseSharePct())),
+                "The measurement agrees with the premise: %s is %s of %s %s, the question says about %s%%.",
+                tax.spec(), Fmt.pct(ctx.share()), q.phase(), m.stepLabel(), Fmt.plain(q.premiseSharePct())),
                 String.format(Locale.ROOT, "question.premise_share_pct %s%%; %s: %s ms of %s ms per step (%s); contradicted"
                                 + " when the measured share is under 1/%s or over %s times the premise",
                         Fmt.plain(q.premiseSharePct()), tax.spec(), Fmt.ms(tax.ms()), Fmt.ms(m.stepMs()),

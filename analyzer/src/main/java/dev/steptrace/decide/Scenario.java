@@ -2,7 +2,10 @@ package dev.steptrace.decide;
 
 import dev.steptrace.classify.TaxonomyRule;
 import dev.steptrace.classify.Taxonomy;
+import dev.steptrace.common.StepPart;
 import dev.steptrace.report.Fmt;
+import dev.steptrace.whatif.Changes;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -21,6 +24,12 @@ import java.util.TreeSet;
 public record Scenario(String id, String title, String source, Question question, Hardware hardware,
                        Map<String, String> constraints, Map<String, Measured> measured, List<Option> options) {
     public static final String SCHEMA = "steptrace.scenario/1";
+    /**
+     * The step time's parts a question's tax may name besides the kernel categories (docs/reports.md, "Step time"):
+     * exposed communication, the wait for the slowest rank among it, and the GPU's idle time by cause.
+     */
+    public static final List<String> STEP_PARTS = Arrays.stream(StepPart.values())
+            .filter(p -> p.kind() != StepPart.Kind.WORK).map(StepPart::id).toList();
 
     /**
      * Checks each {@code category/subcategory} the scenario names (the question's tax, the options' effects)
@@ -62,7 +71,7 @@ public record Scenario(String id, String title, String source, Question question
      * @param minSpeedup       an admissible option must project at least this speedup to be pursued
      * @param batch            the batch size to assume when the capture does not say (null: unknown)
      * @param operatingBatches batch sizes the service runs at: an option measured slower at one of them is not admissible
-     * @param premiseSharePct  the share of the phase's kernel time the question says the tax takes (null: no premise)
+     * @param premiseSharePct  the share of the phase's step the question says the tax takes (null: no premise)
      */
     public record Question(String text, String phase, String tax, double minSpeedup, Integer batch,
                            List<Integer> operatingBatches, Double premiseSharePct) {
@@ -141,16 +150,18 @@ public record Scenario(String id, String title, String source, Question question
     }
 
     /**
-     * What an option does to the step. At most one of remove / scale / scaleBytes / replace acts on
-     * {@code category}; addMs, stepScale and tokensPerStep apply to the whole step.
+     * What an option does to the step. At most one of remove / scale / scaleBytes / replace / whatIf acts on
+     * {@code category} (whatIf on what its changes name); addMs, stepScale and tokensPerStep apply to the whole step.
      *
      * @param category       the category (or category/subcategory) acted on; null: the question's tax
+     * @param whatIf         changes the capture's steps are replayed under (docs/whatif.md): the projected step is the
+     *                       replay's, beside Amdahl's bound
      * @param tokensPerStep  tokens each sequence gets per step (1 unless said); null with
      *                       {@code tokensPerStepUnknown}: the scenario says it is not measured yet
      */
     public record Effect(String category, boolean remove, Double scale, Double scaleBytes, Replace replace,
                          Double addMs, Double stepScale, Double tokensPerStep, boolean tokensPerStepUnknown,
-                         String needsHardware) {}
+                         String needsHardware, Changes whatIf) {}
 
     /**
      * Replaces {@code callsPerStep} calls of the category (null: all of them, at the capture's mean

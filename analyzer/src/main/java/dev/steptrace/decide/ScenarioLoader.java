@@ -16,7 +16,7 @@ import java.util.Locale;
 public final class ScenarioLoader {
     public static final String RESOURCE_PATH = "/dev/steptrace/decide/scenarios/";
     /** The scenarios shipped with steptrace. */
-    public static final List<String> BUNDLED = List.of("pcie-allreduce-tax");
+    public static final List<String> BUNDLED = List.of("pcie-allreduce-tax", "nvlink-tp-allreduce", "host-bound-decode", "straggler");
 
     private ScenarioLoader() {}
 

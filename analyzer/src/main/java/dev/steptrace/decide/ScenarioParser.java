@@ -12,6 +12,7 @@ import dev.steptrace.classify.Category;
 import dev.steptrace.common.Messages;
 import dev.steptrace.common.Phase;
 import dev.steptrace.report.Fmt;
+import dev.steptrace.whatif.Changes;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -92,7 +93,9 @@ public final class ScenarioParser {
             throw fail(p + ".phase", "expected one of " + String.join(", ", Phase.IDS) + ", got \"" + phase + "\"");
         }
         String tax = string(q, p, "tax", true);
-        category(tax, p + ".tax");
+        if (!Scenario.STEP_PARTS.contains(tax)) {
+            category(tax, p + ".tax");
+        }
         Double min = number(q, p, "min_speedup", true);
         if (min < 1) {
             throw fail(p + ".min_speedup", "expected a speedup of at least 1 (1.10 means 10% faster), got " + Fmt.plain(min));
@@ -108,7 +111,7 @@ public final class ScenarioParser {
         }
         Double premise = number(q, p, "premise_share_pct", false);
         if (premise != null && (premise <= 0 || premise > 100)) {
-            throw fail(p + ".premise_share_pct", "expected a share of the phase's kernel time above 0 and at most 100 (percent),"
+            throw fail(p + ".premise_share_pct", "expected a share of the phase's step above 0 and at most 100 (percent),"
                     + " got " + Fmt.plain(premise));
         }
         return new Scenario.Question(string(q, p, "text", false), phase, tax, min, batch, List.copyOf(operating), premise);
@@ -286,10 +289,10 @@ public final class ScenarioParser {
 
     private Scenario.Effect effect(JsonNode node, String p, Map<String, Scenario.Measured> measured) {
         ObjectNode e = object(node, p);
-        keys(e, p, "category", "remove", "scale", "scale_bytes", "replace", "add_ms", "step_scale", "tokens_per_step",
-                "needs_hardware");
+        keys(e, p, "category", "remove", "scale", "scale_bytes", "replace", "whatif", "add_ms", "step_scale",
+                "tokens_per_step", "needs_hardware");
         if (e.isEmpty()) {
-            throw fail(p, "expected at least one of remove, scale, scale_bytes, replace, add_ms, step_scale, "
+            throw fail(p, "expected at least one of remove, scale, scale_bytes, replace, whatif, add_ms, step_scale, "
                     + "tokens_per_step, needs_hardware");
         }
         String category = string(e, p, "category", false);
@@ -297,13 +300,13 @@ public final class ScenarioParser {
             category(category, p + ".category");
         }
         List<String> targeted = new ArrayList<>();
-        for (String k : List.of("remove", "scale", "scale_bytes", "replace")) {
+        for (String k : List.of("remove", "scale", "scale_bytes", "replace", "whatif")) {
             if (e.has(k) && !e.get(k).isNull()) {
                 targeted.add(k);
             }
         }
         if (targeted.size() > 1) {
-            throw fail(p + "." + targeted.get(1), "an effect takes one of remove, scale, scale_bytes and replace, not "
+            throw fail(p + "." + targeted.get(1), "an effect takes one of remove, scale, scale_bytes, replace and whatif, not "
                     + String.join(" and ", targeted) + " (split it into two options)");
         }
         boolean remove = false;
@@ -334,8 +337,73 @@ public final class ScenarioParser {
             throw fail(p + ".tokens_per_step", "expected tokens per sequence per step above 0 (1 without speculation), got "
                     + Fmt.plain(tokens));
         }
+        Changes whatIf = e.has("whatif") && !e.get("whatif").isNull() ? whatIf(e.get("whatif"), p + ".whatif") : null;
+        if (whatIf != null && category != null) {
+            throw fail(p + ".category", "a whatif effect acts on what its changes name, not on a category");
+        }
         return new Scenario.Effect(category, remove, scale, scaleBytes, replace, addMs, stepScale, tokens, tokensUnknown,
-                string(e, p, "needs_hardware", false));
+                string(e, p, "needs_hardware", false), whatIf);
+    }
+
+    /** The changes of a whatif effect, as {@code steptrace whatif}'s options (docs/whatif.md, "Changes"). */
+    private Changes whatIf(JsonNode node, String p) {
+        ObjectNode w = object(node, p);
+        keys(w, p, "scale", "scale_kernels", "busbw_gbps", "launch_overhead_us", "no_straggler", "cpu_scale");
+        Map<String, Double> scale = factors(w, p, "scale");
+        scale.keySet().forEach(c -> category(c, p + ".scale." + c));
+        Map<java.util.regex.Pattern, Double> kernels = new LinkedHashMap<>();
+        for (Map.Entry<String, Double> k : factors(w, p, "scale_kernels").entrySet()) {
+            try {
+                kernels.put(Changes.pattern(k.getKey()), k.getValue());
+            } catch (IllegalArgumentException ex) {
+                throw fail(p + ".scale_kernels", "not a regular expression: \"" + k.getKey() + "\"");
+            }
+        }
+        Map<String, Double> busbw = factors(w, p, "busbw_gbps");
+        for (Map.Entry<String, Double> b : busbw.entrySet()) {
+            if (!(b.getValue() > 0)) {
+                throw fail(p + ".busbw_gbps." + b.getKey(), "expected a bus bandwidth above 0 GB/s, got " + Fmt.plain(b.getValue()));
+            }
+        }
+        Double launch = number(w, p, "launch_overhead_us", false);
+        if (launch != null && launch < 0) {
+            throw fail(p + ".launch_overhead_us", "expected µs per launch of at least 0, got " + Fmt.plain(launch));
+        }
+        boolean noStraggler = false;
+        if (w.has("no_straggler") && !w.get("no_straggler").isNull()) {
+            if (!w.get("no_straggler").isBoolean()) {
+                throw fail(p + ".no_straggler", "expected true or false, got " + kind(w.get("no_straggler")));
+            }
+            noStraggler = w.get("no_straggler").asBoolean();
+        }
+        Double cpu = number(w, p, "cpu_scale", false);
+        if (cpu != null && !(cpu > 0)) {
+            throw fail(p + ".cpu_scale", "expected a factor above 0, got " + Fmt.plain(cpu));
+        }
+        Changes c = new Changes(scale, kernels, busbw, launch, noStraggler, cpu == null ? 1.0 : cpu);
+        if (c.isEmpty()) {
+            throw fail(p, "expected at least one change: scale, scale_kernels, busbw_gbps, launch_overhead_us, no_straggler"
+                    + " or cpu_scale");
+        }
+        return c;
+    }
+
+    /** A map of names to numbers of at least 0 ({@code scale: {allreduce: 0.5}}), empty when absent. */
+    private Map<String, Double> factors(ObjectNode o, String p, String key) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        if (!o.has(key) || o.get(key).isNull()) {
+            return out;
+        }
+        ObjectNode m = object(o.get(key), p + "." + key);
+        for (Iterator<String> names = m.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            Double v = number(m, p + "." + key, name, true);
+            if (v < 0) {
+                throw fail(p + "." + key + "." + name, "expected a number of at least 0, got " + Fmt.plain(v));
+            }
+            out.put(name, v);
+        }
+        return out;
     }
 
     private Scenario.Replace replace(JsonNode node, String p, Map<String, Scenario.Measured> measured) {

@@ -171,6 +171,59 @@ class DecideCommandTest {
         assertTrue(d.at("/facts/batch_source").asText().contains("question.batch"), "graph replays carry no shapes");
     }
 
+    /**
+     * The bundled NVLink scenario states its LL option as whatif changes (all-reduces x 0.27, the samples' 7.8 over
+     * 29.3 µs a call): on the Simple sample the replay projects the LL sample's measured step, so the memo pursues it;
+     * on the LL sample the same change cannot reach 1.05x.
+     */
+    @Test
+    void theBundledNvlinkScenarioProjectsTheLlSamplesStepFromTheSimpleOne() throws Exception {
+        Path samples = TestData.sampleTraces().resolve("h200-tp2-moe-decode");
+        JsonNode ll = decide(samples.resolve("graph-nccl-ll"), "nvlink-tp-allreduce", "nvl-ll", "--format", "json");
+        JsonNode simple = decide(samples.resolve("graph-nccl-simple"), "nvlink-tp-allreduce", "nvl-simple", "--format", "json");
+        double llStep = ll.at("/facts/step_ms").asDouble();
+        assertEquals("pursue", simple.get("decision").asText(), simple.get("summary").asText());
+        assertEquals("nccl_ll", simple.get("option").asText());
+        JsonNode o = option(simple, "nccl_ll");
+        assertEquals(llStep, o.get("projected_step_ms").asDouble(), 0.05 * llStep, o.toString());
+        JsonNode replay = o.get("replay");
+        assertEquals("--scale allreduce=0.27", replay.get("changes").asText());
+        assertEquals(simple.at("/facts/step_ms").asDouble(), replay.get("step_ms").asDouble(), 1e-9);
+        assertEquals(o.get("projected_step_ms").asDouble(), replay.get("projected_step_ms").asDouble(), 1e-9);
+        assertTrue(o.get("reason").asText().contains("Amdahl's bound"), o.get("reason").asText());
+        assertTrue(option(simple, "fp8_allreduce").get("replay").isNull(), "a scale_bytes option is not replayed");
+        assertEquals("violates_constraints", option(simple, "fp8_allreduce").get("verdict").asText());
+        assertEquals("accept", ll.get("decision").asText(), ll.get("summary").asText());
+        assertEquals("below_threshold", option(ll, "nccl_ll").get("verdict").asText());
+    }
+
+    /**
+     * The bundled straggler scenario replays the capture with every rank at the fastest's pace: on a synthetic
+     * capture with rank 1 at 1.3x, the projected step is the generator's step of the same capture without the slow
+     * rank (within 2%), and a step-time part (comm_wait, not a kernel category) is the tax.
+     */
+    @Test
+    void theBundledStragglerScenarioProjectsTheEvenCapturesStep() throws Exception {
+        List<String> even = List.of("synth", "--preset", "moe-tp8-graph", "--ranks", "4", "--layers", "8", "--steps", "6",
+                "--seed", "3", "--prefill-steps", "0", "--fixed-transfers", "-q");
+        Path evenDir = tmp.resolve("even");
+        Path slowDir = tmp.resolve("slow");
+        List<String> a = new ArrayList<>(even);
+        a.addAll(List.of("--out", evenDir.toString()));
+        Cli.assertExit(0, Cli.run(a.toArray(new String[0])));
+        List<String> b = new ArrayList<>(even);
+        b.addAll(List.of("--out", slowDir.toString(), "--slow-rank", "1=1.3"));
+        Cli.assertExit(0, Cli.run(b.toArray(new String[0])));
+        double truth = truth(evenDir, null);
+        JsonNode d = decide(slowDir, "straggler", "straggler", "--format", "json");
+        assertEquals("comm_wait", d.at("/facts/category").asText());
+        assertTrue(d.at("/facts/ms_per_step").asDouble() > 0, "the others wait for rank 1");
+        JsonNode o = option(d, "balance_ranks");
+        assertEquals(truth, o.get("projected_step_ms").asDouble(), 0.02 * truth, o.toString());
+        assertEquals("--no-straggler", o.at("/replay/changes").asText());
+        assertEquals("pursue", d.get("decision").asText(), d.get("summary").asText());
+    }
+
     /** A scenario written for 2x H200 over NVLink decides on the same capture. */
     @Test
     void aScenarioForTheCapturesHardwareDecides() throws Exception {

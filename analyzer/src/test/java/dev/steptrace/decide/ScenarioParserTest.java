@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.steptrace.testsupport.Cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,13 +75,29 @@ class ScenarioParserTest {
         assertEquals(0.5, fromJson.options().get(0).effect().scale());
     }
 
+    /** An option stated as whatif changes, and a tax that is a part of the step time rather than a kernel category. */
+    @Test
+    void whatIfChangesAndStepPartTaxesParse() {
+        Scenario s = ScenarioParser.parse("""
+                question: {tax: idle_launch, min_speedup: 1.1}
+                options:
+                  - id: graphs
+                    effect:
+                      whatif: {launch_overhead_us: 0, scale: {moe_gemm: 0.5}, scale_kernels: {"^nccl": 0}, no_straggler: true,
+                               cpu_scale: 0.8, busbw_gbps: {allreduce: 300}}
+                """, "s.yaml", false);
+        assertEquals("idle_launch", s.question().tax());
+        assertEquals(List.of("--scale moe_gemm=0.5", "--scale-kernels ^nccl=0", "--busbw allreduce=300",
+                "--launch-overhead 0", "--no-straggler", "--cpu-scale 0.8"), s.options().get(0).effect().whatIf().describe());
+    }
+
     static Stream<Arguments> malformed() {
         return Stream.of(
                 Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {scale: half}"),
                         "scenario.yaml: options[2].effect.scale: expected a number, got \"half\""),
                 Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {scael: 0.5}"),
                         "scenario.yaml: options[2].effect.scael: unknown field (expected one of category, remove, scale, "
-                                + "scale_bytes, replace, add_ms, step_scale, tokens_per_step, needs_hardware)"),
+                                + "scale_bytes, replace, whatif, add_ms, step_scale, tokens_per_step, needs_hardware)"),
                 Arguments.of(OK.replace("violates: [precision]", "violates: [quality]"),
                         "scenario.yaml: options[1].violates[0]: no constraint named \"quality\" (constraints: precision)"),
                 Arguments.of(OK.replace("{table: a2a}", "{table: a2b}"),
@@ -99,8 +116,21 @@ class ScenarioParserTest {
                 Arguments.of(OK.replace("[19, 25]", "[25, 19]"),
                         "scenario.yaml: measured.a2a.by_batch.1: a range is [low, high]; got low 25 above high 19"),
                 Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {scale: 0.5, remove: true}"),
-                        "scenario.yaml: options[2].effect.scale: an effect takes one of remove, scale, scale_bytes and replace, "
-                                + "not remove and scale (split it into two options)"),
+                        "scenario.yaml: options[2].effect.scale: an effect takes one of remove, scale, scale_bytes, replace and "
+                                + "whatif, not remove and scale (split it into two options)"),
+                Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {whatif: {scale: {allredcue: 0.5}}}"),
+                        "scenario.yaml: options[2].effect.whatif.scale.allredcue: unknown category \"allredcue\""),
+                Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {whatif: {scale_kernels: {\"nccl(\": 0.5}}}"),
+                        "scenario.yaml: options[2].effect.whatif.scale_kernels: not a regular expression: \"nccl(\""),
+                Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {whatif: {no_straggler: yes please}}"),
+                        "scenario.yaml: options[2].effect.whatif.no_straggler: expected true or false, got \"yes please\""),
+                Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {whatif: {}}"),
+                        "scenario.yaml: options[2].effect.whatif: expected at least one change"),
+                Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {whatif: {busbw_gbps: {allreduce: 0}}}"),
+                        "scenario.yaml: options[2].effect.whatif.busbw_gbps.allreduce: expected a bus bandwidth above 0 GB/s, got 0"),
+                Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {whatif: {launch_overhead_us: 0}, scale: 0.5}"),
+                        "scenario.yaml: options[2].effect.whatif: an effect takes one of remove, scale, scale_bytes, replace "
+                                + "and whatif, not scale and whatif (split it into two options)"),
                 Arguments.of(OK.replace("effect: {scale: 0.5}", "effect: {tokens_per_step: 0}"),
                         "scenario.yaml: options[2].effect.tokens_per_step: expected tokens per sequence per step above 0 "
                                 + "(1 without speculation), got 0"),
@@ -142,7 +172,7 @@ class ScenarioParserTest {
     void unknownScenarioNamesAndFilesAreClear() {
         Cli.Result r = Cli.run("decide", tmp.toString(), "--scenario", "pcie-tax", "--db", tmp.resolve("s.duckdb").toString());
         Cli.assertExit(1, r);
-        assertEquals("steptrace: no scenario file or bundled scenario named \"pcie-tax\" (bundled: pcie-allreduce-tax)",
+        assertEquals("steptrace: no scenario file or bundled scenario named \"pcie-tax\" (bundled: pcie-allreduce-tax, nvlink-tp-allreduce, host-bound-decode, straggler)",
                 r.err().strip());
         Cli.Result f = Cli.run("decide", tmp.toString(), "--scenario", "missing.yaml", "--db", tmp.resolve("s.duckdb").toString());
         Cli.assertExit(1, f);
