@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The report benchmark: `steptrace report` on an ingested 8-rank, 200-step synthetic capture (issue #3's
+# The report benchmark: `steptrace report` on an ingested 8-rank, 200-step synthetic capture (the
 # target: under 2 s), each case run RUNS times as a whole command (JVM start, the unchanged-files check,
 # analysis, writing), printing the median, min and max wall time and the peak RSS.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The timeline benchmark: `steptrace timeline` of one step of an ingested 2 GB capture (issue #18's
+# The timeline benchmark: `steptrace timeline` of one step of an ingested 2 GB capture (the
 # target: under 2 s), run RUNS times as a whole command (JVM start, the unchanged-files check, the
 # kept analysis and the steps' events read, writing the file), printing the median, min and max wall
 # time, the peak RSS, and the file's size. The machine's load average is printed first: the figures

@@ -89,8 +89,8 @@ public final class CaptureAnalysis implements AutoCloseable {
      * About how many GPU operations the costliest statements take at once (a batch of files, stage 00, {@link
      * SqlStage}; a batch holds at most this plus one file's): with 1 M, each 2 GB file of eager decode (1.5 M)
      * is a batch, 1 GB files go two by two, and their hash tables and sorts stay within DuckDB's memory limit;
-     * a capture of small files is one batch, whose statements run once (docs/performance.md, "The analysis of
-     * many files").
+     * a capture of small files is one batch, whose statements run once (docs/performance.md,
+     * "Why the code is as it is").
      */
     static final long BATCH_OPS = 1_000_000;
 

@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * batch and is an {@code INSERT INTO name} for each later one; an INSERT, UPDATE or DELETE runs as it is.
  * Such a statement is rank-local (it joins and partitions by file), so its rows are those of one run over
  * every file; a batch at a time keeps its sorts and hash tables the size of a batch's, which a capture of
- * many large files needs (docs/performance.md, "The analysis of many files"). With the variables unset,
+ * many large files needs (docs/performance.md, "Why the code is as it is"). With the variables unset,
  * as in the shell, it runs once over every file.
  *
  * <p>On a connection whose default database is a {@link WorkDatabase} (an analysis of a writable store), a

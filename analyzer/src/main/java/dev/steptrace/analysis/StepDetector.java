@@ -13,7 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Finds a capture's steps and their phases (docs/architecture.md, "Report, step by step") into the session's temp
+ * Finds a capture's steps and their phases (docs/architecture.md, "Report, step by step") into the connection's temp
  * table {@code t_steps(file_id, step, name, phase, cpu_start, cpu_end, step_number)}: one row per
  * step per file, {@code step} counting from 0 in time order within the file. The SQL is stages 10-15
  * ({@code analysis/1N-*.sql}); this class chooses the step source, in priority order, and runs them.

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * database of its own, attached with compression and made its connection's default, so that each stage's
  * {@code CREATE OR REPLACE TEMP TABLE} is made there ({@link SqlStage}) and compressed at a checkpoint after it.
  * Temp tables are kept uncompressed: at the end of a 1 GB file's analysis they hold 180 MB of DuckDB's memory
- * (its limit is 512 MB), compressed 24 MB (docs/performance.md, "The analysis's tables compressed in memory").
+ * (its limit is 512 MB), compressed 24 MB (docs/performance.md, "Why the code is as it is").
  * A read-only store keeps them as temp tables: DuckDB attaches no in-memory database to one.
  *
  * <p>The database is attached to the store's DuckDB instance, not to the connection: it must be {@link #detach

@@ -38,12 +38,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (threads != null && threads < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be 1 or more, not " + threads);
-        }
-        if (repeat < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--repeat must be 1 or more, not " + repeat);
-        }
+        IngestCommand.atLeastOne(spec.commandLine(), "--threads", threads);
+        IngestCommand.atLeastOne(spec.commandLine(), "--repeat", repeat);
         // Said before the passes that need no store have run, not after.
         if (!Files.isDirectory(workDir)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--work-dir " + workDir + ": "

@@ -57,9 +57,7 @@ public final class IngestCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (threads != null && threads < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be 1 or more, not " + threads);
-        }
+        atLeastOne(spec.commandLine(), "--threads", threads);
         IngestOptions defaults = IngestOptions.defaults();
         IngestOptions options = new IngestOptions(threads != null ? threads : defaults.threads(), keepPython, defaults.helperThreads());
         PrintWriter out = spec.commandLine().getOut();
@@ -121,6 +119,13 @@ public final class IngestCommand implements Callable<Integer> {
     }
 
     /** Ingests through the API with a progress line on a terminal. */
+    /** A usage error unless the count an option gives, when given, is 1 or more. */
+    static void atLeastOne(CommandLine cl, String option, Integer value) {
+        if (value != null && value < 1) {
+            throw new CommandLine.ParameterException(cl, option + " must be 1 or more, not " + value);
+        }
+    }
+
     static IngestReport run(Store store, IngestOptions options, List<Path> paths, boolean quiet) {
         return Steptrace.of(store).ingest(paths, options, listener(quiet, null));
     }

@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * DuckDB's settings while files load, set back after (the analysis after ingest runs with the
- * store's own). docs/performance.md, "The store side" and "Row groups written as they fill", has the
+ * store's own). docs/performance.md, "Why the code is as it is", has the
  * measurements.
  * <ul>
  * <li>{@code threads = 1}: every statement of a load is an INSERT of one Arrow batch into one file's

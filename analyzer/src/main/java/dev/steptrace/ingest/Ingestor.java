@@ -421,8 +421,8 @@ public final class Ingestor {
      * Threads to scan each file's event list on while {@code files} load at once on {@code cores}, unless the
      * options say. With one or two files: those of a file's share of the cores that its insert thread leaves,
      * when two or more, and at most {@value #MAX_SCAN_THREADS}. With two cores the insert and read-ahead
-     * threads already keep the second busy, and the scan's hand-offs only cost (docs/performance.md, "The
-     * event list scanned on several threads"); past four threads the file's insert thread is the slower one;
+     * threads already keep the second busy, and the scan's hand-offs only cost (docs/performance.md,
+     * "Why the code is as it is"); past four threads the file's insert thread is the slower one;
      * and each file's scan holds its chunks and their events (about 20 MB of heap, up to 75 MB for tiny
      * entries), so with more files at once, which use the cores themselves, it is not used.
      */

@@ -50,8 +50,21 @@ public final class TraceInput {
         return new GzipInput(file, Files.newInputStream(file));
     }
 
+    /** A filter whose single-byte read goes through its array read, so that each counts every byte it hands out. */
+    private abstract static class ByteReads extends FilterInputStream {
+        ByteReads(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public final int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+        }
+    }
+
     /** Counts the bytes read through it and, with a digest, fingerprints them. */
-    private static final class Counting extends FilterInputStream {
+    private static final class Counting extends ByteReads {
         private final AtomicLong counter;
         private final Fingerprint.Digest digest;
 
@@ -59,12 +72,6 @@ public final class TraceInput {
             super(in);
             this.counter = counter;
             this.digest = digest;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
         }
 
         @Override
@@ -83,19 +90,13 @@ public final class TraceInput {
     }
 
     /** Hands out the bytes before {@link Stop#at()}, then throws. */
-    private static final class Stopping extends FilterInputStream {
+    private static final class Stopping extends ByteReads {
         private final Stop stop;
         private long position;
 
         Stopping(InputStream in, Stop stop) {
             super(in);
             this.stop = stop;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
         }
 
         @Override

@@ -22,19 +22,14 @@ public record CaptureDiff(String schema, Tool tool, Side a, Side b, Method metho
 
     /** A phase's verdict (docs/diff.md, "Verdict"): the id is diff.json's, the label what the diff prints. */
     public enum Verdict implements Labelled {
-        FASTER("faster"),
-        SLOWER("slower"),
-        NO_SIGNIFICANT_CHANGE("no significant change");
+        FASTER,
+        SLOWER,
+        NO_SIGNIFICANT_CHANGE;
 
-        private final String label;
-
-        Verdict(String label) {
-            this.label = label;
-        }
-
+        /** The id in words: {@code no significant change}. */
         @Override
         public String label() {
-            return label;
+            return id().replace('_', ' ');
         }
 
         @Override

@@ -58,9 +58,23 @@ public final class DiffCharts {
     }
 
     static CategoryChart bars(String phaseLabel, CaptureDiff diff, List<CategoryDelta> cats) {
-        List<String> xs = List.of("A: " + shorten(diff.a().name()), "B: " + shorten(diff.b().name()));
-        CategoryChart chart = new CategoryChartBuilder().width(760).height(440)
-                .title(phaseLabel + ": kernel ms per step by category")
+        List<String> xs = aAndB(diff);
+        CategoryChart chart = stackedBars(phaseLabel + ": kernel ms per step by category");
+        for (CategoryDelta c : inSpecOrder(cats)) {
+            chart.addSeries(ReportCategories.chartLabel(ReportCategories.label(c.id(), c.label())), xs,
+                    List.of(c.aMsPerStep(), c.bMsPerStep())).setFillColor(ReportCategories.awtColor(c.id()));
+        }
+        return chart;
+    }
+
+    /** The two bars' labels: A and B by their captures' names. */
+    private static List<String> aAndB(CaptureDiff diff) {
+        return List.of("A: " + shorten(diff.a().name()), "B: " + shorten(diff.b().name()));
+    }
+
+    /** An empty chart of stacked bars in ms per step, y from 0, its legend beside it. */
+    private static CategoryChart stackedBars(String title) {
+        CategoryChart chart = new CategoryChartBuilder().width(760).height(440).title(title)
                 .yAxisTitle("ms per step").build();
         var s = chart.getStyler();
         ReportCharts.style(s);
@@ -71,10 +85,6 @@ public final class DiffCharts {
         s.setPlotGridVerticalLinesVisible(false);
         s.setYAxisDecimalPattern("0.##");
         s.setYAxisMin(0.0);
-        for (CategoryDelta c : inSpecOrder(cats)) {
-            chart.addSeries(ReportCategories.chartLabel(ReportCategories.label(c.id(), c.label())), xs,
-                    List.of(c.aMsPerStep(), c.bMsPerStep())).setFillColor(ReportCategories.awtColor(c.id()));
-        }
         return chart;
     }
 
@@ -83,19 +93,8 @@ public final class DiffCharts {
      * so each bar's height is the step time and its kernels are the lower part of it; y from 0.
      */
     static CategoryChart stepBars(String phaseLabel, CaptureDiff diff, List<CaptureDiff.PartDelta> parts) {
-        List<String> xs = List.of("A: " + shorten(diff.a().name()), "B: " + shorten(diff.b().name()));
-        CategoryChart chart = new CategoryChartBuilder().width(760).height(440)
-                .title(phaseLabel + ": step time by part")
-                .yAxisTitle("ms per step").build();
-        var s = chart.getStyler();
-        ReportCharts.style(s);
-        s.setStacked(true);
-        s.setOverlapped(false);
-        s.setAvailableSpaceFill(0.55);
-        s.setLegendPosition(Styler.LegendPosition.OutsideE);
-        s.setPlotGridVerticalLinesVisible(false);
-        s.setYAxisDecimalPattern("0.##");
-        s.setYAxisMin(0.0);
+        List<String> xs = aAndB(diff);
+        CategoryChart chart = stackedBars(phaseLabel + ": step time by part");
         List<CaptureDiff.PartDelta> ordered = new ArrayList<>(parts);
         ordered.sort(Comparator.comparingInt(
                 (CaptureDiff.PartDelta p) -> StepPart.of(p.name()).map(Enum::ordinal).orElse(StepPart.values().length)));

@@ -4,49 +4,24 @@ package dev.steptrace.store;
  * One file's rows of {@code cpu_ops} (docs/schema.md), as every importer writes CPU ops and annotations (Kineto's
  * ops and annotations, NVTX ranges): {@link #start}, the optional columns it knows, then {@link #end}.
  */
-public final class CpuOpWriter extends EventWriter {
+public final class CpuOpWriter extends HostEventWriter<CpuOpWriter.Kind> {
     /** The {@code cpu_op_kind} labels. */
     public enum Kind { CPU_OP, USER_ANNOTATION, GPU_USER_ANNOTATION, PYTHON_FUNCTION }
 
     /** The {@code nvtx_range_kind} labels. */
     public enum Nvtx { PUSH_POP, START_END }
 
-    private final int[] kinds;
     private final int[] nvtxKinds;
-    private final int pid;
-    private final int tid;
-    private final int externalId;
     private final int nvtx;
     private final int nvtxDomain;
     private final int shapeId;
 
     public CpuOpWriter(TableBatch batch, int fileId) {
-        super(batch, fileId);
-        kinds = kindCodes(Kind.values());
-        pid = batch.column("pid");
-        tid = batch.column("tid");
-        externalId = batch.column("external_id");
+        super(batch, fileId, Kind.values());
         nvtx = batch.column("nvtx");
         nvtxDomain = batch.column("nvtx_domain");
         shapeId = batch.column("shape_id");
         nvtxKinds = codes(nvtx, Nvtx.values());
-    }
-
-    /** Begins a row: an op or annotation of {@code kind} named {@code nameId} (a {@code names} id of the file). */
-    public void start(Kind kind, int nameId, long tsNs, long durNs) {
-        begin(kinds[kind.ordinal()], nameId, tsNs, durNs);
-    }
-
-    public void pid(long value) {
-        batch.setLong(pid, value);
-    }
-
-    public void tid(long value) {
-        batch.setLong(tid, value);
-    }
-
-    public void externalId(long value) {
-        batch.setLong(externalId, value);
     }
 
     /** The kind of NVTX range the row is (NULL for rows that are not NVTX ranges). */

@@ -27,6 +27,17 @@ public final class Sql {
         return strings(c, "SELECT current_database()").get(0);
     }
 
+    /**
+     * Where the table that {@code c} finds by {@code name} lives, as its database and schema: a temp table ahead of
+     * the others (a read-only store's temp copy of a table ahead of the store's own).
+     */
+    public static String[] tableLocation(Connection c, String name) throws SQLException {
+        List<String> where = strings(c, "SELECT database_name || '.' || schema_name FROM duckdb_tables()"
+                + " WHERE table_name = '" + name.replace("'", "''") + "'"
+                + " ORDER BY temporary DESC, database_name = current_database() LIMIT 1");
+        return where.get(0).split("\\.", 2);
+    }
+
     /** Runs one statement. */
     public static void exec(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement()) {

@@ -40,7 +40,7 @@ import org.duckdb.DuckDBConnection;
  *
  * <p>Rows are set into plain Java arrays ({@link Rows}) and copied into the Arrow vectors in bulk
  * just before the INSERT: a value set costs an array store, not Arrow's checked per-value setter
- * (docs/performance.md, "Filling the batches off the parser thread").
+ * (docs/performance.md, "Why the code is as it is").
  *
  * <p>Given an inserter thread ({@link #forTable(Connection, BufferAllocator, String, int, ExecutorService)}),
  * a full batch is copied and inserted on that thread while the caller fills a second one, so reading

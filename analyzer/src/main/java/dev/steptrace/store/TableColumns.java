@@ -83,7 +83,7 @@ public final class TableColumns {
 
     /**
      * The columns of one store's tables, each read once: asking DuckDB's catalog for every file took
-     * a fifth of the ingest of small files (docs/performance.md, "The store side"). One cache per store,
+     * a fifth of the ingest of small files (docs/performance.md, "Why the code is as it is"). One cache per store,
      * for as long as its schema cannot change (an ingest: the schema is set when the store opens).
      */
     public static final class Cache {

@@ -40,10 +40,7 @@ public final class CriticalPaths {
     public static void keep(KeptAnalysis a, boolean gpuAnchored, List<String> hostSyncs) throws SQLException {
         Connection c = a.connection();
         // The table this connection reads by that name: a read-only store's temp copy ahead of the store's own.
-        List<String> where = Sql.strings(c, "SELECT database_name || '.' || schema_name FROM duckdb_tables()"
-                + " WHERE table_name = '" + TABLE + "' ORDER BY temporary DESC, database_name = current_database()"
-                + " LIMIT 1");
-        String[] at = where.get(0).split("\\.", 2);
+        String[] at = Sql.tableLocation(c, TABLE);
         try (DuckDBAppender out = c.unwrap(DuckDBConnection.class).createAppender(at[0], at[1], TABLE)) {
             for (RankEvents rank : RankEvents.windows(a)) {
                 for (int[] chunk : RankEvents.chunks(List.of(rank), WhatIf.CHUNK_OPS)) {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What the benchmark prints, not how fast anything is (docs/performance.md, "The benchmark"): the analysis
+ * What the benchmark prints, not how fast anything is (docs/performance.md, "Kineto ingest"): the analysis
  * after ingest is timed once a round, under the pass loaded as {@code steptrace ingest} loads, and set
  * against that pass's load.
  */

@@ -9,8 +9,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * How many threads scan each file's event list: only with one or two files at once, the cores of a file's
- * share that its insert thread leaves when two or more, four at most (docs/performance.md, "The event list
- * scanned on several threads"); 1 means the file's own thread alone.
+ * share that its insert thread leaves when two or more, four at most (docs/performance.md,
+ * "Why the code is as it is"); 1 means the file's own thread alone.
  */
 class ScanThreadsTest {
     @ParameterizedTest(name = "{0} cores, {1} file(s) at once: {2}")

@@ -145,9 +145,9 @@ public final class SparkAnalysis implements Callable<Integer> {
     }
 
     /**
-     * The application's work, on a session the caller owns: every trace's rank-local tables, then the
+     * The application's work, with a Spark entry point the caller owns: every trace's rank-local tables, then the
      * cross-rank stage and report.json (with the index) for the captures with at least one file loaded. The
-     * session's {@code file:} paths use {@link NioLocalFileSystem} from then on.
+     * caller's {@code file:} paths in Spark use {@link NioLocalFileSystem} from then on.
      *
      * @param partitions tasks to spread the files over, or null for the default ({@link #tasks})
      * @param driverRows rank-local rows up to which the cross-rank stage runs in DuckDB on the driver

@@ -29,7 +29,7 @@ import java.util.concurrent.Future;
  * ahead is thrown where a single scanner would have met it. About {@link #AHEAD_BYTES} are cut ahead,
  * and a chunk holds at most one event per 64 of its bytes (a worker's scan ends there, as at a stop), so
  * memory stays bounded; the hand-offs cost about a fifth more CPU than one scanner
- * (docs/performance.md, "The event list scanned on several threads").
+ * (docs/performance.md, "Why the code is as it is").
  *
  * <p>Every stop short of the list's end drops the chunks cut ahead of it, scanned for nothing, and the
  * reader waits for them: a list whose entries go to Jackson often (NaN, the unescaped quotes Kineto

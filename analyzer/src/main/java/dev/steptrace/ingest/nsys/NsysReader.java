@@ -45,9 +45,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@code devices}; {@code MPI_RANKS} → the file's rank.</li>
  * </ul>
  *
- * Times are nanoseconds since the session start: {@code TARGET_INFO_SESSION_START_TIME.utcEpochNs}
+ * Times are nanoseconds since the export's start time: {@code TARGET_INFO_SESSION_START_TIME.utcEpochNs}
  * is added (unless the export was made with {@code --ts-normalize}, whose times already are epoch
- * nanoseconds), and rows that start before the session (negative times) are dropped.
+ * nanoseconds), and rows that start before it (negative times) are dropped.
  *
  * <p>Correlation ids are per process in CUPTI. When the export holds CUDA work of one process they are
  * stored as they are; otherwise (or when the export does not say) each becomes
@@ -174,27 +174,27 @@ public final class NsysReader {
         if (!system.isEmpty()) {
             meta.set("nsys_system", system);
         }
-        long session = NULL;
+        long start = NULL;
         try (Rows r = src.scan("TARGET_INFO_SESSION_START_TIME", List.of(num("utcEpochNs")), null)) {
             if (r.next()) {
-                session = r.getLong(0);
+                start = r.getLong(0);
             }
         }
         boolean normalized = "true".equalsIgnoreCase(export.get("EXPORT_PARAM_TIME_NORMALIZE"));
         if (normalized) {
             // --ts-normalize: times are UTC epoch nanoseconds already.
             base = 0;
-        } else if (session != NULL && TimeLimits.baseFits(session)) {
-            base = session;
-        } else if (session != NULL) {
+        } else if (start != NULL && TimeLimits.baseFits(start)) {
+            base = start;
+        } else if (start != NULL) {
             base = 0;
             out.anomaly("base_time_out_of_range_ignored", 1);
         } else {
             base = 0;
             out.anomaly("no_session_start_time", 1);
         }
-        if (session != NULL) {
-            meta.put("session_start_utc_ns", session);
+        if (start != NULL) {
+            meta.put("session_start_utc_ns", start);
         }
     }
 
@@ -805,7 +805,7 @@ public final class NsysReader {
     }
 
     /**
-     * A row that starts before the session (activity before {@code cudaProfilerStart}), or whose times
+     * A row that starts before the export's start time (activity before {@code cudaProfilerStart}), or whose times
      * do not fit the store's range ({@link TimeLimits}): dropped and counted, and true.
      */
     private boolean dropTimes(long start, long end) {

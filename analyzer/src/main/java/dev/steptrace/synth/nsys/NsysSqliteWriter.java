@@ -39,14 +39,14 @@ import java.util.regex.Pattern;
  *       {@code NCCL} domain, as NCCL's own NVTX marks it; plain cpu ops and the GPU-side
  *       annotations have no nsys counterpart and are not written.</li>
  * </ul>
- * Times are nanoseconds from the session start ({@code TARGET_INFO_SESSION_START_TIME}), which is
+ * Times are nanoseconds from the export's start time ({@code TARGET_INFO_SESSION_START_TIME}), which is
  * 20 ms before the rank's profiler start. Rows go in through batched prepared statements in one
  * transaction; the file appears under its final name only when complete (the caller renames it).
  */
 public final class NsysSqliteWriter implements Closeable {
     private static final int BATCH = 4096;
     private static final int STREAM = Workload.COMPUTE_STREAM;
-    private static final long SESSION_LEAD_NS = 20_000_000L;
+    private static final long START_LEAD_NS = 20_000_000L;
     private static final int NVTX_PUSH_POP = 59;
     private static final int NVTX_DOMAIN_CREATE = 75;
     private static final long NCCL_DOMAIN = 1;
@@ -66,7 +66,7 @@ public final class NsysSqliteWriter implements Closeable {
     private final long pid;
     private final long globalPid;
     private final long globalTid;
-    private final long session;
+    private final long exportStart;
     private final Map<String, Long> strings = new LinkedHashMap<>();
     /** Per kernel spec: {demangledName, shortName} string ids. */
     private final Map<KernelSpec, long[]> kernelNames = new IdentityHashMap<>();
@@ -114,7 +114,7 @@ public final class NsysSqliteWriter implements Closeable {
         this.pid = workload.pid(rank);
         this.globalPid = (1L << 48) | (pid << 24);
         this.globalTid = globalPid | pid;
-        this.session = Workload.BASE_TIME_NS + profilerStart - SESSION_LEAD_NS;
+        this.exportStart = Workload.BASE_TIME_NS + profilerStart - START_LEAD_NS;
         try {
             Files.deleteIfExists(file);
             c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
@@ -152,11 +152,11 @@ public final class NsysSqliteWriter implements Closeable {
         return rows;
     }
 
-    /** Session start, process and thread tables, and the NCCL domain. */
+    /** The export's start time, process and thread tables, and the NCCL domain. */
     public void header(String gpuName, int gpus, long totalMemory, int smCount) throws IOException {
         try {
-            exec("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?, ?, ?)", session,
-                    java.time.Instant.ofEpochSecond(0, session).toString(), java.time.Instant.ofEpochSecond(0, session).toString());
+            exec("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?, ?, ?)", exportStart,
+                    java.time.Instant.ofEpochSecond(0, exportStart).toString(), java.time.Instant.ofEpochSecond(0, exportStart).toString());
             String[][] meta = {
                 {"EXPORT_PRODUCT_NAME", "NVIDIA Nsight Systems"}, {"EXPORT_PRODUCT_VERSION", "2024.6.2.225"},
                 {"EXPORT_SCHEMA_VERSION", "3.16.1"}, {"EXPORT_PARAM_TIME_NORMALIZE", "false"},
@@ -209,7 +209,7 @@ public final class NsysSqliteWriter implements Closeable {
     }
 
     private long rel(long t) {
-        return Workload.BASE_TIME_NS + t - session;
+        return Workload.BASE_TIME_NS + t - exportStart;
     }
 
     private void range(long start, long dur, String text, long domain) throws SQLException {
