@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS files (
     rank_source      VARCHAR,               -- distributed_info | mpi_ranks | file_name | file_order
     world_size       INTEGER,
     host_name        VARCHAR,
-    base_time_ns     BIGINT,                -- baseTimeNanoseconds (nsys: the session start), already added to every stored timestamp
+    base_time_ns     BIGINT,                -- baseTimeNanoseconds (nsys: the export's start), already added to every stored timestamp
     first_ts_ns      BIGINT,
     last_ts_ns       BIGINT,
     json_bytes       BIGINT,                -- uncompressed JSON bytes read (nsys: the export's bytes)

@@ -191,10 +191,10 @@ public final class NsysReader {
             out.anomaly("base_time_out_of_range_ignored", 1);
         } else {
             base = 0;
-            out.anomaly("no_session_start_time", 1);
+            out.anomaly("no_export_start_time", 1);
         }
         if (start != NULL) {
-            meta.put("session_start_utc_ns", start);
+            meta.put("export_start_utc_ns", start);
         }
     }
 
