@@ -125,6 +125,30 @@ class LaunchContextTest {
         assertEquals(0.050, cats.get("gemm").get("ms_per_step").asDouble(), 1e-9);
         assertEquals(0.060, sub(cats.get("comm_other"), "all_to_all").get("ms_per_step").asDouble(), 1e-9);
         assertFalse(codes(r).contains("moe_not_told_apart"), codes(r).toString());
+        // By launch context: the three GEMMs' innermost op is aten::mm (40 + 40 + 50 µs, 3 calls); the experts' layer
+        // 80 µs, 2 calls; classified by context: MoE GEMMs 80 + routing 5 + all-to-all 60 = 145 µs, 5 calls.
+        JsonNode contexts = r.at("/phases/unknown/launch_contexts");
+        assertEquals(0.145, contexts.get("context_classified_ms_per_step").asDouble(), 1e-9);
+        assertEquals(5.0, contexts.get("context_classified_calls_per_step").asDouble());
+        JsonNode mm = row(contexts.get("by_op"), "aten::mm");
+        assertEquals(0.130, mm.get("ms_per_step").asDouble(), 1e-9);
+        assertEquals(3.0, mm.get("calls_per_step").asDouble());
+        assertEquals(GEMM, mm.at("/kernels/0/name").asText());
+        JsonNode layer = row(contexts.get(marks == Marks.MODULES ? "by_module" : "by_annotation"),
+                marks == Marks.MODULES ? "nn.Module: FusedMoE_0" : "moe_experts");
+        assertEquals(0.080, layer.get("ms_per_step").asDouble(), 1e-9);
+        assertEquals(2.0, layer.get("calls_per_step").asDouble());
+        assertEquals(0, contexts.get(marks == Marks.MODULES ? "by_annotation" : "by_module").size(),
+                "the step annotations are no context; no modules without python functions");
+    }
+
+    private static JsonNode row(JsonNode rows, String name) {
+        for (JsonNode r : rows) {
+            if (r.get("name").asText().equals(name)) {
+                return r;
+            }
+        }
+        throw new AssertionError("no row " + name + " in " + rows);
     }
 
     /**
