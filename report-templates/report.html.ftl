@@ -24,6 +24,7 @@
     <a href="#steps">Per step</a>
     <a href="#collectives">Collectives</a>
     <a href="#kernels">Top kernels</a>
+    <a href="#contexts">By op</a>
     <a href="#roofline">Hardware limits</a>
     <a href="#idle">Idle time and the CPU</a>
     <a href="#warnings">Warnings<#if view.warnings?has_content || view.partialFiles?has_content> (${view.warnings?size + view.partialFiles?size})</#if></a>
@@ -261,6 +262,31 @@
   </div>
 <#else>
   <p class="empty">No kernels in this phase.</p>
+</#if>
+</#list>
+</section>
+
+<section id="contexts">
+  <h2>By op, annotation and module</h2>
+  <p class="note">Kernel time by what enclosed the launch call on its thread: the innermost CPU op, user annotation (record_function) and nn.Module range; a CUDA graph's kernels by what enclosed the graph launch (docs/reports.md).</p>
+<#list view.phases as p>
+<#if p.contexts??>
+  <h3>${p.label}</h3>
+  <p>Classified by their context rather than their name: ${p.contexts.classifiedMs} ms and ${p.contexts.classifiedCalls} kernel(s) per step.</p>
+<#list p.contexts.tables as t>
+  <div class="scroll">
+  <table class="contexts" id="contexts-${p.id}-${t?index}">
+    <thead><tr><th>${t.title}</th><th class="num">ms / step</th><th class="num">calls / step</th><th>kernels with the most time</th></tr></thead>
+    <tbody>
+<#list t.rows as r>
+      <tr><td class="kernel"><@m.kernelName r.name/></td><td class="num">${r.ms}</td><td class="num">${r.calls}</td><td class="kernel"><#list r.kernels as k><@m.kernelName k/><#sep><br></#sep></#list></td></tr>
+</#list>
+    </tbody>
+  </table>
+  </div>
+<#else>
+  <p class="empty">No launch call in this phase has an op, annotation or module around it.</p>
+</#list>
 </#if>
 </#list>
 </section>

@@ -209,6 +209,29 @@ Communication under other work (the part of the communication kernels' time duri
 _No kernels in this phase._
 </#if>
 </#list>
+
+## By op, annotation and module
+
+Kernel time by what enclosed the launch call on its thread: the innermost CPU op, user annotation and nn.Module range; a CUDA graph's kernels by what enclosed the graph launch.
+<#list view.phases as p>
+<#if p.contexts??>
+
+### ${p.label}
+
+Classified by their context rather than their name: ${p.contexts.classifiedMs} ms and ${p.contexts.classifiedCalls} kernel(s) per step.
+<#list p.contexts.tables as t>
+
+| ${t.title} | ms / step | calls / step | kernels with the most time |
+|:---|---:|---:|:---|
+<#list t.rows as r>
+| ${md.codeCell(r.name.full)} | ${r.ms} | ${r.calls} | <#list r.kernels as k>${md.codeCell(k.display)}<#if k.shortened> [${k.ref}]</#if><#sep>, </#sep></#list> |
+</#list>
+<#else>
+
+_No launch call in this phase has an op, annotation or module around it._
+</#list>
+</#if>
+</#list>
 <#if view.longNames?has_content>
 
 <details><summary>Full names of the shortened kernels</summary>

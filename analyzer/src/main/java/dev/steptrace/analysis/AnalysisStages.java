@@ -61,7 +61,8 @@ final class AnalysisStages {
                     : "20-step-attribution-by-launch"), "20-step-attribution-by-launch", "20-step-attribution-by-time"),
             stage("21-step-windows"),
             // Classes from context (ContextClasses): the taxonomy's context rules and collective-ops.yaml.
-            java(r -> ContextClasses.refine(r.connection, r.key.taxonomy()), "22-context-classes", "23-moe-blocks",
+            java(r -> ContextClasses.refine(r.connection, r.key.taxonomy()), "22-context-classes", "22-launch-contexts",
+                    "22-launch-rules", "23-moe-blocks",
                     "24-generic-collectives", "25-class-variants"),
             stage("30-busy-time"),
             stage("31-step-metrics"),
@@ -80,6 +81,7 @@ final class AnalysisStages {
             stage("70-launch-ops", r -> Map.of("work_ops", List.copyOf(new TreeSet<>(WorkModels.names())))),
             java(r -> ShapeWork.fill(r.connection)),
             stage("71-kernel-work"),
+            stage("72-kernel-contexts"),
             stage("80-file-checks", r -> Map.of("graph_launches", StepSource.GRAPH_LAUNCHES,
                     "whole_graph_formats", Importers.formatsThatCan(Importer.Capability.WHOLE_GRAPH_ROWS))));
 

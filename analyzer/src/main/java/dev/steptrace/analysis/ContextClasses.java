@@ -2,19 +2,26 @@ package dev.steptrace.analysis;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.steptrace.classify.Category;
+import dev.steptrace.classify.LaunchMatch;
+import dev.steptrace.classify.TaxonomyRule;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.common.BundledData;
+import dev.steptrace.store.QueryFile;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Classes a kernel's name alone cannot settle, given to each operation from what the trace says around
  * it (docs/taxonomy.md, "Classes from context"):
  * <ul>
+ *   <li><b>Launching op, annotation, module.</b> A rule with {@code op:} / {@code within:} gives its class to an
+ *       operation whose launch call an op, annotation or nn.Module range of those names encloses (stages
+ *       {@code 22-launch-contexts}, which also keeps what encloses each launch, and {@code 22-launch-rules}).</li>
  *   <li><b>MoE block.</b> A kernel whose name a {@code context: moe_block} rule matches (torch's softmax,
  *       top-k and sort kernels) takes that rule's class when the next GEMM on its stream, in its step, is
  *       an MoE GEMM: it runs between the router GEMM and the expert GEMMs. Elsewhere (a dense model, a
@@ -38,7 +45,12 @@ final class ContextClasses {
 
     static void refine(Connection c, Taxonomy taxonomy) throws SQLException {
         SqlStage.run(c, "22-context-classes");
-        if (taxonomy.hasContextRules() && classes(c, Category.MOE_GEMM.id(), null) > 0) {
+        SqlStage.run(c, "22-launch-contexts");
+        if (taxonomy.hasLaunchRules() && launchRules(c, taxonomy)) {
+            SqlStage.run(c, "22-launch-rules");
+        }
+        if (taxonomy.hasContextRules() && (classes(c, Category.MOE_GEMM.id(), null) > 0
+                || SqlStage.rows(c, "t_refined") > 0)) {
             blockNames(c, taxonomy);
             SqlStage.run(c, "23-moe-blocks");
         }
@@ -48,6 +60,48 @@ final class ContextClasses {
                     "allreduce_rule", Taxonomy.GENERIC_ALLREDUCE_RULE, "other_rule", Taxonomy.GENERIC_OTHER_RULE));
         }
         SqlStage.run(c, "25-class-variants");
+    }
+
+    /**
+     * Fills the tables of stage 22-launch-rules: the taxonomy's rules with op: / within:, the capture's operation names
+     * they may classify, and the capture's names around launches their patterns find. False when no name of the
+     * capture may take such a rule, or no name around its launches is one a rule asks for.
+     */
+    private static boolean launchRules(Connection c, Taxonomy taxonomy) throws SQLException {
+        Map<Integer, TaxonomyRule> used = new TreeMap<>();
+        List<List<Object>> names = new ArrayList<>();
+        QueryFile.load("work/op-names").run(c, Map.of(), rs -> {
+            String name = rs.getString(1);
+            String kind = rs.getString(2);
+            for (Taxonomy.Positioned p : taxonomy.launchRules(name, kind)) {
+                used.put(p.index(), p.rule());
+                names.add(List.of(name, kind, p.index()));
+            }
+        });
+        if (names.isEmpty()) {
+            return false;
+        }
+        List<List<Object>> marks = new ArrayList<>();
+        QueryFile.load("work/context-names").run(c, Map.of(), rs -> {
+            String name = rs.getString(1);
+            boolean op = "op".equals(rs.getString(2));
+            for (Map.Entry<Integer, TaxonomyRule> e : used.entrySet()) {
+                LaunchMatch m = e.getValue().launch();
+                if (op ? m.op() != null && m.opMatches(name) : m.within() != null && m.withinMatches(name)) {
+                    marks.add(List.of(name, op ? "op" : "within", e.getKey()));
+                }
+            }
+        });
+        if (marks.isEmpty()) {
+            return false;
+        }
+        List<List<Object>> rules = new ArrayList<>();
+        used.forEach((i, r) -> rules.add(List.of(i, r.launch().op() != null, r.launch().within() != null,
+                r.category().id(), r.subcategory(), r.id())));
+        SqlStage.fill(c, "t_launch_rules", rules);
+        SqlStage.fill(c, "t_launch_rule_names", names);
+        SqlStage.fill(c, "t_context_marks", marks);
+        return true;
     }
 
     /** How many of the capture's classes are of {@code category}, or were given by rule {@code ruleId}. */

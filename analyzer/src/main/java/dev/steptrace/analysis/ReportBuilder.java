@@ -78,7 +78,7 @@ public final class ReportBuilder {
                     kernels(phase, TOP_KERNELS).stream()
                             .map(k -> k.withRoofline(roofline.kernel(phase, k.name()))).toList(),
                     multiRank() ? stragglers.getOrDefault(phase, List.of()) : null, overlap.get(phase), host.get(phase),
-                    roofline.phase(phase)));
+                    roofline.phase(phase), launchContexts(phase)));
         }
         List<RankSummary> ranks = new ArrayList<>();
         for (int rank : analysis.scope().ranks()) {
@@ -100,6 +100,36 @@ public final class ReportBuilder {
                 new BottleneckReport.Tool("steptrace", toolVersion), capture(), phases, collectives(stats),
                 ranks, List.copyOf(warnings));
         return new ReportContent(report, stepPoints());
+    }
+
+    /** How many ops, annotations or modules a phase lists, and kernels under each. */
+    static final int TOP_CONTEXTS = 15;
+    static final int KERNELS_PER_CONTEXT = 3;
+
+    /** A phase's kernel time by op, annotation and module around the launches, and the time classified by context. */
+    private BottleneckReport.LaunchContexts launchContexts(String phase) throws SQLException {
+        double[] classified = new double[2];
+        analysis.query("context-classified", Map.of("phase", phase), rs -> {
+            classified[0] = rs.getDouble(1);
+            classified[1] = rs.getDouble(2);
+        });
+        return new BottleneckReport.LaunchContexts(classified[0], classified[1], contexts(phase, "op"),
+                contexts(phase, "annotation"), contexts(phase, "module"));
+    }
+
+    private List<BottleneckReport.ContextRow> contexts(String phase, String layer) throws SQLException {
+        Map<String, List<BottleneckReport.ContextKernel>> kernels = new LinkedHashMap<>();
+        analysis.query("launch-contexts", Map.of("phase", phase, "layer", layer), rs -> kernels
+                .computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                .add(new BottleneckReport.ContextKernel(rs.getString(2), rs.getDouble(3), rs.getDouble(4))));
+        List<BottleneckReport.ContextRow> rows = new ArrayList<>();
+        kernels.forEach((name, ks) -> rows.add(new BottleneckReport.ContextRow(name,
+                ks.stream().mapToDouble(BottleneckReport.ContextKernel::msPerStep).sum(),
+                ks.stream().mapToDouble(BottleneckReport.ContextKernel::callsPerStep).sum(),
+                List.copyOf(ks.subList(0, Math.min(KERNELS_PER_CONTEXT, ks.size()))))));
+        rows.sort(java.util.Comparator.comparingDouble(BottleneckReport.ContextRow::msPerStep).reversed()
+                .thenComparing(BottleneckReport.ContextRow::name));
+        return List.copyOf(rows.subList(0, Math.min(TOP_CONTEXTS, rows.size())));
     }
 
     private BottleneckReport.Capture capture() throws SQLException {

@@ -11,8 +11,10 @@ import java.util.List;
  * @param index   that rule's 1-based position in the rule list
  * @param earlier every rule before it, with the reason it did not match
  * @param inMoeBlock the first earlier rule that matches but needs an MoE block: the class there (null if none)
+ * @param context the launch context explained with ({@link LaunchContext#NONE} for the name alone)
  */
-public record Explanation(String name, String kind, TaxonomyRule matched, int index, List<Miss> earlier, Miss inMoeBlock) {
+public record Explanation(String name, String kind, TaxonomyRule matched, int index, List<Miss> earlier, Miss inMoeBlock,
+                          LaunchContext context) {
 
     public Explanation {
         earlier = List.copyOf(earlier);
@@ -32,7 +34,7 @@ public record Explanation(String name, String kind, TaxonomyRule matched, int in
                 case OTHER_KIND:
                     return "applies to " + String.join(",", rule.kinds()) + ", not " + kind;
                 case NEEDS_CONTEXT:
-                    return "matches, but only decides inside an MoE block (" + rule.category().id() + "/"
+                    return "matches, but only decides " + rule.contextText() + " (" + rule.category().id() + "/"
                             + rule.subcategory() + " there)";
                 default:
                     return "pattern not found in the name";
@@ -46,5 +48,10 @@ public record Explanation(String name, String kind, TaxonomyRule matched, int in
 
     public Classification classification() {
         return matched.classification();
+    }
+
+    /** The earlier rules that match the name but decide only in a launch context they did not have. */
+    public List<Miss> launchRules() {
+        return earlier.stream().filter(m -> m.reason() == Reason.NEEDS_CONTEXT && m.rule().byLaunch()).toList();
     }
 }

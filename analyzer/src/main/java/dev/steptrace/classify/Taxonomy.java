@@ -50,7 +50,7 @@ public final class Taxonomy {
 
     private static final Set<String> TOP_LEVEL_FIELDS = Set.of("version", "rules");
     private static final List<String> RULE_FIELDS =
-            List.of("id", "match", "kinds", "category", "subcategory", "context", "source", "note");
+            List.of("id", "match", "kinds", "category", "subcategory", "context", "op", "within", "source", "note");
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
     private static final Pattern SUBCATEGORY = Pattern.compile("[A-Za-z0-9_.+-]+");
 
@@ -169,6 +169,44 @@ public final class Taxonomy {
         return TaxonomyRule.MOE_BLOCK.equals(r.context()) ? Optional.of(r.classification()) : Optional.empty();
     }
 
+    /**
+     * The rules that decide {@code name} by its launch's context (an enclosing op, annotation or module) before the
+     * rule its name alone meets, in order, with their 0-based positions: the analysis gives an operation the class
+     * of the first of them whose context its launch has, else the name's own (docs/taxonomy.md).
+     */
+    public List<Positioned> launchRules(String name, String kind) {
+        String k = checkKind(kind);
+        String n = name == null ? "" : name;
+        List<Positioned> out = new ArrayList<>();
+        for (int i : rulesOfKind.get(k)) {
+            TaxonomyRule r = rules.get(i);
+            if (r.context() != null) {
+                continue;
+            }
+            boolean found;
+            try {
+                found = splits[i] != null ? splits[i].find(n) : r.matchesName(n);
+            } catch (BoundedRegex.TooSlow e) {
+                throw in(r, e);
+            }
+            if (found && r.byNameAlone()) {
+                return out;
+            }
+            if (found) {
+                out.add(new Positioned(i, r));
+            }
+        }
+        return out;
+    }
+
+    /** A rule and its 0-based position in the rule list. */
+    public record Positioned(int index, TaxonomyRule rule) {}
+
+    /** Whether any rule decides by a launch's context: when none does, the analysis gives no class from it. */
+    public boolean hasLaunchRules() {
+        return rules.stream().anyMatch(TaxonomyRule::byLaunch);
+    }
+
     /** Whether any rule needs a context: when none does, no analysis needs to look for one. */
     public boolean hasContextRules() {
         return rules.stream().anyMatch(r -> !r.byNameAlone());
@@ -179,7 +217,8 @@ public final class Taxonomy {
         String n = name == null ? "" : name;
         for (int i : rulesOfKind.get(k)) {
             TaxonomyRule r = rules.get(i);
-            if (!withContextRules && !r.byNameAlone()) {
+            // A launch's context is not known here: the analysis applies those rules (launchRules).
+            if (r.byLaunch() || (!withContextRules && !r.byNameAlone())) {
                 continue;
             }
             try {
@@ -199,6 +238,14 @@ public final class Taxonomy {
      * serves as the reference {@link #classify} and {@link #inMoeBlock} are tested against.
      */
     public Explanation explain(String name, String kind) {
+        return explain(name, kind, LaunchContext.NONE);
+    }
+
+    /**
+     * As {@link #explain(String, String)}, for a kernel launched in {@code context}: a rule that decides by the
+     * launch's context matches where the context has what it asks (docs/taxonomy.md, "Classes from the launching op").
+     */
+    public Explanation explain(String name, String kind, LaunchContext context) {
         String k = checkKind(kind);
         String n = name == null ? "" : name;
         List<Explanation.Miss> misses = new ArrayList<>();
@@ -209,15 +256,25 @@ public final class Taxonomy {
                 misses.add(new Explanation.Miss(i + 1, r, Explanation.Reason.OTHER_KIND));
             } else if (!matchesName(r, n)) {
                 misses.add(new Explanation.Miss(i + 1, r, Explanation.Reason.NO_MATCH));
+            } else if (r.byLaunch() && holds(r, context)) {
+                return new Explanation(n, k, r, i + 1, misses, inMoeBlock, context);
             } else if (!r.byNameAlone()) {
                 Explanation.Miss m = new Explanation.Miss(i + 1, r, Explanation.Reason.NEEDS_CONTEXT);
                 misses.add(m);
-                inMoeBlock = inMoeBlock == null ? m : inMoeBlock;
+                inMoeBlock = inMoeBlock == null && !r.byLaunch() ? m : inMoeBlock;
             } else {
-                return new Explanation(n, k, r, i + 1, misses, inMoeBlock);
+                return new Explanation(n, k, r, i + 1, misses, inMoeBlock, context);
             }
         }
         throw new IllegalStateException("no rule matched " + n + " (" + k + "): the catch-all is missing");
+    }
+
+    private static boolean holds(TaxonomyRule r, LaunchContext context) {
+        try {
+            return r.launch().holds(context);
+        } catch (BoundedRegex.TooSlow e) {
+            throw in(r, e);
+        }
     }
 
     private static boolean matchesName(TaxonomyRule r, String name) {
@@ -343,7 +400,31 @@ public final class Taxonomy {
             throw new TaxonomyException(at + ": field 'context': unknown context '" + context + "' (the one context is "
                     + TaxonomyRule.MOE_BLOCK + ")");
         }
-        return new TaxonomyRule(id, match, pattern, kinds, category, subcategory, context, source, note, origin);
+        String op = text(node, "op", at, false);
+        String within = text(node, "within", at, false);
+        LaunchMatch launch = null;
+        if (op != null || within != null) {
+            if (context != null) {
+                throw new TaxonomyException(at + ": field 'context': a rule with 'op' or 'within' takes no other context");
+            }
+            launch = new LaunchMatch(op, contextPattern(op, "op", at), within, contextPattern(within, "within", at));
+        }
+        return new TaxonomyRule(id, match, pattern, kinds, category, subcategory, context, launch, source, note, origin);
+    }
+
+    private static Pattern contextPattern(String regex, String field, String at) {
+        if (regex == null) {
+            return null;
+        }
+        if (regex.isBlank()) {
+            throw new TaxonomyException(at + ": field '" + field + "' is empty");
+        }
+        try {
+            return Pattern.compile(regex);
+        } catch (PatternSyntaxException e) {
+            throw new TaxonomyException(at + ": field '" + field + "': bad regex: " + e.getDescription()
+                    + (e.getIndex() >= 0 ? " near index " + e.getIndex() : "") + " in " + regex, e);
+        }
     }
 
     private static String text(JsonNode node, String field, String at, boolean required) {
@@ -435,7 +516,9 @@ public final class Taxonomy {
                 // so the encoding is unambiguous.
                 String s = r.id() + '\u001f' + String.join(",", r.kinds()) + '\u001f' + r.match() + '\u001f'
                         + r.category().id() + '\u001f' + r.subcategory()
-                        + (r.byNameAlone() ? "" : '\u001f' + r.context()) + '\u001e';
+                        + (r.context() == null ? "" : '\u001f' + r.context())
+                        + (r.launch() == null ? "" : '\u001f' + "op=" + r.launch().op() + '\u001f' + "within="
+                                + r.launch().within()) + '\u001e';
                 md.update(s.getBytes(StandardCharsets.UTF_8));
             }
             return HexFormat.of().formatHex(md.digest());

@@ -16,12 +16,14 @@ import java.util.regex.Pattern;
  * @param subcategory finer bucket within the category (nccl, custom, marlin_moe, norm, ...)
  * @param context     null for a rule the name alone decides; {@link #MOE_BLOCK} for one that applies only to
  *                    a kernel the analysis finds inside an MoE block (docs/taxonomy.md, "Classes from context")
+ * @param launch      null, or what a context rule asks of the kernel's launch: an enclosing CPU op and/or annotation or
+ *                    module ({@link LaunchMatch}); such a rule decides only where its launch has that context
  * @param source      where the name comes from (a file of a repository, a trace)
  * @param note        optional free text shown by {@code steptrace taxonomy --explain}
  * @param origin      the file the rule was read from ({@link Taxonomy#BUILT_IN} for the shipped rules)
  */
 public record TaxonomyRule(String id, String match, Pattern pattern, List<String> kinds, Category category,
-                   String subcategory, String context, String source, String note, String origin) {
+                   String subcategory, String context, LaunchMatch launch, String source, String note, String origin) {
 
     public static final String KERNEL = "kernel";
     public static final String MEMCPY = "memcpy";
@@ -39,7 +41,17 @@ public record TaxonomyRule(String id, String match, Pattern pattern, List<String
 
     /** Whether the name alone decides (no context is required). */
     public boolean byNameAlone() {
-        return context == null;
+        return context == null && launch == null;
+    }
+
+    /** Whether the rule decides by the context of the kernel's launch (an enclosing op, annotation or module). */
+    public boolean byLaunch() {
+        return launch != null;
+    }
+
+    /** The context the rule needs, in words: the launch's, or inside an MoE block. */
+    public String contextText() {
+        return launch != null ? launch.describe() : "inside an MoE block";
     }
 
     /** Whether this rule is considered for events of {@code kind}. */

@@ -2,12 +2,14 @@ package dev.steptrace.cli;
 
 import dev.steptrace.common.InputException;
 import dev.steptrace.classify.Explanation;
+import dev.steptrace.classify.LaunchContext;
 import dev.steptrace.classify.TaxonomyRule;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.classify.TaxonomyException;
 import dev.steptrace.common.BoundedRegex;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -31,6 +33,16 @@ public final class TaxonomyCommand implements Callable<Integer> {
             description = "The event kind of the --explain name: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     Kind kind;
 
+    @Option(names = "--op", paramLabel = "OP",
+            description = "With --explain: a CPU op around the kernel's launch (e.g. nccl:all_to_all, aten::mm); repeat for"
+                    + " each enclosing op. Rules with 'op:' match against these.")
+    List<String> ops = new ArrayList<>();
+
+    @Option(names = "--within", paramLabel = "NAME",
+            description = "With --explain: a user annotation or module around the kernel's launch (e.g. 'nn.Module:"
+                    + " FusedMoE_0'); repeat for each. Rules with 'within:' match against these.")
+    List<String> within = new ArrayList<>();
+
     @Option(names = "--taxonomy", paramLabel = "FILE",
             description = "A YAML (or .json) rule file whose rules are tried before the built-in ones.")
     Path taxonomyFile;
@@ -45,11 +57,14 @@ public final class TaxonomyCommand implements Callable<Integer> {
     public Integer call() {
         Taxonomy taxonomy = Taxonomies.load(taxonomyFile);
         PrintWriter out = spec.commandLine().getOut();
+        if (explain == null && !(ops.isEmpty() && within.isEmpty())) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--op and --within go with --explain");
+        }
         if (explain == null) {
             printRules(out, taxonomy, taxonomyFile);
         } else {
             try {
-                printExplanation(out, taxonomy.explain(explain, kind.name()));
+                printExplanation(out, taxonomy.explain(explain, kind.name(), new LaunchContext(ops, within)));
             } catch (BoundedRegex.TooSlow e) {
                 throw new InputException(e.getMessage(), e);
             }
@@ -75,7 +90,7 @@ public final class TaxonomyCommand implements Callable<Integer> {
         for (int i = 0; i < rules.size(); i++) {
             TaxonomyRule r = rules.get(i);
             out.printf(Locale.ROOT, format, i + 1, r.id(), r.category().id(), r.subcategory(), kinds(r),
-                    r.byNameAlone() ? "-" : r.context(), r.match().isEmpty() ? "(any name)" : r.match());
+                    context(r), r.match().isEmpty() ? "(any name)" : r.match());
         }
     }
 
@@ -83,7 +98,11 @@ public final class TaxonomyCommand implements Callable<Integer> {
         TaxonomyRule r = e.matched();
         out.printf(Locale.ROOT, "name:        %s%n", e.name());
         out.printf(Locale.ROOT, "kind:        %s%n", e.kind());
-        out.printf(Locale.ROOT, "matched:     rule %d %s%n", e.index(), r.id());
+        if (!e.context().isEmpty()) {
+            out.printf(Locale.ROOT, "context:     %s%n", describe(e.context()));
+        }
+        out.printf(Locale.ROOT, "matched:     rule %d %s%s%n", e.index(), r.id(),
+                r.byLaunch() ? " (by context: " + r.launch().describe() + ")" : "");
         out.printf(Locale.ROOT, "category:    %s / %s  (%s)%n", r.category().id(), r.subcategory(), r.category().label());
         out.printf(Locale.ROOT, "pattern:     %s%n", r.match().isEmpty() ? "(any name)" : r.match());
         out.printf(Locale.ROOT, "source:      %s%n", r.source());
@@ -99,6 +118,11 @@ public final class TaxonomyCommand implements Callable<Integer> {
                     + " whose next GEMM on its stream, in its step, is an MoE GEMM%n", e.inMoeBlock().index(), c.id(),
                     c.category().id(), c.subcategory(), c.category().label());
         }
+        for (Explanation.Miss m : e.launchRules()) {
+            TaxonomyRule c = m.rule();
+            out.printf(Locale.ROOT, "by context:  rule %d %s: %s / %s  (%s) for a kernel launched %s%n", m.index(), c.id(),
+                    c.category().id(), c.subcategory(), c.category().label(), c.launch().describe());
+        }
         if (e.earlier().isEmpty()) {
             out.println("earlier rules: none (it is the first rule)");
             return;
@@ -112,6 +136,21 @@ public final class TaxonomyCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  %3d  %-" + idWidth + "s  %s%n", m.index(), m.rule().id(),
                     m.reason().describe(m.rule(), e.kind()));
         }
+    }
+
+    private static String describe(LaunchContext c) {
+        List<String> parts = new ArrayList<>();
+        c.ops().forEach(o -> parts.add("op '" + o + "'"));
+        c.within().forEach(w -> parts.add("within '" + w + "'"));
+        return String.join(", ", parts);
+    }
+
+    private static String context(TaxonomyRule r) {
+        if (r.byLaunch()) {
+            return (r.launch().op() != null ? "op" : "") + (r.launch().op() != null && r.launch().within() != null ? "+" : "")
+                    + (r.launch().within() != null ? "within" : "");
+        }
+        return r.byNameAlone() ? "-" : r.context();
     }
 
     private static String kinds(TaxonomyRule r) {

@@ -30,6 +30,8 @@ public final class CaptureRules {
             new CaptureRule(MultiGpuFileRule.RULE, MultiGpuFileRule::check),
             new CaptureRule(UnclassifiedKernelsRule.RULE, UnclassifiedKernelsRule::check),
             new CaptureRule(UntypedGenericCollectivesRule.RULE, UntypedGenericCollectivesRule::check),
+            new CaptureRule(MoeNotToldApartRule.RULE, MoeNotToldApartRule::check),
+            new CaptureRule(GraphInputCopiesRule.RULE, GraphInputCopiesRule::check),
             new CaptureRule(ClockOffsetRule.RULE, ClockOffsetRule::check),
             new CaptureRule(LaunchBoundRule.RULE, LaunchBoundRule::check));
 

@@ -41,16 +41,34 @@ public record BottleneckReport(String schema, Tool tool, Capture capture, Map<St
     public record PhaseSummary(double steps, String stepSource, StepTime stepTime, Stat kernelMsPerStep,
                         Stat spanMsPerStep, Stat busyMsPerStep, Stat hostGapMsPerStep, Stat computeMsPerStep,
                         List<CategoryShare> categories, List<TopKernel> topKernels, List<Straggler> stragglers,
-                        Overlap overlap, HostBound hostBound, PhaseRoofline roofline) {
-        /** A phase without roofline figures. */
+                        Overlap overlap, HostBound hostBound, PhaseRoofline roofline, LaunchContexts launchContexts) {
+        /** A phase without roofline figures and launch contexts. */
         public PhaseSummary(double steps, String stepSource, StepTime stepTime, Stat kernelMsPerStep,
                      Stat spanMsPerStep, Stat busyMsPerStep, Stat hostGapMsPerStep, Stat computeMsPerStep,
                      List<CategoryShare> categories, List<TopKernel> topKernels, List<Straggler> stragglers,
                      Overlap overlap, HostBound hostBound) {
             this(steps, stepSource, stepTime, kernelMsPerStep, spanMsPerStep, busyMsPerStep, hostGapMsPerStep,
-                    computeMsPerStep, categories, topKernels, stragglers, overlap, hostBound, null);
+                    computeMsPerStep, categories, topKernels, stragglers, overlap, hostBound, null, null);
         }
     }
+
+    /**
+     * A phase's kernel time by what enclosed the launch calls (docs/reports.md, "By op, annotation and module").
+     *
+     * @param contextClassifiedMsPerStep    time of kernels whose class came from their context, not their name alone
+     * @param contextClassifiedCallsPerStep their calls per step
+     * @param byOp         the innermost CPU ops around the launches, most time first
+     * @param byAnnotation the innermost user annotations (record_function) around them
+     * @param byModule     the innermost nn.Module ranges around them (traces with modules, python functions kept)
+     */
+    public record LaunchContexts(double contextClassifiedMsPerStep, double contextClassifiedCallsPerStep,
+                                 List<ContextRow> byOp, List<ContextRow> byAnnotation, List<ContextRow> byModule) {}
+
+    /** One op, annotation or module: its kernels' time and calls per step, and the kernels with the most time. */
+    public record ContextRow(String name, double msPerStep, double callsPerStep, List<ContextKernel> kernels) {}
+
+    /** A kernel under an op, annotation or module: its time and calls per step there. */
+    public record ContextKernel(String name, double msPerStep, double callsPerStep) {}
 
     /**
      * Where a phase's steps go (docs/reports.md, "Step time"): the wall time per step and the parts it is made

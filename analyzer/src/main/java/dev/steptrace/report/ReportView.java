@@ -51,7 +51,19 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
     public record PhaseView(String id, String label, String anchor, StepsView steps, StepTimeView stepTime, Headline headline,
                             RankTable rankTable, StepTable stepTable, List<KernelRow> topKernels, IdleView idle,
                             StragglerView stragglers, OverlapView overlap, HostBoundView host, PhaseCharts charts,
-                            RooflineView roofline) {}
+                            RooflineView roofline, ContextView contexts) {}
+
+    /**
+     * Kernel time by what enclosed the launches (docs/reports.md, "By op, annotation and module"): the time classified
+     * by context, and a table per layer that has rows (op, annotation, module).
+     */
+    public record ContextView(String classifiedMs, String classifiedCalls, List<ContextTable> tables) {}
+
+    /** One layer's table: {@code title} names the layer (op, annotation, module). */
+    public record ContextTable(String title, List<ContextLine> rows) {}
+
+    /** One op, annotation or module: ms and calls per step, and its kernels with the most time. */
+    public record ContextLine(KernelName name, String ms, String calls, List<KernelName> kernels) {}
 
     /** How many steps per rank, and where they came from ({@code sourceId} is report.json's {@code step_source}). */
     public record StepsView(String count, String label, String source, String sourceId) {}
@@ -266,7 +278,30 @@ public record ReportView(String title, String toolName, String toolVersion, Stri
                 topKernels(p, cats, names), idle(p, steps), StragglerView.of(p.stragglers()), OverlapView.of(p.overlap()),
                 HostBoundView.of(p.hostBound()),
                 new PhaseCharts(charts.get(id + "-shares"), charts.get(id + "-ranks"), charts.get(id + "-steps")),
-                RooflineView.of(p, names::of, charts.get(id + "-roofline")));
+                RooflineView.of(p, names::of, charts.get(id + "-roofline")), contexts(p, names));
+    }
+
+    /** The phase's tables by op, annotation and module; null when the report has no launch contexts. */
+    private static ContextView contexts(PhaseSummary p, Names names) {
+        BottleneckReport.LaunchContexts c = p.launchContexts();
+        if (c == null) {
+            return null;
+        }
+        List<ContextTable> tables = new ArrayList<>();
+        table(tables, "CPU op", c.byOp(), names);
+        table(tables, "annotation", c.byAnnotation(), names);
+        table(tables, "module", c.byModule(), names);
+        return new ContextView(Fmt.ms(c.contextClassifiedMsPerStep()), Fmt.plain(c.contextClassifiedCallsPerStep()),
+                List.copyOf(tables));
+    }
+
+    private static void table(List<ContextTable> tables, String title, List<BottleneckReport.ContextRow> rows,
+                              Names names) {
+        if (rows == null || rows.isEmpty()) {
+            return;
+        }
+        tables.add(new ContextTable(title, rows.stream().map(r -> new ContextLine(names.of(r.name()), Fmt.ms(r.msPerStep()),
+                Fmt.plain(r.callsPerStep()), r.kernels().stream().map(k -> names.of(k.name())).toList())).toList()));
     }
 
     /** The categories (sorted) with their total, and the per-step statistics. */

@@ -2,9 +2,10 @@
 -- each launch of a kernel of the rule generic_rule is typed from the collective its launching CPU op names
 -- (record_param_comms, nccl:all_reduce, c10d::allreduce_...: the kernel's own comm record, its External
 -- id's CPU op, or its runtime call's External id, in that order), as allreduce / nccl / allreduce_rule
--- or comm_other / TYPE / other_rule. Launches with no such op (graph replays) keep the name's class.
+-- or comm_other / TYPE / other_rule. Launches with no such op (graph replays) keep the name's class, and an
+-- operation a launch rule classified (already in t_refined) keeps that class.
 -- Parameters (DuckDB variables): generic_rule, allreduce_rule, other_rule (rule ids)
--- Reads:  names, cpu_ops, comm_meta, launches (store); t_files, t_ops_core, t_classes, t_collective_ops
+-- Reads:  names, cpu_ops, comm_meta, launches (store); t_files, t_ops_core, t_classes, t_collective_ops, t_refined
 -- Writes: rows of t_refined; helpers h_collective_texts(text, type), h_coll_ops(file_id, external_id, type)
 -- Portability: getvariable, QUALIFY, any_value, GROUP BY ALL and USING joins are DuckDB's.
 
@@ -37,6 +38,8 @@ WITH cand AS (
     SELECT o.file_id, o.stream, o.ts_ns, o.name_id, o.kind, o.correlation, o.external_id
     FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind)
     WHERE k.variant = 0 AND k.rule_id = getvariable('generic_rule')
+      AND NOT EXISTS (SELECT 1 FROM t_refined r WHERE r.file_id = o.file_id AND r.stream IS NOT DISTINCT FROM o.stream
+                      AND r.ts_ns = o.ts_ns AND r.name_id = o.name_id)
 ), own AS (
     SELECT m.file_id, m.correlation, any_value(t.type) AS type
     FROM comm_meta m JOIN t_files USING (file_id) JOIN h_collective_texts t ON t.text = m.collective

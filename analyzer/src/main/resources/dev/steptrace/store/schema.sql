@@ -386,6 +386,25 @@ CREATE TABLE IF NOT EXISTS context_ops (
     variant      INTEGER NOT NULL           -- the class its context gave it: kernel_classes (name, kind, variant)
 );
 
+-- Per file, phase, launch context and kernel name (by class variant): kernel time and calls in steps. The context is
+-- what enclosed the launch call on its thread (docs/taxonomy.md, "Classes from the launching op"): the innermost CPU
+-- op, user annotation and nn.Module range; NULL where none did (or no launch call is in the trace).
+CREATE TABLE IF NOT EXISTS kernel_contexts (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    phase        VARCHAR NOT NULL,
+    op           VARCHAR,                   -- the innermost CPU op around the launch (a graph replay's: the graph launch's)
+    annotation   VARCHAR,                   -- the innermost user annotation (record_function) around it, step ranges aside
+    module       VARCHAR,                   -- the innermost nn.Module range ('nn.Module: FusedMoE_0'), with python functions kept
+    name         VARCHAR NOT NULL,          -- the kernel (or memcpy / memset) name
+    kind         VARCHAR NOT NULL,
+    variant      INTEGER NOT NULL,          -- its class: kernel_classes' row of (name, kind, variant)
+    ns           BIGINT NOT NULL,
+    calls        BIGINT NOT NULL
+);
+
 -- Every collective kernel of a step, matched across ranks into instances: its message, its transfer and wait.
 CREATE TABLE IF NOT EXISTS collective_instances (
     capture_id   INTEGER NOT NULL,

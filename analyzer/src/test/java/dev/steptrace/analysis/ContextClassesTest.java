@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.steptrace.classify.Taxonomy;
 import dev.steptrace.cli.Main;
 import dev.steptrace.testing.TestData;
+import dev.steptrace.testsupport.KinetoTrace;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -53,7 +53,7 @@ class ContextClassesTest {
      */
     @Test
     void routingOnlyBeforeAnMoeGemmOfTheSameStreamAndStep() throws Exception {
-        Trace t = routerThen(MOE_GEMM);
+        KinetoTrace t = routerThen(MOE_GEMM);
         t.kernel(SOFTMAX, 7, 200, 7);
         t.step(2, 1000, 1000);
         t.kernel(SOFTMAX, 7, 1010, 11);
@@ -144,8 +144,8 @@ class ContextClassesTest {
     // ---- helpers -------------------------------------------------------------------------------------
 
     /** Step 1 (0 to 1000 µs) on stream 7: a router GEMM, a softmax (3 µs), a top-k (5 µs), then {@code next} (30 µs). */
-    private static Trace routerThen(String next) {
-        Trace t = new Trace();
+    private static KinetoTrace routerThen(String next) {
+        KinetoTrace t = new KinetoTrace();
         t.step(1, 0, 1000);
         t.kernel(ROUTER_GEMM, 7, 10, 20);
         t.kernel(SOFTMAX, 7, 40, 3);
@@ -186,9 +186,9 @@ class ContextClassesTest {
         }
     }
 
-    private JsonNode report(Trace t, String name) throws Exception {
+    private JsonNode report(KinetoTrace t, String name) throws Exception {
         Path dir = Files.createDirectories(tmp.resolve(name));
-        JSON.writeValue(dir.resolve("rank0.pt.trace.json").toFile(), t.root());
+        t.write(dir);
         return run(dir).at("/phases/unknown");
     }
 
@@ -213,36 +213,5 @@ class ContextClassesTest {
             }
         }
         throw new AssertionError("no subcategory " + id + " in " + category);
-    }
-
-    /** A Kineto trace written by hand: ProfilerStep ranges, and kernels each launched by a cudaLaunchKernel. */
-    private static final class Trace {
-        private final ObjectNode root = JSON.createObjectNode();
-        private final ArrayNode events = root.putArray("traceEvents");
-        private int correlation;
-
-        Trace() {
-            root.put("schemaVersion", 1);
-            root.putObject("distributedInfo").put("rank", 0).put("world_size", 1);
-        }
-
-        void step(int n, double ts, double dur) {
-            events.addObject().put("ph", "X").put("cat", "user_annotation").put("name", "ProfilerStep#" + n)
-                    .put("pid", 1).put("tid", 1).put("ts", ts).put("dur", dur);
-        }
-
-        void kernel(String name, int stream, double ts, double dur) {
-            int corr = ++correlation;
-            events.addObject().put("ph", "X").put("cat", "cuda_runtime").put("name", "cudaLaunchKernel")
-                    .put("pid", 1).put("tid", 1).put("ts", ts - 5).put("dur", 2).putObject("args")
-                    .put("correlation", corr);
-            events.addObject().put("ph", "X").put("cat", "kernel").put("name", name).put("pid", 0).put("tid", stream)
-                    .put("ts", ts).put("dur", dur).putObject("args").put("device", 0).put("stream", stream)
-                    .put("correlation", corr);
-        }
-
-        ObjectNode root() {
-            return root;
-        }
     }
 }

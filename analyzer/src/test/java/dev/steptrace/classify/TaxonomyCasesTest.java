@@ -61,6 +61,47 @@ class TaxonomyCasesTest {
         assertEquals(c.inMoeBlock(), inBlock, () -> c.name() + " (" + why + ") inside an MoE block");
     }
 
+    /** A case of {@code taxonomy-context-cases.tsv}: a name launched in a context, with the class a person expects. */
+    record ContextCase(String name, String kind, LaunchContext context, String category, String subcategory, String why) {
+    }
+
+    static Stream<Arguments> contextRows() throws IOException {
+        List<Arguments> rows = new ArrayList<>();
+        try (InputStream in = TaxonomyCasesTest.class.getResourceAsStream("taxonomy-context-cases.tsv");
+             BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                String[] f = line.split("\t", -1);
+                if (f.length != 7) {
+                    throw new IllegalStateException("taxonomy-context-cases.tsv: expected 7 tab-separated fields: " + line);
+                }
+                ContextCase c = new ContextCase(f[0], f[1], new LaunchContext(list(f[2]), list(f[3])), f[4], f[5], f[6]);
+                rows.add(Arguments.of(c.why(), c));
+            }
+        }
+        return rows.stream();
+    }
+
+    private static List<String> list(String field) {
+        return field.equals("-") ? List.of() : List.of(field.split(";"));
+    }
+
+    /** The class in context, by explain (every regex as written); and the rules the analysis would try, by launchRules. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("contextRows")
+    void classifiesInContextAsAPersonDid(String why, ContextCase c) {
+        Classification got = TAXONOMY.explain(c.name(), c.kind(), c.context()).classification();
+        assertEquals(c.category() + "/" + c.subcategory(), got.categoryId() + "/" + got.subcategory(),
+                () -> c.name() + " (" + why + ") was classified by rule " + got.ruleId());
+        Classification analysis = TAXONOMY.launchRules(c.name(), c.kind()).stream()
+                .filter(p -> p.rule().launch().holds(c.context())).findFirst()
+                .map(p -> p.rule().classification()).orElse(TAXONOMY.classify(c.name(), c.kind()));
+        assertEquals(got, analysis, () -> c.name() + " (" + why + "): launchRules and explain disagree");
+    }
+
     @Test
     void theTableIsBigEnoughAndCoversEveryCategory() throws IOException {
         List<Case> cases = cases();

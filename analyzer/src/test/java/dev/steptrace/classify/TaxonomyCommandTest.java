@@ -74,7 +74,28 @@ class TaxonomyCommandTest {
         assertTrue(r.out().contains("category:    other / norm  (Everything else)"), r.out());
         assertTrue(r.out().contains("source:      docs/reference/kernel-names.md"), r.out());
         assertTrue(r.out().contains("memcpy.memcpy") && r.out().contains("applies to memcpy, not kernel"), r.out());
-        assertTrue(r.out().contains("earlier rules that did not match (2):"), r.out());
+        assertTrue(r.out().contains("earlier rules that did not match (9):"), r.out()
+                + ": the two memcpy/memset rules and the seven rules of section 0b, by the launching op");
+    }
+
+    /** --op and --within give the launch's context: the context rule decides, and the output says by what. */
+    @Test
+    void explainsByTheLaunchContext() {
+        String sendRecv = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+        Run alone = run("taxonomy", "--explain", sendRecv);
+        assertEquals(0, alone.code(), alone.err());
+        assertTrue(alone.out().contains("category:    comm_other / send_recv"), alone.out());
+        assertTrue(alone.out().contains("by context:  rule ") && alone.out().contains("comm_other.all_to_all.by_op"), alone.out());
+        Run r = run("taxonomy", "--explain", sendRecv, "--op", "c10d::alltoall_base_", "--op", "nccl:all_to_all");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("context:     op 'c10d::alltoall_base_', op 'nccl:all_to_all'"), r.out());
+        assertTrue(r.out().contains("category:    comm_other / all_to_all"), r.out());
+        assertTrue(r.out().contains("comm_other.all_to_all.by_op (by context: under an op matching"), r.out());
+        Run gemm = run("taxonomy", "--explain", "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", "--op", "aten::mm",
+                "--within", "nn.Module: FusedMoE_0");
+        assertTrue(gemm.out().contains("category:    moe_gemm / torch_experts"), gemm.out());
+        Run usage = run("taxonomy", "--op", "aten::mm");
+        assertEquals(2, usage.code(), "--op without --explain is a usage error");
     }
 
     @Test

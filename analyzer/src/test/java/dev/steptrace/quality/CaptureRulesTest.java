@@ -60,6 +60,8 @@ class CaptureRulesTest {
         FIXTURES.put("multi_gpu_file", "NsysIngestTest.aFileWithTheWorkOfSeveralGpusIsReported (Nsight Systems only)");
         FIXTURES.put("unclassified_kernels", "unclassifiedKernels");
         FIXTURES.put("untyped_generic_collectives", "untypedGenericCollectives");
+        FIXTURES.put("moe_not_told_apart", "LaunchContextTest.withoutContextTheMoePartIsAWarning (launch contexts)");
+        FIXTURES.put("graph_input_copies", "LaunchContextTest.graphInputCopiesAreNamedWithTheirOp (launch contexts)");
         FIXTURES.put("clock_offset", "clockOffset");
         FIXTURES.put("launch_bound", "launchBound");
         FIXTURES.put("unknown_device_peaks", "unknownDevicePeaks");

@@ -74,7 +74,7 @@ class MarkdownReportWriterTest {
                 "| **Total** | **21.70** | **100.0%** | **1047** |"), lines.subList(first + 2, first + 9));
         List<String> sections = lines.stream().filter(l -> l.startsWith("## ")).toList();
         assertEquals(List.of("## Where the step goes", "## Kernel time by category", "## Per rank", "## Per step",
-                "## Collectives", "## Top kernels", "## How close to the hardware", "## Idle time and the CPU side",
+                "## Collectives", "## Top kernels", "## By op, annotation and module", "## How close to the hardware", "## Idle time and the CPU side",
                 "## Capture-quality warnings", "## Capture"), sections);
     }
 
