@@ -3,10 +3,14 @@ package dev.steptrace.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.Cli;
+import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The top-level help lists every command with a whole sentence, and a mistyped name gets the name it was meant for. */
@@ -27,6 +31,27 @@ class CommandLineHelpTest {
                     name + ": no sentence cut inside parentheses: " + summary);
             assertTrue(Character.isUpperCase(summary.charAt(0)), name + ": " + summary);
         });
+    }
+
+    /** The README's row of each command: every command has one, and ingest's names all of its options. */
+    @Test
+    void readmeListsTheCommandsAndIngestOptions() throws Exception {
+        String readme = Files.readString(TestData.repoRoot().resolve("README.md"));
+        for (String command : COMMANDS) {
+            if (!command.equals("help")) {
+                assertTrue(readme.contains("\n| `" + command + " ") || readme.contains("\n| `" + command + "`"),
+                        "README's command table has no row for " + command);
+            }
+        }
+        String row = readme.lines().filter(l -> l.startsWith("| `ingest ")).findFirst().orElseThrow();
+        Cli.Result help = Cli.run("ingest", "--help");
+        Matcher option = Pattern.compile("(?<![\\w-])--[a-z][a-z-]*").matcher(help.out());
+        while (option.find()) {
+            String name = option.group();
+            if (!List.of("--help", "--version", "--debug", "--quiet").contains(name)) {
+                assertTrue(row.contains(name), "README's ingest row lacks " + name + ": " + row);
+            }
+        }
     }
 
     @Test
