@@ -27,8 +27,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 
 @Command(name = "timeline", mixinStandardHelpOptions = true,
-        description = {"Write a few steps of every rank as one Chrome trace file for ui.perfetto.dev.",
-                "The file (.json.gz) opens in chrome://tracing too: one process per rank, one thread per GPU "
+        description = {"Write a few steps of every rank as one Chrome trace file, to open in Perfetto.",
+                "The file (.json.gz) opens in ui.perfetto.dev, or chrome://tracing: one process per rank, one thread per GPU "
                         + "stream, kernels named and coloured by category, collectives split into wait and transfer with "
                         + "arrows joining each instance across ranks, the step's analysed numbers on its own slice. Rank "
                         + "clocks are aligned on collective end times. Read from the store, never from the trace files. "

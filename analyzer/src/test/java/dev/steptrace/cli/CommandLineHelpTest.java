@@ -1,6 +1,7 @@
 package dev.steptrace.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.steptrace.testing.TestData;
@@ -30,6 +31,8 @@ class CommandLineHelpTest {
             assertEquals(summary.chars().filter(c -> c == '(').count(), summary.chars().filter(c -> c == ')').count(),
                     name + ": no sentence cut inside parentheses: " + summary);
             assertTrue(Character.isUpperCase(summary.charAt(0)), name + ": " + summary);
+            // picocli wraps at a full stop too: "docs/scenarios.md" would print as "docs/scenarios." and "md"
+            assertFalse(summary.matches(".*\\.\\s[a-z].*"), name + ": a word cut at a dot: " + summary);
         });
     }
 
