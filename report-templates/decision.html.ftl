@@ -63,7 +63,7 @@ ul.revisit .source { color: var(--muted); font-size: 12px; }
     <tbody>
       <tr data-option="" class="now"><td>now (the capture)</td><td class="num">${view.nowStep}</td><td></td><td class="num">1.00x</td><td class="num">${view.nowTokensPerSec}</td><td></td><td></td><td class="source">${view.nowSource}</td></tr>
 <#list view.options as o>
-      <tr data-option="${o.id}" data-verdict="${o.verdict}"<#if o.chosen> class="chosen"</#if>><td>${o.title} <span class="note">(${o.field})</span></td><td class="num">${o.step}</td><td class="num">${o.amdahl}</td><td class="num">${o.speedup}</td><td class="num">${o.tokensPerSec}</td><td class="${o.admissible}">${o.admissible}</td><td>${o.verdictLabel}</td><td>${o.reason}</td></tr>
+      <tr data-option="${o.id}" data-verdict="${o.judgement.verdict}"<#if o.chosen> class="chosen"</#if>><td>${o.title} <span class="note">(${o.field})</span></td><td class="num">${o.projection.step}</td><td class="num">${o.projection.amdahl}</td><td class="num">${o.projection.speedup}</td><td class="num">${o.projection.tokensPerSec}</td><td class="${o.judgement.admissible}">${o.judgement.admissible}</td><td>${o.judgement.verdictLabel}</td><td>${o.judgement.reason}</td></tr>
 <#else>
       <tr><td colspan="8" class="empty">The scenario lists no options.</td></tr>
 </#list>
@@ -76,7 +76,7 @@ ul.revisit .source { color: var(--muted); font-size: 12px; }
     <thead><tr><th>option</th><th>projected step</th><th>evidence (the scenario's)</th></tr></thead>
     <tbody>
 <#list view.options as o>
-      <tr data-option="${o.id}"><td>${o.id}</td><td class="derivation">${o.derivation}</td><td class="evidence">${o.evidence}</td></tr>
+      <tr data-option="${o.id}"><td>${o.id}</td><td class="derivation">${o.basis.derivation}</td><td class="evidence">${o.basis.evidence}</td></tr>
 </#list>
     </tbody>
   </table>

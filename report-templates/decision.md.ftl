@@ -23,7 +23,7 @@ Projected step time and speedup (tokens per sequence per unit of step time) at t
 |:---|---:|---:|---:|---:|:---|:---|:---|
 | now (the capture) | ${view.nowStep} | | 1.00x | ${view.nowTokensPerSec} | | | ${view.nowSource} |
 <#list view.options as o>
-| <#if o.chosen>**${o.title}**<#else>${o.title}</#if> (${md.codeCell(o.field)}) | ${o.step} | ${o.amdahl} | ${o.speedup} | ${o.tokensPerSec} | ${o.admissible} | ${o.verdictLabel} | ${o.reason} |
+| <#if o.chosen>**${o.title}**<#else>${o.title}</#if> (${md.codeCell(o.field)}) | ${o.projection.step} | ${o.projection.amdahl} | ${o.projection.speedup} | ${o.projection.tokensPerSec} | ${o.judgement.admissible} | ${o.judgement.verdictLabel} | ${o.judgement.reason} |
 </#list>
 <#if !view.options?has_content>
 
@@ -38,7 +38,7 @@ _The scenario lists no options._
 ### How each projection was computed
 
 <#list view.options as o>
-- ${md.code(o.id)}: ${o.derivation}. Evidence: ${o.evidence}
+- ${md.code(o.id)}: ${o.basis.derivation}. Evidence: ${o.basis.evidence}
 </#list>
 </#if>
 <#list view.batchTables as t>

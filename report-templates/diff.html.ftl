@@ -94,13 +94,13 @@
     <thead><tr><th>kernel</th><th>category</th><th class="num">A ms / step</th><th class="num">B ms / step</th><th class="num">Δ ms</th><th class="num">Δ %</th><th class="num">95% interval</th><th class="num">calls / step A → B</th><th class="num">mean µs A → B</th><th></th></tr></thead>
     <tbody>
 <#list p.kernels as k>
-      <tr<#if k.significant || k.change?has_content || k.callsChanged> class="<#if k.significant>sig ${k.mark}</#if><#if k.change?has_content> ${k.change}</#if><#if k.callsChanged> calls-changed</#if>"</#if>>
+      <tr<#if k.time.significant || k.change?has_content || k.calls.changed> class="<#if k.time.significant>sig ${k.time.mark}</#if><#if k.change?has_content> ${k.change}</#if><#if k.calls.changed> calls-changed</#if>"</#if>>
         <td class="kernel"><@m.kernelName k.name/><#if k.otherNames?has_content><details class="aliases"><summary>${k.otherNames?size} spelling<#if k.otherNames?size != 1>s</#if> in the traces</summary><#list k.otherNames as n><code class="alias">${n}</code></#list></details></#if></td>
-        <td><@m.swatch k.color/>${k.category}<#if k.subcategory != "n/a"> <span class="note">/ ${k.subcategory}</span></#if></td>
-        <td class="num">${k.a}</td><td class="num">${k.b}</td><td class="num">${k.delta}</td><td class="num">${k.pct}</td><td class="num">${k.ci}</td>
-        <td class="num<#if k.callsChanged> changed</#if>">${k.callsA} → ${k.callsB}<#if k.callsChanged> <span class="badge calls">${k.callsDelta}</span></#if></td>
-        <td class="num">${k.meanUsA} → ${k.meanUsB}</td>
-        <td><#if k.change?has_content><span class="badge ${k.change}">${k.change}</span></#if><@mark k/></td>
+        <td><@m.swatch k.category.color/>${k.category.label}<#if k.category.subcategory != "n/a"> <span class="note">/ ${k.category.subcategory}</span></#if></td>
+        <td class="num">${k.time.a}</td><td class="num">${k.time.b}</td><td class="num">${k.time.delta}</td><td class="num">${k.time.pct}</td><td class="num">${k.time.ci}</td>
+        <td class="num<#if k.calls.changed> changed</#if>">${k.calls.a} → ${k.calls.b}<#if k.calls.changed> <span class="badge calls">${k.calls.delta}</span></#if></td>
+        <td class="num">${k.calls.meanUsA} → ${k.calls.meanUsB}</td>
+        <td><#if k.change?has_content><span class="badge ${k.change}">${k.change}</span></#if><@mark k.time/></td>
       </tr>
 </#list>
     </tbody>

@@ -69,7 +69,7 @@ Matched by normalized name (addresses, generated ids and Triton suffixes masked)
 | kernel | category | A ms / step | B ms / step | Δ ms | Δ % | 95% interval | calls / step A → B | mean µs A → B | |
 |:---|:---|---:|---:|---:|---:|---:|---:|---:|:---|
 <#list p.kernels as k>
-| ${md.codeCell(k.name.display)}<#if k.name.shortened> [${k.name.ref}]</#if> | ${k.category}<#if k.subcategory != "n/a"> / ${k.subcategory}</#if> | ${k.a} | ${k.b} | ${k.delta} | ${k.pct} | ${k.ci} | ${k.callsA} → ${k.callsB}<#if k.callsChanged> **(${k.callsDelta})**</#if> | ${k.meanUsA} → ${k.meanUsB} | <#if k.change?has_content>**${k.change}** </#if><@mark k/> |
+| ${md.codeCell(k.name.display)}<#if k.name.shortened> [${k.name.ref}]</#if> | ${k.category.label}<#if k.category.subcategory != "n/a"> / ${k.category.subcategory}</#if> | ${k.time.a} | ${k.time.b} | ${k.time.delta} | ${k.time.pct} | ${k.time.ci} | ${k.calls.a} → ${k.calls.b}<#if k.calls.changed> **(${k.calls.delta})**</#if> | ${k.calls.meanUsA} → ${k.calls.meanUsB} | <#if k.change?has_content>**${k.change}** </#if><@mark k.time/> |
 </#list>
 <#else>
 

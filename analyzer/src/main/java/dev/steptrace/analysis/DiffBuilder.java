@@ -11,7 +11,9 @@ import dev.steptrace.report.CaptureDiff.CategoryDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveSide;
 import dev.steptrace.report.CaptureDiff.Delta;
+import dev.steptrace.report.CaptureDiff.CallsDelta;
 import dev.steptrace.report.CaptureDiff.KernelDelta;
+import dev.steptrace.report.CaptureDiff.MsPerStepDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import dev.steptrace.report.CaptureDiff.Side;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
@@ -436,9 +438,10 @@ public final class DiffBuilder {
             }
             String change = r.ka == null ? "added" : r.kb == null ? "removed" : "changed";
             kernels.add(new KernelDelta(r.name, raw.stream().limit(RAW_NAMES).toList(), any.category, any.subcategory,
-                    change, r.aMs, r.bMs, d.deltaMs(), d.deltaPct(), d.ci95Ms(), d.noiseFloorMs(), d.significant(),
-                    r.aCalls, r.bCalls, r.bCalls - r.aCalls, Math.abs(r.bCalls - r.aCalls) >= CALLS_CHANGE,
-                    r.aCalls > 0 ? r.aMs / r.aCalls * 1000 : null, r.bCalls > 0 ? r.bMs / r.bCalls * 1000 : null));
+                    change, new MsPerStepDelta(r.aMs, r.bMs, d.deltaMs(), d.deltaPct(), d.ci95Ms(), d.noiseFloorMs(),
+                            d.significant()),
+                    new CallsDelta(r.aCalls, r.bCalls, r.bCalls - r.aCalls, Math.abs(r.bCalls - r.aCalls) >= CALLS_CHANGE,
+                            r.aCalls > 0 ? r.aMs / r.aCalls * 1000 : null, r.bCalls > 0 ? r.bMs / r.bCalls * 1000 : null)));
         }
 
         return new PhaseDiff(verdict(stepDelta, kernelDelta, spanDelta), Stats.mean(pa.stepsPerRank),

@@ -5,6 +5,7 @@ import dev.steptrace.report.CaptureDiff.CategoryDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveSide;
 import dev.steptrace.report.CaptureDiff.KernelDelta;
+import dev.steptrace.report.CaptureDiff.MsPerStepDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
 import dev.steptrace.report.CaptureDiff;
@@ -134,10 +135,11 @@ public final class Diff {
             t.stringColumn("category").append(k.category());
             t.stringColumn("subcategory").append(k.subcategory());
             t.stringColumn("change").append(k.change());
-            appendDelta(t, k.aMsPerStep(), k.bMsPerStep(), k.deltaMs(), k.deltaPct(), k.ci95Ms(), k.noiseFloorMs(),
-                    k.significant(), k.aCallsPerStep(), k.bCallsPerStep());
-            Capture.append(aMean, k.aMeanUs());
-            Capture.append(bMean, k.bMeanUs());
+            MsPerStepDelta ms = k.time();
+            appendDelta(t, ms.aMsPerStep(), ms.bMsPerStep(), ms.deltaMs(), ms.deltaPct(), ms.ci95Ms(), ms.noiseFloorMs(),
+                    ms.significant(), k.calls().aCallsPerStep(), k.calls().bCallsPerStep());
+            Capture.append(aMean, k.calls().aMeanUs());
+            Capture.append(bMean, k.calls().bMeanUs());
         }
         return TableReader.pretty(t.addColumns(aMean, bMean));
     }

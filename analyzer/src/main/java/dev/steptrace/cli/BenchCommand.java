@@ -12,11 +12,10 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Measure ingest throughput on traces beside a bare tokenizer pass (the ceiling).",
-                "Prints MB/s of uncompressed JSON per wall and per CPU second, events/s and peak RSS,",
-                "and times the analysis that ingest runs after the load against the load's time.",
-                "Nsight Systems exports (measured apart from Kineto traces): rows/s and kernel rows/s beside",
-                "a bare scan of the kernel tables.",
-                "Run with the heap capped to show that ingest streams, e.g.",
+                "Prints MB/s of uncompressed JSON per wall and per CPU second, events/s and peak RSS, and times "
+                        + "the analysis that ingest runs after the load against the load's time. Nsight Systems exports "
+                        + "(measured apart from Kineto traces): rows/s and kernel rows/s beside a bare scan of the kernel "
+                        + "tables. Run with the heap capped to show that ingest streams, e.g.",
                 "  STEPTRACE_JAVA_OPTS=-Xmx768m ./steptrace bench <dir>"})
 public final class BenchCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "Trace files or directories.")

@@ -35,11 +35,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "decide", mixinStandardHelpOptions = true,
-        description = {"Write a decision memo from a capture and a scenario (docs/scenarios.md):",
-                "the tax's share and Amdahl bound, each option's projected step and speedup,",
-                "the options the constraints exclude, accept or pursue, and when to revisit.",
-                "Writes decision.html, decision.md and decision.json.",
-                "Bundled scenarios: pcie-allreduce-tax, nvlink-tp-allreduce, host-bound-decode, straggler."})
+        description = {"Write a decision memo from a capture and a scenario.",
+                "The memo (docs/scenarios.md) gives the tax's share and Amdahl bound, each option's projected step and speedup, the options"
+                        + " the constraints exclude, accept or pursue, and when to revisit. Writes decision.html, "
+                        + "decision.md and decision.json. Bundled scenarios: pcie-allreduce-tax, nvlink-tp-allreduce, "
+                        + "host-bound-decode, straggler."})
 public final class DecideCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PATH", description = "A capture directory (or a trace file in it); ingested when needed.")
     Path path;

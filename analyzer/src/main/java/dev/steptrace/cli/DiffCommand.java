@@ -25,11 +25,11 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 
 @Command(name = "diff", mixinStandardHelpOptions = true,
-        description = {"Compare two captures (A the baseline, B the candidate) phase by phase:",
-                "time per step by kernel category with 95%% bootstrap intervals, a verdict,",
-                "the kernels that moved, collectives, and warnings where the captures differ",
-                "in structure. A and B are trace directories (ingested when needed) or",
-                "captures already in the store (by path or name). Method: docs/diff.md."})
+        description = {"Compare two captures (A the baseline, B the candidate) phase by phase.",
+                "Time per step by kernel category with 95%% bootstrap intervals, a verdict, the kernels that "
+                        + "moved, collectives, and warnings where the captures differ in structure. A and B are trace "
+                        + "directories (ingested when needed) or captures already in the store (by path or name). Method: "
+                        + "docs/diff.md."})
 public final class DiffCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "A", description = "The baseline: a capture directory, or a capture in the store.")
     String a;

@@ -18,10 +18,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "export", mixinStandardHelpOptions = true,
-        description = {"Write the store's tables (events, files, analysis) of one capture, or of all, as a",
-                "Hive-partitioned Parquet dataset: DIR/<table>/capture=<name>/rank=<rank>/*.parquet, for",
-                "Spark, Trino, DuckDB or pandas. The captures' earlier partitions in DIR are replaced,",
-                "others' kept. Layout and example queries: docs/export.md."})
+        description = {"Write the store's tables as a Hive-partitioned Parquet dataset, for Spark, Trino, DuckDB or pandas.",
+                "The tables (events, files, analysis) of one capture, or of all, go to "
+                        + "DIR/<table>/capture=<name>/rank=<rank>/*.parquet (a capture's tables without ranks stop at "
+                        + "capture=<name>, the store's own at <table>). The captures' earlier partitions in DIR are "
+                        + "replaced, others' kept. Layout and example queries: docs/export.md."})
 public final class ExportCommand implements Callable<Integer> {
     static final class Which {
         @Parameters(index = "0", paramLabel = "CAPTURE",

@@ -26,10 +26,10 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "ingest", mixinStandardHelpOptions = true,
         description = {"Stream traces (files, or directories searched recursively) into the store.",
-                "Files already ingested and unchanged (same path, size and content hash) are skipped;",
-                "those of a directory given that are no longer on disk leave the store.",
-                "The files of each directory are grouped into captures, one per run, by what the traces say;",
-                "each capture that changed is then analysed into the store, for `report` to write at once."})
+                "Files already ingested and unchanged (same path, size and content hash) are skipped; those of a "
+                        + "directory given that are no longer on disk leave the store. The files of each directory are "
+                        + "grouped into captures, one per run, by what the traces say; each capture that changed is then "
+                        + "analysed into the store, for `report` to write at once."})
 public final class IngestCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "Trace files or directories.")
     List<Path> paths;

@@ -7,6 +7,7 @@ import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
 import java.nio.file.FileSystemException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import picocli.CommandLine;
@@ -60,8 +61,9 @@ public final class Main implements Runnable {
             cli.addSubcommand("help", new CommandLine.HelpCommand());
         }
         cli.setParameterExceptionHandler((ex, arguments) -> {
-            // One line, as for every other failure; the usage is one --help away.
-            ex.getCommandLine().getErr().println("steptrace: " + ex.getMessage() + " (see "
+            // One line, as for every other failure, with the names a typo was likely meant for; the usage is
+            // one --help away.
+            ex.getCommandLine().getErr().println("steptrace: " + usageError(ex) + " (see "
                     + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
             return USAGE;
         });
@@ -111,15 +113,30 @@ public final class Main implements Runnable {
         m.put("ingest", IngestCommand::new);
         m.put("report", ReportCommand::new);
         m.put("diff", DiffCommand::new);
+        m.put("decide", DecideCommand::new);
         m.put("timeline", TimelineCommand::new);
         m.put("whatif", WhatIfCommand::new);
         m.put("query", QueryCommand::new);
         m.put("export", ExportCommand::new);
+        m.put("spark", SparkCommand::new);
         m.put("taxonomy", TaxonomyCommand::new);
         m.put("synth", SynthCommand::new);
         m.put("bench", BenchCommand::new);
-        m.put("decide", DecideCommand::new);
         return m;
+    }
+
+    /** A usage error's message, and for an unknown command or option the names it was likely meant for. */
+    static String usageError(CommandLine.ParameterException ex) {
+        if (!(ex instanceof CommandLine.UnmatchedArgumentException unmatched)) {
+            return ex.getMessage();
+        }
+        List<String> unknown = unmatched.getUnmatched();
+        boolean command = !unknown.isEmpty() && !unknown.get(0).startsWith("-")
+                && ex.getCommandLine().getCommandSpec().userObject() instanceof Main;
+        String message = command ? "unknown command '" + unknown.get(0) + "'" : ex.getMessage();
+        List<String> suggestions = unknown.isEmpty() ? List.of()
+                : Suggestions.forArgument(ex.getCommandLine().getCommandSpec(), unknown.get(0));
+        return suggestions.isEmpty() ? message : message + "; did you mean " + String.join(" or ", suggestions) + "?";
     }
 
     /** A failure the user can act on: its message is the whole story, no stack trace worth pointing at. */

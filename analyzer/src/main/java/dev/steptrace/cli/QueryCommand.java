@@ -26,10 +26,10 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "query", mixinStandardHelpOptions = true,
         description = {"Run SQL on the store and print the result.",
-                "Tables and views: docs/schema.md (e.g. kernels, gpu_events, cpu_events, runtime_calls, files).",
-                "The store is opened read-only unless --write is given. The SQL is DuckDB's, with its access to",
-                "files: read_text('/path') reads any file steptrace can read, COPY ... TO writes one. --safe turns",
-                "that off (DuckDB's enable_external_access, locked): use it for SQL you did not write."})
+                "Tables and views: docs/schema.md (e.g. kernels, gpu_events, cpu_events, runtime_calls, files). "
+                        + "The store is opened read-only unless --write is given. The SQL is DuckDB's, with its access to "
+                        + "files: read_text('/path') reads any file steptrace can read, COPY ... TO writes one. --safe "
+                        + "turns that off (DuckDB's enable_external_access, locked): use it for SQL you did not write."})
 public final class QueryCommand implements Callable<Integer> {
     /** Longest cell printed in table format; CSV and JSON are never cut. */
     private static final int MAX_CELL = 80;

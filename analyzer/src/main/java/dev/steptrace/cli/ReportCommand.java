@@ -22,12 +22,12 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Write the bottleneck report of each capture under PATH (a run: the per-rank traces",
-                "that belong together): where each step's time goes by kernel category, per rank and per",
-                "step, collectives, top kernels and capture-quality warnings, and beside it the timeline of",
-                "the slowest step (every rank, for ui.perfetto.dev; docs/timeline.md). Several captures get",
-                "an index (index.html, index.md, index.json) beside their reports. Ingests the traces first",
-                "when needed."})
+        description = {"Write the bottleneck report of each capture under PATH, and the timeline of its slowest step.",
+                "A capture is a run: the per-rank traces that belong together. The report says where each step's "
+                        + "time goes by kernel category, per rank and per step, collectives, top kernels and "
+                        + "capture-quality warnings; the timeline shows the slowest step on every rank, for ui.perfetto.dev"
+                        + " (docs/timeline.md). Several captures get an index (index.html, index.md, index.json) beside "
+                        + "their reports. Ingests the traces first when needed."})
 public final class ReportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PATH",
             description = "A directory of traces (its captures, and those below it), or one trace file (that file alone).")

@@ -27,10 +27,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
 @Command(name = "synth", mixinStandardHelpOptions = true,
-        description = {"Write a realistic synthetic capture (one Kineto trace, or one Nsight Systems SQLite export,",
-                "per rank) and EXPECTED.json, the ground truth an analysis of it must reproduce. Same options and",
-                "seed give identical bytes (Kineto) or identical tables (nsys-sqlite).",
-                "Presets: moe-tp8-graph (vLLM decode with CUDA graphs), moe-tp8-eager (no CUDA graphs)."})
+        description = {"Write a realistic synthetic capture and EXPECTED.json, the ground truth of its analysis.",
+                "The capture is one Kineto trace, or one Nsight Systems SQLite export, per rank; EXPECTED.json "
+                        + "holds what an analysis of it must reproduce. Same options and seed give identical bytes (Kineto)"
+                        + " or identical tables (nsys-sqlite). Presets: moe-tp8-graph (vLLM decode with CUDA graphs), "
+                        + "moe-tp8-eager (no CUDA graphs)."})
 public final class SynthCommand implements Callable<Integer> {
     @Option(names = "--preset", required = true, paramLabel = "NAME", description = "Workload: ${COMPLETION-CANDIDATES}.",
             completionCandidates = PresetNames.class)

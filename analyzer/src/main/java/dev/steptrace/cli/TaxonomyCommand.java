@@ -18,9 +18,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "taxonomy", mixinStandardHelpOptions = true,
-        description = {"List the kernel classification rules in the order they are tried (first match wins),",
-                "or, with --explain, say which rule classifies a kernel name and why no earlier rule did.",
-                "docs/taxonomy.md describes the categories and the rule file format."})
+        description = {"List the kernel classification rules, or say which rule classifies a kernel name.",
+                "The rules are listed in the order they are tried (first match wins); with --explain, the rule "
+                        + "that classifies the name is named, and why no earlier rule did. docs/taxonomy.md describes the "
+                        + "categories and the rule file format."})
 public final class TaxonomyCommand implements Callable<Integer> {
     /** Event kinds, spelled as in rule files. */
     enum Kind { kernel, memcpy, memset }

@@ -27,12 +27,12 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 
 @Command(name = "timeline", mixinStandardHelpOptions = true,
-        description = {"Write a few steps of every rank as one Chrome trace JSON file (.json.gz) for",
-                "ui.perfetto.dev or chrome://tracing: one process per rank, one thread per GPU stream,",
-                "kernels named and coloured by category, collectives split into wait and transfer with",
-                "arrows joining each instance across ranks, the step's analysed numbers on its own slice.",
-                "Rank clocks are aligned on collective end times. Read from the store, never from the",
-                "trace files. Default: the slowest decode step and its neighbours. Format: docs/timeline.md."})
+        description = {"Write a few steps of every rank as one Chrome trace file, to open in Perfetto.",
+                "The file (.json.gz) opens in ui.perfetto.dev, or chrome://tracing: one process per rank, one thread per GPU "
+                        + "stream, kernels named and coloured by category, collectives split into wait and transfer with "
+                        + "arrows joining each instance across ranks, the step's analysed numbers on its own slice. Rank "
+                        + "clocks are aligned on collective end times. Read from the store, never from the trace files. "
+                        + "Default: the slowest decode step and its neighbours. Format: docs/timeline.md."})
 public final class TimelineCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CAPTURE",
             description = "A capture directory (ingested when needed), or a capture in the store (path or name).")

@@ -27,11 +27,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "whatif", mixinStandardHelpOptions = true,
-        description = {"Project the step time of a capture under changed durations: its steps replayed as a graph of",
-                "their dependencies (CPU calls, launches, kernels in stream order, host syncs, collectives that end",
-                "when their last rank arrives), as captured and as changed. Prints, per phase, the step time, the",
-                "projected step time, Amdahl's bound (the step less all the time the change removes) and the",
-                "critical paths before and after. Method: docs/whatif.md."})
+        description = {"Project the step time of a capture under changed durations, beside Amdahl's bound.",
+                "Its steps are replayed as a graph of their dependencies (CPU calls, launches, kernels in stream "
+                        + "order, host syncs, collectives that end when their last rank arrives), as captured and as "
+                        + "changed. Prints, per phase, the step time, the projected step time, Amdahl's bound (the step "
+                        + "less all the time the change removes) and the critical paths before and after. Method: "
+                        + "docs/whatif.md."})
 public final class WhatIfCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CAPTURE",
             description = "A capture directory (ingested when needed), or a capture in the store (path or name).")

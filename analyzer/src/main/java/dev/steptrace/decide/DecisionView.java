@@ -23,10 +23,22 @@ public record DecisionView(String title, String toolName, String toolVersion, St
 
     public record FactRow(String id, String label, String value, String source) {}
 
-    /** @param amdahl Amdahl's bound of an option stated as whatif changes, ms per step ({@code n/a} for the others) */
-    public record OptionRow(String id, String title, String field, String step, String amdahl, String speedup, String tokensPerSec,
-                            String admissible, boolean isAdmissible, String verdict, String verdictLabel, String violates,
-                            String reason, String derivation, String evidence, boolean chosen) {}
+    /** An option: what it would give, how the constraints judge it, where its numbers come from. */
+    public record OptionRow(String id, String title, String field, Projection projection, Judgement judgement,
+                            Basis basis, boolean chosen) {}
+
+    /**
+     * @param step   the projected step time, ms
+     * @param amdahl Amdahl's bound of an option stated as whatif changes, ms per step ({@code n/a} for the others)
+     */
+    public record Projection(String step, String amdahl, String speedup, String tokensPerSec) {}
+
+    /** {@code admissible}: yes or no, as printed; {@code violates}: the constraints it breaks, or none. */
+    public record Judgement(String admissible, boolean isAdmissible, String verdict, String verdictLabel,
+                            String violates, String reason) {}
+
+    /** How the projection was worked out, and the evidence it rests on. */
+    public record Basis(String derivation, String evidence) {}
 
     public record BatchTable(String optionId, String title, List<BatchRow> rows) {}
 
@@ -81,14 +93,14 @@ public record DecisionView(String title, String toolName, String toolVersion, St
             Decision.Projected p = o.projected();
             Decision.Judgement j = o.judgement();
             options.add(new OptionRow(o.id(), o.title(), o.field(),
-                    p.projectedStepMs() == null ? Fmt.NA : Fmt.ms(p.projectedStepMs()),
-                    p.replay() == null ? Fmt.NA : Fmt.ms(p.replay().amdahlStepMs()),
-                    p.projectedSpeedup() == null ? Fmt.NA : (p.bound() ? "≤ " : "") + Fmt.speedup(p.projectedSpeedup()),
-                    p.projectedTokensPerSec() == null || p.projectedSpeedup() == null ? Fmt.NA
-                            : Fmt.tokensPerSec(p.projectedTokensPerSec()),
-                    j.admissible() ? "yes" : "no", j.admissible(), j.verdict().id(), j.verdict().label(),
-                    j.violates().isEmpty() ? "none" : String.join(", ", j.violates()), Fmt.text(j.reason()), p.derivation(),
-                    Fmt.text(p.evidence()), o.id().equals(d.option())));
+                    new Projection(p.projectedStepMs() == null ? Fmt.NA : Fmt.ms(p.projectedStepMs()),
+                            p.replay() == null ? Fmt.NA : Fmt.ms(p.replay().amdahlStepMs()),
+                            p.projectedSpeedup() == null ? Fmt.NA : (p.bound() ? "≤ " : "") + Fmt.speedup(p.projectedSpeedup()),
+                            p.projectedTokensPerSec() == null || p.projectedSpeedup() == null ? Fmt.NA
+                                    : Fmt.tokensPerSec(p.projectedTokensPerSec())),
+                    new Judgement(j.admissible() ? "yes" : "no", j.admissible(), j.verdict().id(), j.verdict().label(),
+                            j.violates().isEmpty() ? "none" : String.join(", ", j.violates()), Fmt.text(j.reason())),
+                    new Basis(p.derivation(), Fmt.text(p.evidence())), o.id().equals(d.option())));
             if (!o.byBatch().isEmpty()) {
                 List<BatchRow> rows = new ArrayList<>();
                 for (Decision.BatchPoint b : o.byBatch()) {

@@ -108,13 +108,24 @@ public record CaptureDiff(String schema, Tool tool, Side a, Side b, Method metho
      * A kernel matched across the captures by its normalized name ({@code name}); {@code rawNames} are
      * the names as the traces spell them (at most five). {@code change}: {@code added} (only in B),
      * {@code removed} (only in A) or {@code changed}; {@code callsChanged} when calls per step moved by
-     * half a call or more.
+     * half a call or more. In diff.json the fields of {@code time} and {@code calls} stand in the kernel's object.
      */
     public record KernelDelta(String name, List<String> rawNames, String category, String subcategory, String change,
-                              double aMsPerStep, double bMsPerStep, double deltaMs, Double deltaPct,
-                              List<Double> ci95Ms, double noiseFloorMs, boolean significant,
-                              double aCallsPerStep, double bCallsPerStep, double deltaCallsPerStep,
-                              boolean callsChanged, Double aMeanUs, Double bMeanUs) {}
+                              @JsonUnwrapped MsPerStepDelta time, @JsonUnwrapped CallsDelta calls) {}
+
+    /**
+     * Milliseconds per step in A and B, the change B - A, its 95% bootstrap interval (null when either side has
+     * fewer than two steps), the noise floor the change had to exceed, and whether it is significant.
+     */
+    public record MsPerStepDelta(double aMsPerStep, double bMsPerStep, double deltaMs, Double deltaPct,
+                                 List<Double> ci95Ms, double noiseFloorMs, boolean significant) {}
+
+    /**
+     * Calls per step in A and B and the change ({@code callsChanged}: by half a call or more), and the mean
+     * duration of a call on each side (null where a side has no calls).
+     */
+    public record CallsDelta(double aCallsPerStep, double bCallsPerStep, double deltaCallsPerStep,
+                             boolean callsChanged, Double aMeanUs, Double bMeanUs) {}
 
     /** One collective type: each side as the report has it (null when absent there), and the changes. */
     public record CollectiveDelta(String type, CollectiveSide a, CollectiveSide b, Double deltaMeanUs,

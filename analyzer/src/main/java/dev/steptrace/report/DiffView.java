@@ -3,11 +3,13 @@ package dev.steptrace.report;
 import dev.steptrace.common.Phase;
 import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.report.CaptureDiff.CallsDelta;
 import dev.steptrace.report.CaptureDiff.CategoryDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveSide;
 import dev.steptrace.report.CaptureDiff.Delta;
 import dev.steptrace.report.CaptureDiff.KernelDelta;
+import dev.steptrace.report.CaptureDiff.MsPerStepDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
 import dev.steptrace.report.CaptureDiff.Side;
 import dev.steptrace.report.CaptureDiff.SubcategoryDelta;
@@ -45,11 +47,24 @@ public record DiffView(String title, String toolName, String toolVersion, String
                            String ci, String floor, boolean significant, String mark, String callsA, String callsB,
                            List<DeltaRow> subcategories) {}
 
-    /** A kernel mover. {@code change} is added, removed or ""; {@code otherNames} are further spellings. */
-    public record KernelRow(KernelName name, String categoryId, String category, String color, String subcategory,
-                            String change, String a, String b, String delta, String pct, String ci,
-                            boolean significant, String mark, String callsA, String callsB, String callsDelta,
-                            boolean callsChanged, String meanUsA, String meanUsB, List<String> otherNames) {}
+    /**
+     * A kernel mover: its class, {@code change} (added, removed or ""), its time and calls per step, and
+     * {@code otherNames}, further spellings.
+     */
+    public record KernelRow(KernelName name, KernelClass category, String change, TimeChange time, CallsChange calls,
+                            List<String> otherNames) {}
+
+    /** A kernel's category ({@code id}, {@code label}, its chart {@code color}) and subcategory. */
+    public record KernelClass(String id, String label, String color, String subcategory) {}
+
+    /**
+     * Ms per step in A and B, the change, its percentage and interval; {@code mark} is "faster", "slower" or ""
+     * (not significant).
+     */
+    public record TimeChange(String a, String b, String delta, String pct, String ci, boolean significant, String mark) {}
+
+    /** Calls per step in A and B, the change ({@code changed}: by half a call or more), the mean µs of a call. */
+    public record CallsChange(String a, String b, String delta, boolean changed, String meanUsA, String meanUsB) {}
 
     public record CollectiveRow(String type, String callsA, String callsB, String meanUsA, String meanUsB,
                                 String deltaMeanUs, String deltaMeanPct, String busbwA, String busbwB,
@@ -133,13 +148,19 @@ public record DiffView(String title, String toolName, String toolVersion, String
         List<KernelRow> kernels = new ArrayList<>();
         for (KernelDelta k : nullSafe(p.kernels())) {
             List<String> others = nullSafe(k.rawNames()).stream().filter(n -> !n.equals(k.name())).toList();
-            kernels.add(new KernelRow(names.of(k.name()), Fmt.text(k.category()),
-                    ReportCategories.label(k.category(), k.category()), ReportCategories.color(k.category()),
-                    Fmt.text(k.subcategory()), "changed".equals(k.change()) ? "" : Fmt.text(k.change()),
-                    Fmt.fineMs(k.aMsPerStep()), Fmt.fineMs(k.bMsPerStep()), Fmt.signedMs(k.deltaMs()), Fmt.signedPct(k.deltaPct()), Fmt.interval(k.ci95Ms()),
-                    k.significant(), mark(k.significant(), k.deltaMs()), Fmt.count(k.aCallsPerStep()),
-                    Fmt.count(k.bCallsPerStep()), Fmt.signedCount(k.deltaCallsPerStep()), k.callsChanged(),
-                    Fmt.us(k.aMeanUs()), Fmt.us(k.bMeanUs()), others));
+            MsPerStepDelta ms = k.time();
+            CallsDelta calls = k.calls();
+            kernels.add(new KernelRow(names.of(k.name()),
+                    new KernelClass(Fmt.text(k.category()), ReportCategories.label(k.category(), k.category()),
+                            ReportCategories.color(k.category()), Fmt.text(k.subcategory())),
+                    "changed".equals(k.change()) ? "" : Fmt.text(k.change()),
+                    new TimeChange(Fmt.fineMs(ms.aMsPerStep()), Fmt.fineMs(ms.bMsPerStep()), Fmt.signedMs(ms.deltaMs()),
+                            Fmt.signedPct(ms.deltaPct()), Fmt.interval(ms.ci95Ms()), ms.significant(),
+                            mark(ms.significant(), ms.deltaMs())),
+                    new CallsChange(Fmt.count(calls.aCallsPerStep()), Fmt.count(calls.bCallsPerStep()),
+                            Fmt.signedCount(calls.deltaCallsPerStep()), calls.callsChanged(), Fmt.us(calls.aMeanUs()),
+                            Fmt.us(calls.bMeanUs())),
+                    others));
         }
         List<CollectiveRow> collectives = new ArrayList<>();
         for (CollectiveDelta c : nullSafe(p.collectives())) {

@@ -313,18 +313,18 @@ public final class ExpectedWriter {
         return out;
     }
 
-    /** Mean over ranks of {ms, calls}; a rank without the key counts as 0. */
+    /** Mean over ranks of {ms, calls} ({@link Stats#mean(double[])}); a rank without the key counts as 0. */
     private static <K> double[] meanOver(List<? extends Map<K, double[]>> perRank, K key) {
-        double[] acc = new double[2];
-        for (Map<K, double[]> m : perRank) {
-            double[] v = m.get(key);
+        double[] ms = new double[perRank.size()];
+        double[] calls = new double[perRank.size()];
+        for (int i = 0; i < ms.length; i++) {
+            double[] v = perRank.get(i).get(key);
             if (v != null) {
-                acc[0] += v[0];
-                acc[1] += v[1];
+                ms[i] = v[0];
+                calls[i] = v[1];
             }
         }
-        int n = perRank.size();
-        return n == 0 ? acc : new double[] {acc[0] / n, acc[1] / n};
+        return new double[] {Stats.mean(ms), Stats.mean(calls)};
     }
 
 

@@ -177,8 +177,9 @@ public final class Timeline {
         List<StepRow> steps = stepRows();
         origin = Long.MAX_VALUE;
         for (StepRow s : steps) {
-            long start = s.gpuStart == null ? s.cpuStart : Math.min(s.cpuStart, s.gpuStart);
-            origin = Math.min(origin, start - alignment.offset(s.rank));
+            StepTimes t = s.times();
+            long start = t.gpuStart() == null ? t.cpuStart() : Math.min(t.cpuStart(), t.gpuStart());
+            origin = Math.min(origin, start - alignment.offset(s.id().rank()));
         }
         if (origin == Long.MAX_VALUE) {
             origin = 0;
@@ -266,10 +267,26 @@ public final class Timeline {
         return "(" + (parts.isEmpty() ? "SELECT * FROM " + table + " WHERE false" : String.join(" UNION ALL ", parts)) + ")";
     }
 
-    /** A step of one rank with its analysed numbers. */
-    private record StepRow(int rank, int step, int phaseIndex, String name, Long stepNumber, long cpuStart, long cpuEnd,
-                           Long gpuStart, Long gpuEnd, long kernelNs, long calls, Long spanNs, Long busyNs, Long idleNs,
-                           Long hostGapNs, Map<String, Long> categoryNs) {}
+    /** A step of one rank: which step, when it ran, and its analysed numbers. */
+    private record StepRow(StepId id, StepTimes times, StepNumbers numbers) {}
+
+    /** {@code phaseIndex}: the step's index within its phase; {@code stepNumber}: its number in the trace, if any. */
+    private record StepId(int rank, int step, int phaseIndex, String name, Long stepNumber) {}
+
+    /** The step's CPU range, and its GPU range (null when it ran no GPU operation). */
+    private record StepTimes(long cpuStart, long cpuEnd, Long gpuStart, Long gpuEnd) {
+        long start() {
+            return gpuStart != null ? gpuStart : cpuStart;
+        }
+
+        long end() {
+            return gpuEnd != null ? gpuEnd : cpuEnd;
+        }
+    }
+
+    /** The step's analysed numbers (step_metrics; null where the analysis has none) and its time per category. */
+    private record StepNumbers(long kernelNs, long calls, Long spanNs, Long busyNs, Long idleNs, Long hostGapNs,
+                               Map<String, Long> categoryNs) {}
 
     private List<StepRow> stepRows() throws SQLException {
         Map<List<Integer>, Map<String, Long>> categories = new HashMap<>();
@@ -294,11 +311,12 @@ public final class Timeline {
                 ORDER BY m.rank, m.step
                 """.formatted(stepsSql)); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                rows.add(new StepRow(rs.getInt(2), rs.getInt(3), rs.getInt(4), rs.getString(5),
-                        (Long) rs.getObject(6), rs.getLong(7), rs.getLong(8), (Long) rs.getObject(9),
-                        (Long) rs.getObject(10), rs.getLong(11), rs.getLong(12), (Long) rs.getObject(13),
-                        (Long) rs.getObject(14), (Long) rs.getObject(15), (Long) rs.getObject(16),
-                        categories.getOrDefault(List.of(rs.getInt(1), rs.getInt(3)), Map.of())));
+                rows.add(new StepRow(
+                        new StepId(rs.getInt(2), rs.getInt(3), rs.getInt(4), rs.getString(5), (Long) rs.getObject(6)),
+                        new StepTimes(rs.getLong(7), rs.getLong(8), (Long) rs.getObject(9), (Long) rs.getObject(10)),
+                        new StepNumbers(rs.getLong(11), rs.getLong(12), (Long) rs.getObject(13),
+                                (Long) rs.getObject(14), (Long) rs.getObject(15), (Long) rs.getObject(16),
+                                categories.getOrDefault(List.of(rs.getInt(1), rs.getInt(3)), Map.of()))));
             }
         }
         return rows;
@@ -374,27 +392,29 @@ public final class Timeline {
 
     /** The step's own slice over its GPU time (its CPU range when it ran no GPU operation). */
     private void stepSlice(ChromeTraceWriter w, StepRow s) throws IOException {
-        Process p = processes.get(s.rank);
-        long start = s.gpuStart != null ? s.gpuStart : s.cpuStart;
-        long end = s.gpuEnd != null ? s.gpuEnd : s.cpuEnd;
-        w.complete(p.pid, STEP_TID, "step", choice.phase() + " step " + s.phaseIndex + " · " + s.name,
-                time(s.rank, start), end - start, SliceColors.STEP);
+        StepId id = s.id();
+        StepNumbers n = s.numbers();
+        Process p = processes.get(id.rank());
+        long start = s.times().start();
+        long end = s.times().end();
+        w.complete(p.pid, STEP_TID, "step", choice.phase() + " step " + id.phaseIndex() + " · " + id.name(),
+                time(id.rank(), start), end - start, SliceColors.STEP);
         JsonGenerator a = w.args();
-        a.writeNumberField("rank", s.rank);
+        a.writeNumberField("rank", id.rank());
         a.writeStringField("phase", choice.phase());
-        a.writeNumberField("step", s.phaseIndex);
-        a.writeStringField("name", s.name);
-        if (s.stepNumber != null) {
-            a.writeNumberField("step_number", s.stepNumber);
+        a.writeNumberField("step", id.phaseIndex());
+        a.writeStringField("name", id.name());
+        if (id.stepNumber() != null) {
+            a.writeNumberField("step_number", id.stepNumber());
         }
-        a.writeNumberField("kernel_ms", s.kernelNs / 1e6);
-        a.writeNumberField("calls", s.calls);
-        writeMs(a, "span_ms", s.spanNs);
-        writeMs(a, "busy_ms", s.busyNs);
-        writeMs(a, "idle_ms", s.idleNs);
-        writeMs(a, "host_gap_ms", s.hostGapNs);
+        a.writeNumberField("kernel_ms", n.kernelNs() / 1e6);
+        a.writeNumberField("calls", n.calls());
+        writeMs(a, "span_ms", n.spanNs());
+        writeMs(a, "busy_ms", n.busyNs());
+        writeMs(a, "idle_ms", n.idleNs());
+        writeMs(a, "host_gap_ms", n.hostGapNs());
         a.writeObjectFieldStart("category_ms");
-        for (Map.Entry<String, Long> e : s.categoryNs.entrySet()) {
+        for (Map.Entry<String, Long> e : n.categoryNs().entrySet()) {
             a.writeNumberField(e.getKey(), e.getValue() / 1e6);
         }
         a.writeEndObject();

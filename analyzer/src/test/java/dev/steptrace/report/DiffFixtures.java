@@ -8,7 +8,9 @@ import dev.steptrace.report.CaptureDiff.CategoryDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveDelta;
 import dev.steptrace.report.CaptureDiff.CollectiveSide;
 import dev.steptrace.report.CaptureDiff.Delta;
+import dev.steptrace.report.CaptureDiff.CallsDelta;
 import dev.steptrace.report.CaptureDiff.KernelDelta;
+import dev.steptrace.report.CaptureDiff.MsPerStepDelta;
 import dev.steptrace.report.CaptureDiff.Method;
 import dev.steptrace.report.CaptureDiff.PartDelta;
 import dev.steptrace.report.CaptureDiff.PhaseDiff;
@@ -103,8 +105,9 @@ final class DiffFixtures {
 
     private static KernelDelta kernel(String name, List<String> raw, String cat, String sub, String change, double a,
                                       double b, double[] ci, boolean sig, double ca, double cb) {
-        return new KernelDelta(name, raw, cat, sub, change, a, b, b - a, a == 0 ? null : 100 * (b - a) / a,
-                List.of(ci[0], ci[1]), Math.max(0.01 * a, 0.001), sig, ca, cb, cb - ca, Math.abs(cb - ca) >= 0.5,
-                ca == 0 ? null : a / ca * 1000, cb == 0 ? null : b / cb * 1000);
+        return new KernelDelta(name, raw, cat, sub, change, new MsPerStepDelta(a, b, b - a,
+                a == 0 ? null : 100 * (b - a) / a, List.of(ci[0], ci[1]), Math.max(0.01 * a, 0.001), sig),
+                new CallsDelta(ca, cb, cb - ca, Math.abs(cb - ca) >= 0.5, ca == 0 ? null : a / ca * 1000,
+                        cb == 0 ? null : b / cb * 1000));
     }
 }
