@@ -591,7 +591,20 @@ public final class Ingestor {
 
     private record Rank(Integer value, String source) {}
 
+    /**
+     * The file's rank: the one the trace states, else its name's. A stated rank below 0 or world size below 1
+     * is no rank of any run: ignored and counted, so that the file is placed as one that states none.
+     */
     private static Rank rankOf(Path file, FileSummary s) {
+        if (s.worldSize != null && s.worldSize < 1) {
+            s.anomaly("world_size_out_of_range_ignored", 1);
+            s.worldSize = null;
+        }
+        if (s.rank != null && s.rank < 0) {
+            s.anomaly("rank_out_of_range_ignored", 1);
+            s.rank = null;
+            s.rankSource = null;
+        }
         if (s.rank != null) {
             return new Rank(s.rank, s.rankSource);
         }

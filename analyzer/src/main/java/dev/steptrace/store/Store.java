@@ -13,8 +13,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import dev.steptrace.common.FileKind;
@@ -232,6 +235,9 @@ public final class Store implements AutoCloseable {
                         + " but this steptrace uses " + SCHEMA_VERSION
                         + ": remove it (it is rebuilt from the traces) or pass another --db", null);
             }
+            if (version != null) {
+                checkShape(s, UPGRADED_VERSION.equals(version));
+            }
             if (readOnly) {
                 if (version == null) {
                     throw new StoreException("the store " + path + " cannot be written (read-only) and holds no"
@@ -262,6 +268,85 @@ public final class Store implements AutoCloseable {
                 throw Sql.abandon(connection, e);
             }
             connection.setAutoCommit(true);
+        }
+    }
+
+    /** Each table of schema.sql, its columns in order with their types: what a store of this version holds. */
+    private static Map<String, Map<String, String>> schemaShape;
+
+    private static synchronized Map<String, Map<String, String>> schemaShape() throws SQLException {
+        if (schemaShape == null) {
+            try (Connection c = DuckDb.inMemory(); Statement s = c.createStatement()) {
+                s.execute(resource("schema.sql"));
+                schemaShape = columns(s);
+            }
+        }
+        return schemaShape;
+    }
+
+    /** The tables of the database's main schema, each with its columns in order and their types. */
+    private static Map<String, Map<String, String>> columns(Statement s) throws SQLException {
+        Map<String, Map<String, String>> out = new TreeMap<>();
+        try (ResultSet rs = s.executeQuery("""
+                SELECT c.table_name, c.column_name, c.data_type
+                FROM duckdb_columns() c
+                JOIN duckdb_tables() t ON t.database_name = c.database_name AND t.schema_name = c.schema_name
+                    AND t.table_name = c.table_name AND NOT t.temporary
+                WHERE c.database_name = current_database() AND c.schema_name = 'main'
+                ORDER BY c.table_name, c.column_index""")) {
+            while (rs.next()) {
+                out.computeIfAbsent(rs.getString(1), t -> new LinkedHashMap<>()).put(rs.getString(2), rs.getString(3));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Refuses a store changed outside steptrace (a crafted or shared store; a statement of {@code query --write})
+     * in a way its readers cannot take, before anything reads or recreates it, saying what is wrong: a table of
+     * the schema dropped, a column dropped or of another type, or rows of a capture's files or of its kept
+     * analysis per rank and step without their rank. Tables and columns of its own are left alone.
+     */
+    private void checkShape(Statement s, boolean upgraded) throws SQLException, StoreException {
+        Map<String, Map<String, String>> expected = schemaShape();
+        Map<String, Map<String, String>> actual = columns(s);
+        List<String> wrong = new ArrayList<>();
+        List<String> ranked = new ArrayList<>();
+        for (Map.Entry<String, Map<String, String>> table : expected.entrySet()) {
+            Map<String, String> has = actual.get(table.getKey());
+            if (has == null) {
+                wrong.add("it has no table " + table.getKey());
+                continue;
+            }
+            for (Map.Entry<String, String> column : table.getValue().entrySet()) {
+                String type = has.get(column.getKey());
+                if (type == null && !(upgraded && table.getKey().equals("files") && column.getKey().equals("file_stat"))) {
+                    wrong.add("its table " + table.getKey() + " has no column " + column.getKey());
+                } else if (type != null && !type.equals(column.getValue())) {
+                    wrong.add(table.getKey() + "." + column.getKey() + " is " + type + ", not " + column.getValue());
+                }
+            }
+            if (has.keySet().containsAll(List.of("capture_id", "rank"))
+                    && (table.getKey().equals("files") || has.containsKey("step"))) {
+                ranked.add(table.getKey());
+            }
+        }
+        if (wrong.isEmpty() && !ranked.isEmpty()) {
+            StringBuilder q = new StringBuilder();
+            for (String t : ranked) {
+                q.append(q.length() == 0 ? "" : " UNION ALL ").append("(SELECT '").append(t).append("' FROM ")
+                        .append(Sql.identifier(t)).append(" WHERE rank IS NULL AND capture_id IS NOT NULL LIMIT 1)");
+            }
+            try (ResultSet rs = s.executeQuery(q + " ORDER BY 1")) {
+                while (rs.next()) {
+                    wrong.add("its table " + rs.getString(1) + " holds rows of a capture without their rank");
+                }
+            }
+        }
+        if (!wrong.isEmpty()) {
+            throw new StoreException("the store " + path + " was changed outside steptrace: "
+                    + String.join("; ", wrong.subList(0, Math.min(3, wrong.size()))) + (wrong.size() > 3 ? "; ..." : "")
+                    + ": remove it (it is rebuilt from the traces) or pass another --db", null);
         }
     }
 

@@ -248,23 +248,48 @@ public final class Timeline {
     }
 
     /**
+     * Files up to which {@link #within} reads each file's rows in a scan of its own; a UNION ALL of thousands
+     * of scans (a timeline of 1000 ranks) takes more than DuckDB's memory limit.
+     */
+    static final int SCANS_PER_FILE_UP_TO = 64;
+
+    /**
      * The rows of {@code table} in the written files whose {@code ts_ns} lies in the range {@code range}
-     * gives each file's chosen steps, as a table expression: one scan per file whose file id and times
-     * are constants, so that DuckDB skips the row groups outside them (a join or an OR of such ranges
-     * reads the whole table).
+     * gives each file's chosen steps, as a table expression. Up to {@link #SCANS_PER_FILE_UP_TO} files, one
+     * scan per file whose file id and times are constants, so that DuckDB skips the row groups outside them
+     * (a join or an OR of such ranges reads the whole table); beyond, one scan bounded by constants (the
+     * lowest and highest file id, the earliest start and latest end of the ranges) joined with the ranges.
      */
     private String within(String table, Function<ChosenStep, long[]> range) {
-        Map<Integer, long[]> byFile = new TreeMap<>();
+        TreeMap<Integer, long[]> byFile = new TreeMap<>();
         for (ChosenStep t : chosen) {
             long[] r = range.apply(t);
             if (r != null) {
                 byFile.merge(t.fileId(), r, (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
             }
         }
-        List<String> parts = new ArrayList<>();
-        byFile.forEach((file, r) -> parts.add("SELECT * FROM " + table + " WHERE file_id = " + file
-                + " AND ts_ns BETWEEN " + r[0] + " AND " + r[1]));
-        return "(" + (parts.isEmpty() ? "SELECT * FROM " + table + " WHERE false" : String.join(" UNION ALL ", parts)) + ")";
+        if (byFile.isEmpty()) {
+            return "(SELECT * FROM " + table + " WHERE false)";
+        }
+        if (byFile.size() <= SCANS_PER_FILE_UP_TO) {
+            List<String> parts = new ArrayList<>();
+            byFile.forEach((file, r) -> parts.add("SELECT * FROM " + table + " WHERE file_id = " + file
+                    + " AND ts_ns BETWEEN " + r[0] + " AND " + r[1]));
+            return "(" + String.join(" UNION ALL ", parts) + ")";
+        }
+        StringBuilder ranges = new StringBuilder();
+        long from = Long.MAX_VALUE;
+        long to = Long.MIN_VALUE;
+        for (Map.Entry<Integer, long[]> e : byFile.entrySet()) {
+            ranges.append(ranges.length() == 0 ? "" : ", ").append('(').append(e.getKey()).append(", ")
+                    .append(e.getValue()[0]).append(", ").append(e.getValue()[1]).append(')');
+            from = Math.min(from, e.getValue()[0]);
+            to = Math.max(to, e.getValue()[1]);
+        }
+        return "(SELECT x.* FROM (SELECT * FROM " + table + " WHERE file_id BETWEEN " + byFile.firstKey() + " AND "
+                + byFile.lastKey()
+                + " AND ts_ns BETWEEN " + from + " AND " + to + ") x JOIN (VALUES " + ranges
+                + ") r(file_id, lo, hi) ON x.file_id = r.file_id AND x.ts_ns BETWEEN r.lo AND r.hi)";
     }
 
     /** A step of one rank: which step, when it ran, and its analysed numbers. */

@@ -450,6 +450,23 @@ class BadInputCorpusTest {
                     }
                 };
             }
+            case "tampered-store-dropped-table", "tampered-store-null-rank", "tampered-store-column-type" -> {
+                Cli.assertExit(0, Cli.run("report", dir.toString(), "--db", s.db.toString(), "--out",
+                        s.root.resolve("first").toString(), "--format", "json", "--quiet"));
+                String change = switch (c.name()) {
+                    case "tampered-store-dropped-table" -> "DROP TABLE step_metrics";
+                    case "tampered-store-null-rank" -> "UPDATE step_metrics SET rank = NULL";
+                    default -> "ALTER TABLE files ALTER rank TYPE VARCHAR";
+                };
+                try (Connection db = DuckDb.connect(s.db, new Properties()); Statement st = db.createStatement()) {
+                    st.execute(change);
+                }
+                byte[] before = Files.readAllBytes(s.db);
+                s.after = r -> {
+                    assertSame(before, s.db);
+                    assertFalse(Files.exists(s.out), "an output was written");
+                };
+            }
             case "out-not-writable" -> {
                 Files.createDirectories(s.out);
                 Files.setPosixFilePermissions(s.out, PosixFilePermissions.fromString("r-xr-xr-x"));

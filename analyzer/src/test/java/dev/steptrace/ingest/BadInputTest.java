@@ -319,6 +319,29 @@ class BadInputTest {
     }
 
     @Test
+    void aNegativeRankIsIgnoredAndTheFileNamesRankTaken() throws Exception {
+        // distributedInfo says rank -1 of 2; the file's name says rank 3.
+        Cli.Result r = Cli.ingestJson(db, fixture("rank3-negative-rank.json"));
+        Cli.assertExit(0, r);
+        try (StoreDb s = StoreDb.open(db)) {
+            assertEquals("3|file_name|2", s.string("SELECT rank || '|' || rank_source || '|' || world_size FROM files"));
+            assertEquals(Map.of("rank_out_of_range_ignored", 1L), anomalies(s));
+        }
+    }
+
+    @Test
+    void aWorldSizeOfZeroIsIgnoredAndTheRankKept() throws Exception {
+        // distributedInfo says rank 0 of 0.
+        Cli.Result r = Cli.ingestJson(db, fixture("world-size-zero.json"));
+        Cli.assertExit(0, r);
+        try (StoreDb s = StoreDb.open(db)) {
+            assertEquals("0|distributed_info|true", s.string("SELECT rank || '|' || rank_source || '|' || (world_size IS NULL)"
+                    + " FROM files"));
+            assertEquals(Map.of("world_size_out_of_range_ignored", 1L), anomalies(s));
+        }
+    }
+
+    @Test
     void idsAbove2To63KeepTheirUnsignedValue() throws Exception {
         // Event 8: External id 2^63, Seq 10^23 - 1 (above 2^64), Comms Id 2^64 - 1;
         // event 9: External id 2^63, correlation 2^64 - 1, Comms Id 2^64 - 1.

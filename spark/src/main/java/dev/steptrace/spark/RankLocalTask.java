@@ -2,6 +2,7 @@ package dev.steptrace.spark;
 
 import dev.steptrace.api.IngestListener;
 import dev.steptrace.api.Steptrace;
+import dev.steptrace.common.FileKind;
 import dev.steptrace.common.OutputFiles;
 import dev.steptrace.ingest.FileOutcome;
 import dev.steptrace.ingest.IngestOptions;
@@ -19,6 +20,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -76,12 +78,20 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
             Map<String, TraceRef> byLocalName = new HashMap<>();
             Map<String, Long> bytes = new HashMap<>();
             List<java.nio.file.Path> locals = new ArrayList<>();
+            List<TaskOutcome> unread = new ArrayList<>();
             while (refs.hasNext()) {
                 TraceRef ref = refs.next();
                 traces.add(1);
                 Path src = new Path(ref.uri());
                 FileSystem srcFs = src.getFileSystem(conf.value());
                 bytes.put(ref.uri(), ref.bytes());
+                String special = srcFs instanceof LocalFileSystem local ? FileKind.notRegular(local.pathToFile(src).toPath()) : null;
+                if (special != null) {
+                    // A FIFO would block the copy until something writes to it; a device would never end.
+                    unread.add(new TaskOutcome(ref.uri(), ref.capture(), null, FileOutcome.Status.SKIPPED.id(), special,
+                            Map.of(), ref.bytes(), 0, partition));
+                    continue;
+                }
                 java.nio.file.Path local = Files.createDirectories(scratch.resolve("trace").resolve(ref.capture()))
                         .resolve(src.getName());
                 srcFs.copyToLocalFile(false, src, new Path(local.toUri()), true);
@@ -89,7 +99,7 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
                 locals.add(local);
             }
             if (locals.isEmpty()) {
-                return List.<TaskOutcome>of().iterator();
+                return unread.iterator();
             }
             try (Steptrace st = Steptrace.openOrCreate(scratch.resolve("store.duckdb"))) {
                 try (Statement s = st.connection().createStatement()) {
@@ -99,22 +109,24 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
                 IngestOptions defaults = IngestOptions.defaults();
                 IngestReport report = st.ingest(locals, new IngestOptions(cpus, defaults.keepPythonFunctions(),
                         defaults.helperThreads()), IngestListener.NONE);
-                st.prepareReports(report);
-                Connection c = st.connection();
-                nameFilesAndCaptures(c, report, byLocalName);
                 Map<String, Map<String, Long>> rows = new HashMap<>();
-                java.nio.file.Path dataset = scratch.resolve("dataset");
-                for (ParquetExport.Written w : ParquetExport.write(c, null, dataset,
-                        EnumSet.of(ParquetExport.Layout.CAPTURE_RANK, ParquetExport.Layout.CAPTURE))) {
-                    if (w.layout() == ParquetExport.Layout.CAPTURE && !CAPTURE_TABLES.contains(w.table())) {
-                        // The rest is of the task's ranks alone: the cross-rank stage writes the capture's.
-                        OutputFiles.deleteTree(dataset.resolve(w.table()));
-                    } else if (w.rows() > 0 && w.layout() == ParquetExport.Layout.CAPTURE_RANK) {
-                        countRows(c, w.table(), rows);
+                if (!twoFilesOfOneRank(report, byLocalName)) {
+                    st.prepareReports(report);
+                    Connection c = st.connection();
+                    nameFilesAndCaptures(c, report, byLocalName);
+                    java.nio.file.Path dataset = scratch.resolve("dataset");
+                    for (ParquetExport.Written w : ParquetExport.write(c, null, dataset,
+                            EnumSet.of(ParquetExport.Layout.CAPTURE_RANK, ParquetExport.Layout.CAPTURE))) {
+                        if (w.layout() == ParquetExport.Layout.CAPTURE && !CAPTURE_TABLES.contains(w.table())) {
+                            // The rest is of the task's ranks alone: the cross-rank stage writes the capture's.
+                            OutputFiles.deleteTree(dataset.resolve(w.table()));
+                        } else if (w.rows() > 0 && w.layout() == ParquetExport.Layout.CAPTURE_RANK) {
+                            countRows(c, w.table(), rows);
+                        }
                     }
+                    upload(dataset, keys(c));
                 }
-                upload(dataset, keys(c));
-                List<TaskOutcome> outcomes = new ArrayList<>();
+                List<TaskOutcome> outcomes = new ArrayList<>(unread);
                 for (FileOutcome f : report.files()) {
                     TraceRef ref = byLocalName.remove(localName(f.path()));
                     boolean usable = f.status().usable();
@@ -131,6 +143,22 @@ final class RankLocalTask implements FlatMapFunction<Iterator<TraceRef>, TaskOut
         } finally {
             OutputFiles.deleteTree(scratch);
         }
+    }
+
+    /**
+     * Whether two of the task's loaded traces are one rank of one capture (directory): the dataset keys a
+     * capture's rows by rank, so nothing of the task is written, and the driver refuses the run naming them
+     * ({@link SparkAnalysis#oneFilePerRank}).
+     */
+    private static boolean twoFilesOfOneRank(IngestReport report, Map<String, TraceRef> byLocalName) {
+        Set<String> seen = new HashSet<>();
+        for (FileOutcome f : report.files()) {
+            if (f.status().usable() && f.rank() != null
+                    && !seen.add(byLocalName.get(localName(f.path())).capture() + "/" + f.rank())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

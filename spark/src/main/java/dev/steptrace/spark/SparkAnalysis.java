@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.DoubleSummaryStatistics;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.LongSummaryStatistics;
@@ -182,6 +183,7 @@ public final class SparkAnalysis implements Callable<Integer> {
         }
         writeTasks(jsc.hadoopConfiguration(), out, runs);
         outcomes.sort(Comparator.comparing(TaskOutcome::trace));
+        oneFilePerRank(outcomes);
         Set<String> captures = new TreeSet<>();
         outcomes.stream().filter(TaskOutcome::loaded).forEach(o -> captures.add(o.capture()));
         double[] seconds = {(System.nanoTime() - start) / 1e9, 0, 0};
@@ -204,6 +206,27 @@ public final class SparkAnalysis implements Callable<Integer> {
             }
         }
         return new Result(List.copyOf(outcomes), captures, runs, seconds, cpu);
+    }
+
+    /**
+     * Refuses a run where two loaded traces are one rank of one capture (two rank-0 files in a directory: the
+     * CLI reports such files as captures of their own, ingest's grouping, which a task that sees part of a
+     * directory cannot do): one line naming both.
+     */
+    static void oneFilePerRank(List<TaskOutcome> outcomes) {
+        Map<String, String> first = new HashMap<>();
+        for (TaskOutcome o : outcomes) {
+            if (o.loaded() && o.rank() != null) {
+                String other = first.putIfAbsent(o.capture() + "/" + o.rank(), o.trace());
+                if (other != null) {
+                    throw new TraceInputs.InputException("capture " + Messages.printable(o.capture()) + ": "
+                            + Messages.printable(other) + " and " + Messages.printable(o.trace()) + " are both rank "
+                            + o.rank() + " (a capture is a directory of one trace per rank): put each run in a directory"
+                            + " of its own, or analyse them with steptrace report, which reports such files as captures"
+                            + " of their own");
+                }
+            }
+        }
     }
 
     /**

@@ -26,7 +26,7 @@ import java.util.TreeMap;
 public record WorkloadConfig(Preset preset, int ranks, int batch, long seed, Map<Category, Double> scales,
                              Map<Integer, Double> slowRanks, Map<Integer, Long> clockOffsets, boolean commStream,
                              double hostOverhead, int layers, boolean fixedTransfers) {
-    public static final int MAX_RANKS = 1024;
+    public static final int MAX_RANKS = 4096;
     public static final int MAX_BATCH = 4096;
     /** The reference model's layers (docs/synth.md). */
     public static final int MAX_LAYERS = MoeModel.LAYERS;
