@@ -45,9 +45,19 @@ public final class Store implements AutoCloseable {
     public static final String DEFAULT_FILE = "steptrace.duckdb";
     public static final String ENV_DB = "STEPTRACE_DB";
     /** Bumped whenever schema.sql changes. */
-    static final String SCHEMA_VERSION = "7";
-    /** The version before, whose stores are upgraded in place: version 7 only added {@code files.file_stat}. */
-    private static final String UPGRADED_VERSION = "6";
+    static final String SCHEMA_VERSION = "8";
+    /**
+     * Older versions whose stores are upgraded in place: version 7 added {@code files.file_stat}, version 8 the
+     * tables of the step time, the critical path and the kernels' launch contexts (analysis tables: a store's
+     * kept analyses are of an older build and made again, so they start empty).
+     */
+    private static final List<String> UPGRADED_VERSIONS = List.of("6", "7");
+    private static boolean upgraded(String version) {
+        return version != null && UPGRADED_VERSIONS.contains(version);
+    }
+
+    private static final List<String> TABLES_OF_VERSION_8 = List.of("critical_path_base", "host_syncs", "idle_cpu_ops",
+            "kernel_contexts", "step_time_base", "step_times");
 
     private final Path path;
     private final DuckDBConnection connection;
@@ -230,20 +240,32 @@ public final class Store implements AutoCloseable {
                             + String.join(", ", foreign.subList(0, Math.min(5, foreign.size())))
                             + (foreign.size() > 5 ? ", ..." : "") + "): it was left as it is; pass another --db", null);
                 }
-            } else if (!SCHEMA_VERSION.equals(version) && !UPGRADED_VERSION.equals(version)) {
+            } else if (!SCHEMA_VERSION.equals(version) && !upgraded(version)) {
                 throw new StoreException("the store " + path + " has schema version " + version
                         + " but this steptrace uses " + SCHEMA_VERSION
                         + ": remove it (it is rebuilt from the traces) or pass another --db", null);
             }
             if (version != null) {
-                checkShape(s, UPGRADED_VERSION.equals(version));
+                checkShape(s, version);
             }
             if (readOnly) {
                 if (version == null) {
                     throw new StoreException("the store " + path + " cannot be written (read-only) and holds no"
                             + " steptrace data yet", null);
                 }
-                if (UPGRADED_VERSION.equals(version)) {
+                if (upgraded(version)) {
+                    // Version 8's tables, empty, in this connection's temp schema (the store cannot be upgraded).
+                    String schema = resource("schema.sql");
+                    for (String table : TABLES_OF_VERSION_8) {
+                        Matcher m = Pattern.compile("CREATE TABLE IF NOT EXISTS " + table + "\\s*\\(.*?\\n\\);",
+                                Pattern.DOTALL).matcher(schema);
+                        if (!m.find()) {
+                            throw new IllegalStateException("schema.sql defines no table " + table);
+                        }
+                        s.execute(m.group().replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"));
+                    }
+                }
+                if ("6".equals(version)) {
                     // Read as it is, with the column version 7 added, empty: a view in this connection's temp
                     // schema, found before the store's own table. Only this connection has it: the one
                     // StoreFiles reads files through.
@@ -254,8 +276,10 @@ public final class Store implements AutoCloseable {
             }
             connection.setAutoCommit(false);
             try {
-                if (UPGRADED_VERSION.equals(version)) {
+                if ("6".equals(version)) {
                     s.execute("ALTER TABLE files ADD COLUMN file_stat VARCHAR");
+                }
+                if (upgraded(version)) {
                     s.execute("UPDATE store_info SET value = '" + SCHEMA_VERSION + "' WHERE key = 'schema_version'");
                 }
                 s.execute(resource("schema.sql"));
@@ -307,20 +331,23 @@ public final class Store implements AutoCloseable {
      * the schema dropped, a column dropped or of another type, or rows of a capture's files or of its kept
      * analysis per rank and step without their rank. Tables and columns of its own are left alone.
      */
-    private void checkShape(Statement s, boolean upgraded) throws SQLException, StoreException {
+    private void checkShape(Statement s, String version) throws SQLException, StoreException {
         Map<String, Map<String, String>> expected = schemaShape();
         Map<String, Map<String, String>> actual = columns(s);
         List<String> wrong = new ArrayList<>();
         List<String> ranked = new ArrayList<>();
+        boolean older = upgraded(version);
         for (Map.Entry<String, Map<String, String>> table : expected.entrySet()) {
             Map<String, String> has = actual.get(table.getKey());
             if (has == null) {
-                wrong.add("it has no table " + table.getKey());
+                if (!(older && TABLES_OF_VERSION_8.contains(table.getKey()))) {
+                    wrong.add("it has no table " + table.getKey());
+                }
                 continue;
             }
             for (Map.Entry<String, String> column : table.getValue().entrySet()) {
                 String type = has.get(column.getKey());
-                if (type == null && !(upgraded && table.getKey().equals("files") && column.getKey().equals("file_stat"))) {
+                if (type == null && !("6".equals(version) && table.getKey().equals("files") && column.getKey().equals("file_stat"))) {
                     wrong.add("its table " + table.getKey() + " has no column " + column.getKey());
                 } else if (type != null && !type.equals(column.getValue())) {
                     wrong.add(table.getKey() + "." + column.getKey() + " is " + type + ", not " + column.getValue());
