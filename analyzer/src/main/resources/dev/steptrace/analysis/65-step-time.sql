@@ -76,22 +76,35 @@ WHERE m.gpu_start IS NOT NULL AND in_batch(m.file_id);
 
 -- One pass in time order: after each event, how many intervals of each label run, and when the GPU last
 -- finished something (last_end: where the current idle gap began). Starts come before ends at the same
--- time, so back-to-back operations leave no gap. A row's segment runs to the next row's time.
+-- time, so back-to-back operations leave no gap. A row's segment runs to the next row's time. The eight
+-- labels' counts are one running sum of 16-bit fields (a label's count never goes below 0, as starts come
+-- first, nor above 65535): one aggregate over the window instead of eight, a third of the time.
 CREATE OR REPLACE TEMP TABLE h_time_segments AS
-SELECT file_id, t, lead(t) OVER w AS t_next, delta, launch_ns,
-       sum(delta) OVER w AS running,
-       coalesce(sum(delta) FILTER (WHERE label = 'attention') OVER w, 0) AS n_attention,
-       coalesce(sum(delta) FILTER (WHERE label = 'moe_gemm') OVER w, 0) AS n_moe_gemm,
-       coalesce(sum(delta) FILTER (WHERE label = 'gemm') OVER w, 0) AS n_gemm,
-       coalesce(sum(delta) FILTER (WHERE label = 'routing') OVER w, 0) AS n_routing,
-       coalesce(sum(delta) FILTER (WHERE label = 'memcpy') OVER w, 0) AS n_memcpy,
-       coalesce(sum(delta) FILTER (WHERE label = 'other') OVER w, 0) AS n_other,
-       coalesce(sum(delta) FILTER (WHERE label = 'comm_allreduce') OVER w, 0) AS n_comm_allreduce,
-       coalesce(sum(delta) FILTER (WHERE label = 'comm_other') OVER w, 0) AS n_comm_other,
-       max(t) FILTER (WHERE delta = -1) OVER w AS last_end
-FROM h_time_cuts
-WHERE in_batch(file_id)
-WINDOW w AS (PARTITION BY file_id ORDER BY t, delta DESC, label ROWS UNBOUNDED PRECEDING);
+WITH labelled AS (
+    SELECT *, list_position(['attention', 'moe_gemm', 'gemm', 'routing', 'memcpy', 'other', 'comm_allreduce',
+                             'comm_other'], label) AS field
+    FROM h_time_cuts
+    WHERE in_batch(file_id)
+), swept AS (
+    SELECT file_id, t, lead(t) OVER w AS t_next, delta, launch_ns,
+           sum(delta) OVER w AS running,
+           sum(CASE WHEN field IS NULL THEN 0::HUGEINT ELSE delta::HUGEINT * (1::HUGEINT << (16 * (field - 1))) END)
+               OVER w AS packed,
+           max(t) FILTER (WHERE delta = -1) OVER w AS last_end
+    FROM labelled
+    WINDOW w AS (PARTITION BY file_id ORDER BY t, delta DESC, label ROWS UNBOUNDED PRECEDING)
+)
+SELECT file_id, t, t_next, delta, launch_ns, running,
+       ((packed >> 0) & 65535)::BIGINT AS n_attention,
+       ((packed >> 16) & 65535)::BIGINT AS n_moe_gemm,
+       ((packed >> 32) & 65535)::BIGINT AS n_gemm,
+       ((packed >> 48) & 65535)::BIGINT AS n_routing,
+       ((packed >> 64) & 65535)::BIGINT AS n_memcpy,
+       ((packed >> 80) & 65535)::BIGINT AS n_other,
+       ((packed >> 96) & 65535)::BIGINT AS n_comm_allreduce,
+       ((packed >> 112) & 65535)::BIGINT AS n_comm_other,
+       last_end
+FROM swept;
 
 -- Each idle gap, keyed by where it began: whether its next operation was launched only once the GPU was
 -- idle (known at the start that ends the gap: the GPU ran nothing just before it), and the host-sync call
