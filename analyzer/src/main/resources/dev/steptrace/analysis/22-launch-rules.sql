@@ -9,9 +9,16 @@
 --         t_launch_rule_names(name, kind, rule_ord): the rules each name may take, by order,
 --         t_context_marks(name, side, rule_ord): the op (side op) and annotation / module names (side within)
 --             each rule's pattern finds
--- Writes: rows of t_refined; helper h_launch_hits(file_id, correlation, rule_ord): the launches whose context
+-- Writes: rows of t_refined; helpers h_launch_rule_names(file_id, name_id, kind, rule_ord): the names each rule may
+--             take, h_launch_hits(file_id, correlation, rule_ord): the launches of their operations whose context
 --             holds for a rule
 -- Portability: ASOF JOIN, arg_max, QUALIFY, GROUP BY ALL and USING joins are DuckDB's.
+
+-- The names each rule may take, in the capture's name ids: only their operations' launches are asked about.
+CREATE OR REPLACE TEMP TABLE h_launch_rule_names AS
+SELECT n.file_id, n.name_id, c.kind, c.rule_ord
+FROM names n JOIN t_launch_rule_names c ON c.name = n.name
+SEMI JOIN t_ops_core o ON o.file_id = n.file_id AND o.name_id = n.name_id;
 
 -- A rule's context holds at t when a marked range of the thread encloses t: the marked ranges of one side and
 -- rule nest, so that is a running count of starts less ends above zero at t (stage 22-launch-contexts' method).
@@ -33,8 +40,13 @@ WITH marked AS (
 ), levels AS (
     SELECT file_id, pid, tid, rule_ord, side, at_ns, arg_max(depth, seq) AS depth FROM counted GROUP BY ALL
 ), asked AS (
-    SELECT l.file_id, l.correlation, l.pid, l.tid, l.at_ns, s.rule_ord, s.side
-    FROM h_ctx_launches l JOIN (SELECT DISTINCT file_id, pid, tid, rule_ord, side FROM marked) s USING (file_id, pid, tid)
+    -- the launches of operations a rule may classify, for the sides of that rule marked on their thread
+    SELECT DISTINCT l.file_id, l.correlation, l.pid, l.tid, l.at_ns, s.rule_ord, s.side
+    FROM h_ctx_launches l
+    JOIN t_ops_core o ON o.file_id = l.file_id AND o.correlation = l.correlation AND o.variant = 0
+    JOIN h_launch_rule_names c ON c.file_id = o.file_id AND c.name_id = o.name_id AND c.kind = o.kind::VARCHAR
+    JOIN (SELECT DISTINCT file_id, pid, tid, rule_ord, side FROM marked) s
+      ON s.file_id = l.file_id AND s.pid = l.pid AND s.tid = l.tid AND s.rule_ord = c.rule_ord
 ), sides AS (
     SELECT a.file_id, a.correlation, a.rule_ord, a.side
     FROM asked a ASOF JOIN levels v
@@ -49,14 +61,9 @@ HAVING (NOT any_value(r.needs_op) OR bool_or(s.side = 'op'))
    AND (NOT any_value(r.needs_within) OR bool_or(s.side = 'within'));
 
 INSERT INTO t_refined
-WITH rule_names AS (
-    SELECT n.file_id, n.name_id, c.kind, c.rule_ord
-    FROM names n JOIN t_launch_rule_names c ON c.name = n.name
-    SEMI JOIN t_ops_core o ON o.file_id = n.file_id AND o.name_id = n.name_id
-)
 SELECT o.file_id, o.stream, o.ts_ns, o.name_id, o.kind, r.category, r.subcategory, r.rule_id
 FROM t_ops_core o
-JOIN rule_names c ON c.file_id = o.file_id AND c.name_id = o.name_id AND c.kind = o.kind::VARCHAR
+JOIN h_launch_rule_names c ON c.file_id = o.file_id AND c.name_id = o.name_id AND c.kind = o.kind::VARCHAR
 JOIN h_launch_hits h ON h.file_id = o.file_id AND h.correlation = o.correlation AND h.rule_ord = c.rule_ord
 JOIN t_launch_rules r ON r.rule_ord = c.rule_ord
 WHERE o.variant = 0
