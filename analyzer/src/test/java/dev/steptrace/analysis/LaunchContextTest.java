@@ -62,6 +62,10 @@ class LaunchContextTest {
             double b = (n - 1) * 1000;
             t.step(n, b, 1000);
             t.range("cpu_op", "nccl:all_to_all", b + 10, 20).kernel(SEND_RECV, 7, b + 20, 30);
+            if (marks == Marks.MODULES) {
+                // with_stack's other Python functions: not kept by default, never a context
+                t.range("python_function", "model.py(42): forward", b + 5, 900);
+            }
             if (marks != Marks.NONE) {
                 t.range(marks == Marks.MODULES ? "python_function" : "user_annotation",
                         marks == Marks.MODULES ? "nn.Module: Router_0" : "moe_router", b + 100, 50);
@@ -109,14 +113,23 @@ class LaunchContextTest {
     }
 
     /**
-     * With annotations, or with module ranges (ingested with --keep-python-functions), the experts' GEMMs are MoE
-     * GEMMs (80 µs per step), the top-k is routing (5), the dense GEMM outside stays a GEMM (50), and no warning.
+     * With annotations, or with module ranges (kept by a plain ingest), the experts' GEMMs are MoE GEMMs (80 µs per
+     * step), the top-k is routing (5), the dense GEMM outside stays a GEMM (50), and no warning.
      */
     @ParameterizedTest
     @ValueSource(strings = {"ANNOTATIONS", "MODULES"})
     void annotationsOrModulesTellTheMoePartApart(String how) throws Exception {
         Marks marks = Marks.valueOf(how);
-        JsonNode r = report(expertParallel(marks), how, marks == Marks.MODULES);
+        Path db = tmp.resolve(how + ".duckdb");
+        JsonNode r = report(expertParallel(marks), how, false, db);
+        if (marks == Marks.MODULES) {
+            try (Connection c = DuckDb.connect(db, new java.util.Properties())) {
+                // Of the six python_function events (three per step), the four module ranges are kept.
+                assertEquals(List.of("nn.Module: FusedMoE_0|2", "nn.Module: Router_0|2"), RuleEvidence.rows(c,
+                        "SELECT n.name, count(*) FROM cpu_ops o JOIN names n USING (file_id, name_id)"
+                                + " WHERE o.kind = 'python_function' GROUP BY n.name ORDER BY n.name"));
+            }
+        }
         Map<String, JsonNode> cats = categories(r.at("/phases/unknown"));
         assertEquals(0.080, cats.get("moe_gemm").get("ms_per_step").asDouble(), 1e-9);
         assertEquals("torch_experts", cats.get("moe_gemm").at("/subcategories/0/id").asText());
