@@ -118,6 +118,137 @@ class CompileCaptureTest {
         assertFalse(codes.contains("graph_input_copies"), codes.toString());
     }
 
+    /**
+     * The real capture recorded new CUDA graphs in one step, recompiled in one and broke its graph in every step; the
+     * steps are found in the raw trace: those whose range holds a cudaStreamBeginCapture call, an
+     * entire_frame_compile range, and a Torch-Compiled Region entered inside another one.
+     */
+    @Test
+    void recordingRecompileAndBreaksOfTheRealCapture() throws Exception {
+        Raw raw = Raw.read(trace());
+        List<String> recording = new ArrayList<>();
+        List<String> compiling = new ArrayList<>();
+        List<String> breaking = new ArrayList<>();
+        for (Raw.Range step : raw.steps) {
+            if (raw.runtime.stream().anyMatch(c -> c.name().equals("cudaStreamBeginCapture") && Raw.inside(step, c))) {
+                recording.add(step.name());
+            }
+            if (raw.cpuOps.stream().anyMatch(c -> c.name().equals("entire_frame_compile") && Raw.inside(step, c))) {
+                compiling.add(step.name());
+            }
+            List<Raw.Range> regions = raw.cpuOps.stream()
+                    .filter(c -> c.name().startsWith("Torch-Compiled Region: ") && Raw.inside(step, c)).toList();
+            if (regions.stream().anyMatch(i -> regions.stream().anyMatch(o -> o != i && Raw.inside(o, i)
+                    && o.startNs() < i.startNs()))) {
+                breaking.add(step.name());
+            }
+        }
+        assertEquals(List.of("ProfilerStep#6"), recording, "the batch-16 graphs are recorded the step after the recompile");
+        assertEquals(List.of("ProfilerStep#5"), compiling, "the batch changes at ProfilerStep#5");
+        assertEquals(raw.steps.size(), breaking.size(), "a graph break every step");
+
+        String rec = warning("graph_recording").get("message").asText();
+        assertTrue(rec.contains("in 1 captured step(s) (ProfilerStep#6") && rec.contains("cudaStreamBeginCapture x2")
+                && rec.contains("CUDAGraphNode.record"), rec);
+        String re = warning("recompiles").get("message").asText();
+        assertTrue(re.contains("in 1 captured step(s) (ProfilerStep#5") && re.contains("entire_frame_compile x2")
+                && re.contains("new compiled regions Torch-Compiled Region: 0/1, Torch-Compiled Region: 1/1")
+                && re.contains("TORCH_LOGS=recompiles"), re);
+        String br = warning("graph_breaks").get("message").asText();
+        assertTrue(br.contains("in " + breaking.size() + " of " + raw.steps.size() + " step(s)")
+                && br.contains("Torch-Compiled Region: 1/0 x4, Torch-Compiled Region: 1/1 x4") && br.contains("fullgraph=True"), br);
+        try (Connection c = DuckDb.connect(db, new java.util.Properties())) {
+            for (String code : List.of("graph_recording", "recompiles", "graph_breaks")) {
+                assertFalse(RuleEvidence.rows(c, warning(code).get("evidence").asText()).isEmpty(), code);
+            }
+        }
+    }
+
+    /**
+     * Hand-made steps (µs): steps 1 and 2 enter Torch-Compiled Region 0/0 [10, 60) and 1/0 [100, 150), one after the
+     * other, with an eager aten::mul [70, 80) launching a 7 µs kernel between them; step 2 also recompiles
+     * (entire_frame_compile [1005, 1009), then Torch-Compiled Region 0/1 instead of 0/0) and records a graph
+     * (cudaStreamBeginCapture, cudaGraphInstantiateWithFlags). A third capture has one region per step and none of it.
+     */
+    @Test
+    void handMadeCompileSteps() throws Exception {
+        dev.steptrace.testsupport.KinetoTrace t = new dev.steptrace.testsupport.KinetoTrace();
+        for (int n = 1; n <= 2; n++) {
+            double b = (n - 1) * 1000;
+            t.step(n, b, 1000);
+            if (n == 2) {
+                t.range("cpu_op", "entire_frame_compile", b + 5, 4);
+            }
+            t.range("cpu_op", "Torch-Compiled Region: 0/" + (n - 1), b + 10, 50)
+                    .range("cpu_op", "aten::mm", b + 20, 10).kernel("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", 7, b + 30, 20);
+            if (n == 2) {
+                t.call("cudaStreamBeginCapture", b + 40).call("cudaGraphInstantiateWithFlags", b + 50);
+            }
+            t.range("cpu_op", "aten::mul", b + 70, 10).kernel("elementwise_mul", 7, b + 80, 7);
+            t.range("cpu_op", "Torch-Compiled Region: 1/0", b + 100, 50)
+                    .range("cpu_op", "aten::add", b + 110, 10).kernel("elementwise_add", 7, b + 120, 5);
+        }
+        JsonNode r = report(t, "hand");
+        String br = message(r, "graph_breaks");
+        assertTrue(br.contains("in 2 of 2 step(s)") && br.contains("aten::mul (2 launch(es), 14 µs of GPU time)"), br);
+        assertTrue(message(r, "recompiles").contains("(ProfilerStep#2 of rank 0: entire_frame_compile (<0.01 ms); new compiled"
+                + " regions Torch-Compiled Region: 0/1)"), message(r, "recompiles"));
+        assertTrue(message(r, "graph_recording").contains("(ProfilerStep#2 of rank 0: cudaGraphInstantiateWithFlags,"
+                + " cudaStreamBeginCapture, in Torch-Compiled Region: 0/1, Torch-Compiled Region: 1/0)"),
+                message(r, "graph_recording"));
+
+        dev.steptrace.testsupport.KinetoTrace clean = new dev.steptrace.testsupport.KinetoTrace();
+        for (int n = 1; n <= 2; n++) {
+            double b = (n - 1) * 1000;
+            clean.step(n, b, 1000);
+            clean.range("cpu_op", "Torch-Compiled Region: 0/0", b + 10, 150)
+                    .range("cpu_op", "aten::mm", b + 20, 10).kernel("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", 7, b + 30, 20);
+            clean.range("cpu_op", "aten::mul", b + 200, 10).kernel("elementwise_mul", 7, b + 210, 7);
+        }
+        List<String> codes = codes(report(clean, "clean"));
+        for (String code : List.of("graph_recording", "recompiles", "graph_breaks", "graph_input_copies")) {
+            assertFalse(codes.contains(code), codes.toString());
+        }
+    }
+
+    /** None of the compile rules fires on the sample captures (CUDA graphs without torch.compile). */
+    @ParameterizedTest
+    @ValueSource(strings = {"h200-tp2-moe-decode/graph-nccl-ll", "h200-tp2-moe-decode/graph-nccl-simple"})
+    void noCompileFindingOnTheSamples(String capture) throws Exception {
+        TestData.sharedOrSkip();
+        Path out = tmp.resolve("out2-" + capture.replace('/', '-'));
+        assertEquals(0, Main.run("report", TestData.sampleTraces().resolve(capture).toString(), "--db",
+                tmp.resolve("samples.duckdb").toString(), "--out", out.toString(), "--format", "json", "--quiet"));
+        List<String> codes = codes(JSON.readTree(out.resolve("report.json").toFile()));
+        for (String code : List.of("graph_recording", "recompiles", "graph_breaks")) {
+            assertFalse(codes.contains(code), codes.toString());
+        }
+    }
+
+    private static JsonNode report(dev.steptrace.testsupport.KinetoTrace t, String name) throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve(name));
+        t.write(dir);
+        Path out = tmp.resolve("out-" + name);
+        assertEquals(0, Main.run("report", dir.toString(), "--db", tmp.resolve(name + ".duckdb").toString(), "--out",
+                out.toString(), "--format", "json", "--quiet"));
+        return JSON.readTree(out.resolve("report.json").toFile());
+    }
+
+    private static List<String> codes(JsonNode report) {
+        List<String> codes = new ArrayList<>();
+        report.get("warnings").forEach(w -> codes.add(w.get("code").asText()));
+        return codes;
+    }
+
+    private static String message(JsonNode report, String code) {
+        for (JsonNode w : report.get("warnings")) {
+            if (w.get("code").asText().equals(code)) {
+                return w.get("message").asText();
+            }
+        }
+        throw new AssertionError("no warning " + code + " in " + report.get("warnings"));
+    }
+
     static JsonNode warning(String code) {
         for (JsonNode w : report.get("warnings")) {
             if (w.get("code").asText().equals(code)) {
