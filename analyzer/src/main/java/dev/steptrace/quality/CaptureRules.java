@@ -35,6 +35,7 @@ public final class CaptureRules {
             new CaptureRule(GraphRecordingRule.RULE, GraphRecordingRule::check),
             new CaptureRule(RecompilesRule.RULE, RecompilesRule::check),
             new CaptureRule(GraphBreaksRule.RULE, GraphBreaksRule::check),
+            new CaptureRule(HostSyncsInGraphStepsRule.RULE, HostSyncsInGraphStepsRule::check),
             new CaptureRule(ClockOffsetRule.RULE, ClockOffsetRule::check),
             new CaptureRule(LaunchBoundRule.RULE, LaunchBoundRule::check));
 

@@ -68,6 +68,7 @@ class CaptureRulesTest {
                 + " and CompileCaptureTest.handMadeCompileSteps");
         FIXTURES.put("graph_breaks", "CompileCaptureTest.recordingRecompileAndBreaksOfTheRealCapture (real capture)"
                 + " and CompileCaptureTest.handMadeCompileSteps");
+        FIXTURES.put("host_syncs_in_graph_steps", "GraphStepSyncTest.itemBetweenTwoReplays (graph replays and .item())");
         FIXTURES.put("clock_offset", "clockOffset");
         FIXTURES.put("launch_bound", "launchBound");
         FIXTURES.put("unknown_device_peaks", "unknownDevicePeaks");
