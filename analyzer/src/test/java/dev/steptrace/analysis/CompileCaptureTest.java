@@ -225,6 +225,34 @@ class CompileCaptureTest {
         }
     }
 
+    /**
+     * Real MoE decode captures without torch.compile (one step each, slimmed): CUDA graphs replayed with their inputs
+     * in place (moe-graph-b1), and eager steps with an .item() per layer (moe-eager-b1-hostsync, whose raw trace holds
+     * the cudaStreamSynchronize calls of those syncs): none of the graph and compile findings.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"moe-graph-b1", "moe-eager-b1-hostsync"})
+    void noGraphOrCompileFindingOnRealMoeCaptures(String capture) throws Exception {
+        Path dir = TestData.realCaptures().resolve(capture);
+        if (capture.endsWith("hostsync")) {
+            Path file;
+            try (var files = Files.list(dir)) {
+                file = files.filter(p -> p.toString().endsWith(".pt.trace.json.gz")).findFirst().orElseThrow();
+            }
+            Raw raw = Raw.read(file);
+            assertTrue(raw.runtime.stream().filter(c -> c.name().equals("cudaStreamSynchronize")).count() >= 30,
+                    "an .item() per layer");
+        }
+        Path out = tmp.resolve("out3-" + capture);
+        assertEquals(0, Main.run("report", dir.toString(), "--db", tmp.resolve(capture + ".duckdb").toString(), "--out",
+                out.toString(), "--format", "json", "--quiet"));
+        List<String> codes = codes(JSON.readTree(out.resolve("report.json").toFile()));
+        for (String code : List.of("graph_input_copies", "graph_recording", "recompiles", "graph_breaks",
+                "host_syncs_in_graph_steps")) {
+            assertFalse(codes.contains(code), codes.toString());
+        }
+    }
+
     private static JsonNode report(dev.steptrace.testsupport.KinetoTrace t, String name) throws Exception {
         Path dir = Files.createDirectories(tmp.resolve(name));
         t.write(dir);
