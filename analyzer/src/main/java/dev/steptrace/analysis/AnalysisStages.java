@@ -82,6 +82,7 @@ final class AnalysisStages {
             java(r -> ShapeWork.fill(r.connection)),
             stage("71-kernel-work"),
             stage("72-kernel-contexts"),
+            stage("73-compile-events"),
             stage("80-file-checks", r -> Map.of("graph_launches", StepSource.GRAPH_LAUNCHES,
                     "whole_graph_formats", Importers.formatsThatCan(Importer.Capability.WHOLE_GRAPH_ROWS))));
 

@@ -48,8 +48,9 @@ public final class IngestCommand implements Callable<Integer> {
     boolean noAnalysis;
 
     @Option(names = "--keep-python-functions",
-            description = "Keep python_function events (dropped by default: no analysis reads them). Files loaded"
-                    + " without them are loaded again.")
+            description = "Keep every python_function event (by default only the nn.Module ranges of"
+                    + " with_modules=True are kept, for the kernels' launch contexts). Files loaded without them are"
+                    + " loaded again.")
     boolean keepPython;
 
     @CommandLine.Spec

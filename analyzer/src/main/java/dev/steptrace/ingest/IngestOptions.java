@@ -2,7 +2,8 @@ package dev.steptrace.ingest;
 
 /**
  * @param threads              files loaded at once (default: the machine's cores)
- * @param keepPythonFunctions  keep {@code python_function} events (dropped by default: no analysis uses them)
+ * @param keepPythonFunctions  keep every {@code python_function} event (by default only the nn.Module ranges of
+ *                             {@code with_modules=True} are kept)
  * @param helperThreads        when fewer files than cores keep a thread busy ({@link Ingestor#busyFiles}), give a
  *                             file helper threads: its inserts into DuckDB, and its read (or gunzip) ahead of the
  *                             parser

@@ -32,6 +32,10 @@ public final class CaptureRules {
             new CaptureRule(UntypedGenericCollectivesRule.RULE, UntypedGenericCollectivesRule::check),
             new CaptureRule(MoeNotToldApartRule.RULE, MoeNotToldApartRule::check),
             new CaptureRule(GraphInputCopiesRule.RULE, GraphInputCopiesRule::check),
+            new CaptureRule(GraphRecordingRule.RULE, GraphRecordingRule::check),
+            new CaptureRule(RecompilesRule.RULE, RecompilesRule::check),
+            new CaptureRule(GraphBreaksRule.RULE, GraphBreaksRule::check),
+            new CaptureRule(HostSyncsInGraphStepsRule.RULE, HostSyncsInGraphStepsRule::check),
             new CaptureRule(ClockOffsetRule.RULE, ClockOffsetRule::check),
             new CaptureRule(LaunchBoundRule.RULE, LaunchBoundRule::check));
 

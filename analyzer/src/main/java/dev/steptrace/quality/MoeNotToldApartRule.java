@@ -20,8 +20,7 @@ final class MoeNotToldApartRule {
                     + " generic top-k, sort and softmax kernels: by name they are Other GEMMs and Everything else."
                     + " steptrace tells them apart by what encloses their launch: an annotation"
                     + " (torch.profiler.record_function('moe_experts'), 'moe_router') or the nn.Module ranges of"
-                    + " with_modules=True (ingested with --keep-python-functions). Without either, the MoE share of the"
-                    + " step is hidden in other categories.",
+                    + " with_modules=True. Without either, the MoE share of the step is hidden in other categories.",
             List.of(), "moe-evidence");
 
     private MoeNotToldApartRule() {}
@@ -56,6 +55,6 @@ final class MoeNotToldApartRule {
                 + " time is MoE GEMMs or routing: its experts and router ran as kernels whose names do not say MoE, and"
                 + " nothing around their launches told them apart, so their time is in Other GEMMs and Everything"
                 + " else. Wrap the experts and the router in torch.profiler.record_function('moe_experts') /"
-                + " ('moe_router'), or profile with with_modules=True and ingest with --keep-python-functions"));
+                + " ('moe_router'), or profile with with_modules=True"));
     }
 }

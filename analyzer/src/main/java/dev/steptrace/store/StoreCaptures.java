@@ -23,7 +23,7 @@ public final class StoreCaptures {
     /** The tables an analysis writes, each keyed by (capture_id, analysis_key) (docs/schema.md, "The analysis"). */
     public static final List<String> ANALYSIS_TABLES = List.of("analyses", "steps", "step_metrics", "step_times",
             "step_time_base", "critical_path_base", "host_syncs", "idle_cpu_ops", "step_categories",
-            "step_kernels", "kernel_classes", "context_ops", "kernel_contexts", "collective_instances", "collective_arrivals", "rank_devices",
+            "step_kernels", "kernel_classes", "context_ops", "kernel_contexts", "step_compile_events", "collective_instances", "collective_arrivals", "rank_devices",
             "launch_delays", "graph_replays", "kernel_work", "op_shape_calls", "file_checks", "analysis_warnings");
 
     private StoreCaptures() {}

@@ -8,9 +8,10 @@
 -- Reads:  names (store); t_steps, t_step_metrics, t_step_waits, t_step_overlap, t_step_host,
 --         t_step_categories, t_step_names, t_classes, t_ops_core, t_collectives, t_devices,
 --         t_collective_arrivals, t_launch_delays, t_graph_replays, t_kernel_work, t_launch_ops,
---         t_file_checks, t_step_times, t_step_parts_by_category, t_host_syncs, t_idle_cpu_ops, t_kernel_contexts
+--         t_file_checks, t_step_times, t_step_parts_by_category, t_host_syncs, t_idle_cpu_ops, t_kernel_contexts,
+--         t_step_compile_events
 -- Writes: analyses, steps, step_metrics, step_times, step_time_base, host_syncs, idle_cpu_ops,
---         step_categories, step_kernels, kernel_classes, context_ops, kernel_contexts, collective_instances, rank_devices,
+--         step_categories, step_kernels, kernel_classes, context_ops, kernel_contexts, step_compile_events, collective_instances, rank_devices,
 --         collective_arrivals, launch_delays, graph_replays, kernel_work, op_shape_calls, file_checks
 --         (store)
 -- Portability: getvariable, USING joins, GROUP BY ALL and :: casts are DuckDB's.
@@ -72,6 +73,11 @@ JOIN names n USING (file_id, name_id)
 LEFT JOIN names op ON op.file_id = k.file_id AND op.name_id = k.op_name_id
 LEFT JOIN names an ON an.file_id = k.file_id AND an.name_id = k.annotation_name_id
 LEFT JOIN names mo ON mo.file_id = k.file_id AND mo.name_id = k.module_name_id;
+
+INSERT INTO step_compile_events
+SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, file_id, rank, step, phase, event, name,
+       calls, ns
+FROM t_step_compile_events;
 
 INSERT INTO context_ops
 SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, o.file_id, m.rank, o.step, o.stream, o.ts_ns, n.name, o.kind::VARCHAR,

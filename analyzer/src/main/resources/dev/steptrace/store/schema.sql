@@ -405,6 +405,21 @@ CREATE TABLE IF NOT EXISTS kernel_contexts (
     calls        BIGINT NOT NULL
 );
 
+-- Per step, what the host shows of torch.compile and CUDA graphs (stage 73-compile-events): compiled regions entered,
+-- compilation, CUDA graph recording, and the eager launches between compiled regions.
+CREATE TABLE IF NOT EXISTS step_compile_events (
+    capture_id   INTEGER NOT NULL,
+    analysis_key VARCHAR NOT NULL,
+    file_id      INTEGER NOT NULL,
+    rank         INTEGER,
+    step         INTEGER NOT NULL,
+    phase        VARCHAR NOT NULL,
+    event        VARCHAR NOT NULL,          -- compiled_region, resumed_region, compile, graph_record, graph_capture, eager_between
+    name         VARCHAR NOT NULL,          -- the range or call ('Torch-Compiled Region: 0/1', cudaStreamBeginCapture); eager_between: the launching op
+    calls        BIGINT NOT NULL,
+    ns           BIGINT NOT NULL            -- CPU time of the ranges or calls; eager_between: GPU time of what they launched
+);
+
 -- Every collective kernel of a step, matched across ranks into instances: its message, its transfer and wait.
 CREATE TABLE IF NOT EXISTS collective_instances (
     capture_id   INTEGER NOT NULL,

@@ -62,6 +62,10 @@ class LaunchContextTest {
             double b = (n - 1) * 1000;
             t.step(n, b, 1000);
             t.range("cpu_op", "nccl:all_to_all", b + 10, 20).kernel(SEND_RECV, 7, b + 20, 30);
+            if (marks == Marks.MODULES) {
+                // with_stack's other Python functions: not kept by default, never a context
+                t.range("python_function", "model.py(42): forward", b + 5, 900);
+            }
             if (marks != Marks.NONE) {
                 t.range(marks == Marks.MODULES ? "python_function" : "user_annotation",
                         marks == Marks.MODULES ? "nn.Module: Router_0" : "moe_router", b + 100, 50);
@@ -109,14 +113,23 @@ class LaunchContextTest {
     }
 
     /**
-     * With annotations, or with module ranges (ingested with --keep-python-functions), the experts' GEMMs are MoE
-     * GEMMs (80 µs per step), the top-k is routing (5), the dense GEMM outside stays a GEMM (50), and no warning.
+     * With annotations, or with module ranges (kept by a plain ingest), the experts' GEMMs are MoE GEMMs (80 µs per
+     * step), the top-k is routing (5), the dense GEMM outside stays a GEMM (50), and no warning.
      */
     @ParameterizedTest
     @ValueSource(strings = {"ANNOTATIONS", "MODULES"})
     void annotationsOrModulesTellTheMoePartApart(String how) throws Exception {
         Marks marks = Marks.valueOf(how);
-        JsonNode r = report(expertParallel(marks), how, marks == Marks.MODULES);
+        Path db = tmp.resolve(how + ".duckdb");
+        JsonNode r = report(expertParallel(marks), how, false, db);
+        if (marks == Marks.MODULES) {
+            try (Connection c = DuckDb.connect(db, new java.util.Properties())) {
+                // Of the six python_function events (three per step), the four module ranges are kept.
+                assertEquals(List.of("nn.Module: FusedMoE_0|2", "nn.Module: Router_0|2"), RuleEvidence.rows(c,
+                        "SELECT n.name, count(*) FROM cpu_ops o JOIN names n USING (file_id, name_id)"
+                                + " WHERE o.kind = 'python_function' GROUP BY n.name ORDER BY n.name"));
+            }
+        }
         Map<String, JsonNode> cats = categories(r.at("/phases/unknown"));
         assertEquals(0.080, cats.get("moe_gemm").get("ms_per_step").asDouble(), 1e-9);
         assertEquals("torch_experts", cats.get("moe_gemm").at("/subcategories/0/id").asText());
@@ -154,7 +167,8 @@ class LaunchContextTest {
     /**
      * A reduce-overhead-like step (300 µs): CUDA graph trees' input copy (aten::_foreach_copy_, a multi_tensor_apply
      * Copy kernel of 150 µs), then one graph replay of three 20 µs kernels. The copy is memcpy / graph_input_copy,
-     * the largest category, and graph_input_copies fires: 150 of 300 µs, 50% of the step, with its evidence.
+     * the largest category, and graph_input_copies fires: 150 of the step's 210 µs of GPU time (71.4%, more than the
+     * GEMMs' 40), 50% of its 300 µs step time, with its evidence.
      */
     @Test
     void graphInputCopiesAreNamedWithTheirOp() throws Exception {
@@ -173,11 +187,12 @@ class LaunchContextTest {
         assertEquals("graph_input_copy", phase.at("/categories/0/subcategories/0/id").asText());
         JsonNode w = warning(r, "graph_input_copies");
         String m = w.get("message").asText();
-        assertTrue(m.contains("50.0% of the step time") && m.contains("aten::_foreach_copy_")
+        assertTrue(m.contains("71.4% of the GPU time of the 2 step(s) that replay CUDA graphs, its largest part")
+                && m.contains("50.0% of their step time") && m.contains("aten::_foreach_copy_")
                 && m.contains("mark_static_address"), m);
         assertEquals(10, w.at("/thresholds/min_share_pct").asDouble());
         try (Connection c = DuckDb.connect(db, new java.util.Properties())) {
-            assertEquals(List.of("unknown|aten::_foreach_copy_|300000|2|2|600000|2"),
+            assertEquals(List.of("unknown|aten::_foreach_copy_|300000|2|420000|80000|2|600000"),
                     RuleEvidence.rows(c, w.get("evidence").asText()));
         }
     }

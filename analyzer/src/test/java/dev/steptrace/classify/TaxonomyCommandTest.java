@@ -74,8 +74,8 @@ class TaxonomyCommandTest {
         assertTrue(r.out().contains("category:    other / norm  (Everything else)"), r.out());
         assertTrue(r.out().contains("source:      docs/reference/kernel-names.md"), r.out());
         assertTrue(r.out().contains("memcpy.memcpy") && r.out().contains("applies to memcpy, not kernel"), r.out());
-        assertTrue(r.out().contains("earlier rules that did not match (9):"), r.out()
-                + ": the two memcpy/memset rules and the seven rules of section 0b, by the launching op");
+        assertTrue(r.out().contains("earlier rules that did not match (12):"), r.out()
+                + ": the two memcpy/memset rules and the ten rules of section 0b, by the launching op");
     }
 
     /** --op and --within give the launch's context: the context rule decides, and the output says by what. */

@@ -62,6 +62,13 @@ class CaptureRulesTest {
         FIXTURES.put("untyped_generic_collectives", "untypedGenericCollectives");
         FIXTURES.put("moe_not_told_apart", "LaunchContextTest.withoutContextTheMoePartIsAWarning (launch contexts)");
         FIXTURES.put("graph_input_copies", "LaunchContextTest.graphInputCopiesAreNamedWithTheirOp (launch contexts)");
+        FIXTURES.put("graph_recording", "CompileCaptureTest.recordingRecompileAndBreaksOfTheRealCapture (real capture)"
+                + " and CompileCaptureTest.handMadeCompileSteps");
+        FIXTURES.put("recompiles", "CompileCaptureTest.recordingRecompileAndBreaksOfTheRealCapture (real capture)"
+                + " and CompileCaptureTest.handMadeCompileSteps");
+        FIXTURES.put("graph_breaks", "CompileCaptureTest.recordingRecompileAndBreaksOfTheRealCapture (real capture)"
+                + " and CompileCaptureTest.handMadeCompileSteps");
+        FIXTURES.put("host_syncs_in_graph_steps", "GraphStepSyncTest.itemBetweenTwoReplays (graph replays and .item())");
         FIXTURES.put("clock_offset", "clockOffset");
         FIXTURES.put("launch_bound", "launchBound");
         FIXTURES.put("unknown_device_peaks", "unknownDevicePeaks");

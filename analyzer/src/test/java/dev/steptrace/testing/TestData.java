@@ -42,6 +42,14 @@ public final class TestData {
     }
 
     /**
+     * Real captures made for the tests on a GPU (tools/gpu-capture, one directory each with its gpu.txt), in
+     * {@code analyzer/src/test/resources/real-captures/} (README.md there says what each is).
+     */
+    public static Path realCaptures() {
+        return repoRoot().resolve("analyzer/src/test/resources/real-captures");
+    }
+
+    /**
      * The bad-input corpus's base trace ({@code analyzer/src/test/resources/bad-input/base.json}): a small
      * valid Kineto trace the ingest tests copy, change or write beside others.
      */

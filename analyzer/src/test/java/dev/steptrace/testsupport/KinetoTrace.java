@@ -52,6 +52,28 @@ public final class KinetoTrace {
         return this;
     }
 
+    /** A runtime call that launches nothing (cudaStreamBeginCapture, cudaGraphInstantiate...) at {@code ts}, 2 µs long. */
+    public KinetoTrace call(String name, double ts) {
+        events.addObject().put("ph", "X").put("cat", "cuda_runtime").put("name", name).put("pid", 1).put("tid", 1)
+                .put("ts", ts).put("dur", 2).putObject("args");
+        return this;
+    }
+
+    /** A CPU op with an External id (what a runtime call inside it names to be found as its op). */
+    public KinetoTrace op(String name, double ts, double dur, long externalId) {
+        events.addObject().put("ph", "X").put("cat", "cpu_op").put("name", name).put("pid", 1).put("tid", 1).put("ts", ts)
+                .put("dur", dur).putObject("args").put("External id", externalId);
+        return this;
+    }
+
+    /** A runtime call of the CPU op with {@code externalId} (cudaStreamSynchronize, cudaMemcpyAsync...). */
+    public KinetoTrace call(String name, double ts, double dur, long externalId) {
+        events.addObject().put("ph", "X").put("cat", "cuda_runtime").put("name", name).put("pid", 1).put("tid", 1)
+                .put("ts", ts).put("dur", dur).putObject("args").put("External id", externalId)
+                .put("correlation", 100000 + ++correlation);
+        return this;
+    }
+
     private void launch(String name, double ts, int corr) {
         events.addObject().put("ph", "X").put("cat", "cuda_runtime").put("name", name).put("pid", 1).put("tid", 1)
                 .put("ts", ts).put("dur", 2).putObject("args").put("correlation", corr);

@@ -24,7 +24,10 @@ final class EventFields {
     private long number;
 
 
-    /** False when python_function events are dropped: they are then skipped without being read. */
+    /**
+     * False when python_function events other than nn.Module ranges ({@link EventKind#MODULE_PREFIX}) are
+     * dropped: they are then skipped without being read past their name.
+     */
     private final boolean keepPythonFunctions;
 
     EventFields(NameDictionary names, ReadResult result, ObjectMapper mapper, boolean keepPythonFunctions) {
@@ -57,8 +60,11 @@ final class EventFields {
                 case "cat":
                     if (t == JsonToken.VALUE_STRING) {
                         category(p, e);
-                        if (e.kind == EventKind.OTHER
-                                || (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions)) {
+                        if (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions && e.nameId >= 0
+                                && !EventKind.isModuleName(names.name(e.nameId))) {
+                            e.kind = EventKind.OTHER; // its name came first: not an nn.Module range
+                        }
+                        if (e.kind == EventKind.OTHER) {
                             skipRest(p);
                             return;
                         }
@@ -67,6 +73,14 @@ final class EventFields {
                     }
                     break;
                 case "name":
+                    if (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions && (t != JsonToken.VALUE_STRING
+                            || !EventKind.isModuleName(p.getTextCharacters(), p.getTextOffset(), p.getTextLength()))) {
+                        // Only nn.Module ranges are kept of the python_function events.
+                        e.kind = EventKind.OTHER;
+                        p.skipChildren();
+                        skipRest(p);
+                        return;
+                    }
                     if (t == JsonToken.VALUE_STRING) {
                         e.nameId = names.idOf(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
                     } else if (t.isScalarValue()) {

@@ -276,9 +276,33 @@ final class EventScanner {
                     }
                     str();
                     category(e);
-                    skipping = e.kind == EventKind.OTHER || (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions);
+                    if (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions && e.nameId >= 0
+                            && !EventKind.isModuleName(names.name(e.nameId))) {
+                        e.kind = EventKind.OTHER; // its name came first: not an nn.Module range
+                    }
+                    skipping = e.kind == EventKind.OTHER;
                     break;
                 case NAME:
+                    if (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions) {
+                        // Only nn.Module ranges are kept of the python_function events: the rest are
+                        // skipped without their name taking a place in the dictionary.
+                        boolean module = false;
+                        if (c == '"') {
+                            str();
+                            module = strPlain ? EventKind.isModuleName(b, strStart, strEnd - strStart)
+                                    : EventKind.isModuleName(decoded());
+                            if (module) {
+                                nameOfString(e);
+                            }
+                        } else {
+                            skip(c, 1);
+                        }
+                        if (!module) {
+                            e.kind = EventKind.OTHER;
+                            skipping = true;
+                        }
+                        break;
+                    }
                     name(c, e);
                     break;
                 case PID:
@@ -787,20 +811,25 @@ final class EventScanner {
     private void name(int c, TraceEvent e) throws IOException {
         if (c == '"') {
             str();
-            int len = strEnd - strStart;
-            int h = ByteNames.hash(b, strStart, len);
-            int id = nameIds.find(b, strStart, len, h);
-            if (id < 0) {
-                int chars = decodedChars();
-                id = names.idOf(this.chars, 0, chars);
-                nameIds.put(b, strStart, len, h, id);
-            }
-            e.nameId = id;
+            nameOfString(e);
         } else if (c == '{' || c == '[') {
             skip(c, 1);
         } else {
             e.nameId = names.idOf(scalarText(c));
         }
+    }
+
+    /** The id of the string just scanned ({@link #str}) as the event's name. */
+    private void nameOfString(TraceEvent e) throws IOException {
+        int len = strEnd - strStart;
+        int h = ByteNames.hash(b, strStart, len);
+        int id = nameIds.find(b, strStart, len, h);
+        if (id < 0) {
+            int chars = decodedChars();
+            id = names.idOf(this.chars, 0, chars);
+            nameIds.put(b, strStart, len, h, id);
+        }
+        e.nameId = id;
     }
 
     /** A number's or literal's text as Jackson gives it ({@code getText()}). */

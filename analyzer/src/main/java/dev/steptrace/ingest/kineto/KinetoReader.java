@@ -516,7 +516,7 @@ public final class KinetoReader {
         }
 
         private void dispatchComplete(TraceEvent e) {
-            if (e.kind == EventKind.OTHER || (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions)) {
+            if (e.kind == EventKind.OTHER || (e.kind == EventKind.PYTHON_FUNCTION && !keepPythonFunctions && e.nameId < 0)) {
                 result.dropped(e.categoryName);
                 return;
             }

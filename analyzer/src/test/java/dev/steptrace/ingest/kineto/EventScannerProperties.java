@@ -558,7 +558,9 @@ class EventScannerProperties {
                 String cat = e.path("cat").asText(null);
                 EventKind kind = cat == null ? EventKind.OTHER : EventKind.ofCategory(cat);
                 if (!"X".equals(e.path("ph").asText()) || kind == EventKind.OTHER
-                        || kind == EventKind.PYTHON_FUNCTION && !keepPython || e.path("ts").isMissingNode()) {
+                        || kind == EventKind.PYTHON_FUNCTION && !keepPython
+                                && !(e.path("name").isTextual() && e.path("name").asText().startsWith("nn.Module: "))
+                        || e.path("ts").isMissingNode()) {
                     continue;
                 }
                 long ts = nanos(e.path("ts"));
@@ -812,7 +814,8 @@ class EventScannerProperties {
         /** A name: ASCII, C++ template text, quotes and backslashes, unicode of 2, 3 and 4 bytes. */
         String name() {
             String[] parts = {"aten::mm", "void at::native::kernel<float, 4>(int)", "nccl:all_reduce", "x\"y",
-                    "back\\slash", "caf\u00e9", "\u65e5\u672c", "\ud83d\ude00", "tab\there", "ProfilerStep#3", ""};
+                    "back\\slash", "caf\u00e9", "\u65e5\u672c", "\ud83d\ude00", "tab\there", "ProfilerStep#3", "",
+                    "nn.Module: Experts_0", "nn.Module"};
             return parts[r.nextInt(parts.length)] + (r.nextBoolean() ? "" : parts[r.nextInt(parts.length)]);
         }
 
