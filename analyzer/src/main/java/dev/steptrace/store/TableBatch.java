@@ -246,11 +246,14 @@ public final class TableBatch implements AutoCloseable {
     /** Hands the current buffer to the inserter and continues in the other one once that is free. */
     private void submit() throws SQLException {
         Rows full = rows;
+        // Its count read before the hand-off: from then on the buffer is the inserter's, which empties it
+        // (count 0) when the insert ends, possibly before inserter.submit has returned here.
+        int n = full.count;
         pending[current] = inserter.submit(() -> {
             insert(full);
             return null;
         });
-        rowsWritten += full.count;
+        rowsWritten += n;
         current = 1 - current;
         rows = buffers[current];
         // The other buffer is emptied by its insert, done or failed, before it can be refilled.

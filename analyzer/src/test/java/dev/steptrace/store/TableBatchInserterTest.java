@@ -11,8 +11,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RunnableFuture;
@@ -71,6 +73,47 @@ class TableBatchInserterTest {
                 assertEquals((long) rows * (rows - 1) / 2, rs.getLong(3));
                 assertTrue(rs.getBoolean(4), "every row's values stayed together across buffer swaps");
             }
+        }
+    }
+
+    /**
+     * An insert done before the hand-off returns to the caller (the caller's thread descheduled right after it, on a
+     * loaded machine): every row is still counted once, not the emptied buffer's none.
+     */
+    @Test
+    void rowsWrittenCountsABatchWhoseInsertEndedBeforeItsHandOffReturned() throws Exception {
+        ExecutorService done = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>()) {
+            @Override
+            public <T> Future<T> submit(Callable<T> insert) {
+                Future<T> f = super.submit(insert);
+                try {
+                    f.get();
+                } catch (InterruptedException | ExecutionException e) {
+                    throw new AssertionError(e);
+                }
+                return f;
+            }
+        };
+        try (Store store = Store.open(tmp.resolve("s.duckdb")); Connection c = store.newConnection()) {
+            c.setAutoCommit(false);
+            int rows = 3 * 10 + 7;
+            try (TableBatch b = TableBatch.forTable(c, store.allocator(), "names", 10, done)) {
+                for (int i = 0; i < rows; i++) {
+                    b.setInt(b.column("file_id"), 1);
+                    b.setInt(b.column("name_id"), i);
+                    b.setString(b.column("name"), "n" + i);
+                    b.endRow();
+                }
+                b.flush();
+                assertEquals(rows, b.rowsWritten());
+            }
+            c.commit();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM names")) {
+                rs.next();
+                assertEquals(rows, rs.getLong(1));
+            }
+        } finally {
+            done.shutdownNow();
         }
     }
 
