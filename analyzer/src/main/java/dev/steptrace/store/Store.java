@@ -57,7 +57,7 @@ public final class Store implements AutoCloseable {
     }
 
     private static final List<String> TABLES_OF_VERSION_8 = List.of("critical_path_base", "host_syncs", "idle_cpu_ops",
-            "kernel_contexts", "step_time_base", "step_times");
+            "kernel_contexts", "step_compile_events", "step_time_base", "step_times");
 
     private final Path path;
     private final DuckDBConnection connection;

@@ -112,7 +112,7 @@ class StoreSchemaUpgradeTest {
         Path db = tmp.resolve("store.duckdb");
         Cli.assertExit(0, Cli.ingestJson(db, TRACE));
         try (Connection c = DuckDb.connect(db, new Properties()); Statement s = c.createStatement()) {
-            for (String table : List.of("critical_path_base", "host_syncs", "idle_cpu_ops", "kernel_contexts",
+            for (String table : List.of("critical_path_base", "host_syncs", "idle_cpu_ops", "kernel_contexts", "step_compile_events",
                     "step_time_base", "step_times")) {
                 s.execute("DROP TABLE " + table + " CASCADE");
             }
