@@ -23,15 +23,5 @@ declare -A CMD=(
   [moe-ep-b1-modules]="$R1 capture_moe_decode.py $OUT/moe-ep-b1-modules --parallel ep --layers 4 --ep-inter 512 --steps 3 --stack --no-annotations"
 )
 ORDER="zoo-annotations zoo-modules compile-reduce-overhead moe-eager-b1 moe-graph-b1 moe-eager-b1-hostsync moe-ep-b1 moe-ep-b1-modules"
-for name in ${*:-$ORDER}; do
-  t0=$SECONDS
-  timeout 300 ${CMD[$name]} > "$OUT/logs/$name.log" 2>&1
-  echo "$name: exit $? in $((SECONDS - t0)) s" | tee -a "$OUT/logs/summary.txt"
-  tail -n 3 "$OUT/logs/$name.log"
-  if [ -n "${PACK_DIR:-}" ] && [ -d "$OUT/$name" ]; then
-    cp "$OUT/logs/$name.log" "$OUT/$name/capture.log"; cp "$OUT/logs/gpu.txt" "$OUT/$name/gpu.txt"
-    tar czf "$PACK_DIR/$name.tar.gz" -C "$OUT" "$name"
-  fi
-done
-cat "$OUT/logs/summary.txt"
-ls -laR "$OUT" | grep -v '^total'
+source ./capture_each.sh
+capture_each ${*:-$ORDER}
