@@ -11,8 +11,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -68,33 +70,54 @@ final class ContextClasses {
      * capture may take such a rule, or no name around its launches is one a rule asks for.
      */
     private static boolean launchRules(Connection c, Taxonomy taxonomy) throws SQLException {
+        // The names around launches (CPU ops, annotations, modules) are few: which rules' contexts occur at all is
+        // known from them first, so that a capture where none does never tests its (possibly millions of) names.
+        List<TaxonomyRule> all = taxonomy.rules();
+        Map<Integer, TaxonomyRule> launch = new TreeMap<>();
+        for (int i = 0; i < all.size(); i++) {
+            if (all.get(i).byLaunch()) {
+                launch.put(i, all.get(i));
+            }
+        }
+        List<List<Object>> found = new ArrayList<>();
+        Set<String> sides = new HashSet<>();
+        QueryFile.load("work/context-names").run(c, Map.of(), rs -> {
+            String name = rs.getString(1);
+            boolean op = "op".equals(rs.getString(2));
+            for (Map.Entry<Integer, TaxonomyRule> e : launch.entrySet()) {
+                LaunchMatch m = e.getValue().launch();
+                if (op ? m.op() != null && m.opMatches(name) : m.within() != null && m.withinMatches(name)) {
+                    found.add(List.of(name, op ? "op" : "within", e.getKey()));
+                    sides.add(e.getKey() + (op ? "op" : "within"));
+                }
+            }
+        });
+        Set<Integer> possible = new HashSet<>();
+        launch.forEach((i, r) -> {
+            if ((r.launch().op() == null || sides.contains(i + "op"))
+                    && (r.launch().within() == null || sides.contains(i + "within"))) {
+                possible.add(i);
+            }
+        });
+        if (possible.isEmpty()) {
+            return false;
+        }
         Map<Integer, TaxonomyRule> used = new TreeMap<>();
         List<List<Object>> names = new ArrayList<>();
         QueryFile.load("work/op-names").run(c, Map.of(), rs -> {
             String name = rs.getString(1);
             String kind = rs.getString(2);
             for (Taxonomy.Positioned p : taxonomy.launchRules(name, kind)) {
-                used.put(p.index(), p.rule());
-                names.add(List.of(name, kind, p.index()));
+                if (possible.contains(p.index())) {
+                    used.put(p.index(), p.rule());
+                    names.add(List.of(name, kind, p.index()));
+                }
             }
         });
         if (names.isEmpty()) {
             return false;
         }
-        List<List<Object>> marks = new ArrayList<>();
-        QueryFile.load("work/context-names").run(c, Map.of(), rs -> {
-            String name = rs.getString(1);
-            boolean op = "op".equals(rs.getString(2));
-            for (Map.Entry<Integer, TaxonomyRule> e : used.entrySet()) {
-                LaunchMatch m = e.getValue().launch();
-                if (op ? m.op() != null && m.opMatches(name) : m.within() != null && m.withinMatches(name)) {
-                    marks.add(List.of(name, op ? "op" : "within", e.getKey()));
-                }
-            }
-        });
-        if (marks.isEmpty()) {
-            return false;
-        }
+        List<List<Object>> marks = found.stream().filter(m -> used.containsKey((Integer) m.get(2))).toList();
         List<List<Object>> rules = new ArrayList<>();
         used.forEach((i, r) -> rules.add(List.of(i, r.launch().op() != null, r.launch().within() != null,
                 r.category().id(), r.subcategory(), r.id())));
