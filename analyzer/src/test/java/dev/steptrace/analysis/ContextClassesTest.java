@@ -1,5 +1,7 @@
 package dev.steptrace.analysis;
 
+import static dev.steptrace.testsupport.ReportJson.categories;
+import static dev.steptrace.testsupport.ReportJson.sub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -17,7 +19,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPInputStream;
@@ -198,20 +199,5 @@ class ContextClassesTest {
                 out.toString(), "--format", "json", "--quiet");
         assertEquals(0, code);
         return JSON.readTree(out.resolve("report.json").toFile());
-    }
-
-    private static Map<String, JsonNode> categories(JsonNode phase) {
-        Map<String, JsonNode> m = new HashMap<>();
-        phase.get("categories").forEach(c -> m.put(c.get("id").asText(), c));
-        return m;
-    }
-
-    private static JsonNode sub(JsonNode category, String id) {
-        for (JsonNode s : category.get("subcategories")) {
-            if (s.get("id").asText().equals(id)) {
-                return s;
-            }
-        }
-        throw new AssertionError("no subcategory " + id + " in " + category);
     }
 }

@@ -1,5 +1,7 @@
 package dev.steptrace.analysis;
 
+import static dev.steptrace.testsupport.ReportJson.categories;
+import static dev.steptrace.testsupport.ReportJson.sub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -16,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -258,20 +259,5 @@ class LaunchContextTest {
             }
         }
         throw new AssertionError("no warning " + code + " in " + report.get("warnings"));
-    }
-
-    private static Map<String, JsonNode> categories(JsonNode phase) {
-        Map<String, JsonNode> m = new HashMap<>();
-        phase.get("categories").forEach(c -> m.put(c.get("id").asText(), c));
-        return m;
-    }
-
-    private static JsonNode sub(JsonNode category, String id) {
-        for (JsonNode s : category.get("subcategories")) {
-            if (s.get("id").asText().equals(id)) {
-                return s;
-            }
-        }
-        throw new AssertionError("no subcategory " + id + " in " + category);
     }
 }

@@ -29,7 +29,16 @@ class TaxonomyCasesTest {
 
     static List<Case> cases() throws IOException {
         List<Case> cases = new ArrayList<>();
-        try (InputStream in = TaxonomyCasesTest.class.getResourceAsStream("taxonomy-cases.tsv");
+        for (String[] f : tsv("taxonomy-cases.tsv", 5, 6)) {
+            cases.add(new Case(f[0], f[1], f[2], f[3], f[4], f.length == 6 ? f[5] : null));
+        }
+        return cases;
+    }
+
+    /** The rows of a case file under this class's resources (blank lines and # comments left out), each checked for its fields. */
+    private static List<String[]> tsv(String file, int minFields, int maxFields) throws IOException {
+        List<String[]> rows = new ArrayList<>();
+        try (InputStream in = TaxonomyCasesTest.class.getResourceAsStream(file);
              BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
@@ -37,13 +46,14 @@ class TaxonomyCasesTest {
                     continue;
                 }
                 String[] f = line.split("\t", -1);
-                if (f.length != 5 && f.length != 6) {
-                    throw new IllegalStateException("taxonomy-cases.tsv: expected 5 or 6 tab-separated fields: " + line);
+                if (f.length < minFields || f.length > maxFields) {
+                    throw new IllegalStateException(file + ": expected " + (minFields == maxFields ? "" + minFields
+                            : minFields + " or " + maxFields) + " tab-separated fields: " + line);
                 }
-                cases.add(new Case(f[0], f[1], f[2], f[3], f[4], f.length == 6 ? f[5] : null));
+                rows.add(f);
             }
         }
-        return cases;
+        return rows;
     }
 
     static Stream<Arguments> rows() throws IOException {
@@ -67,20 +77,9 @@ class TaxonomyCasesTest {
 
     static Stream<Arguments> contextRows() throws IOException {
         List<Arguments> rows = new ArrayList<>();
-        try (InputStream in = TaxonomyCasesTest.class.getResourceAsStream("taxonomy-context-cases.tsv");
-             BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                if (line.isBlank() || line.startsWith("#")) {
-                    continue;
-                }
-                String[] f = line.split("\t", -1);
-                if (f.length != 7) {
-                    throw new IllegalStateException("taxonomy-context-cases.tsv: expected 7 tab-separated fields: " + line);
-                }
-                ContextCase c = new ContextCase(f[0], f[1], new LaunchContext(list(f[2]), list(f[3])), f[4], f[5], f[6]);
-                rows.add(Arguments.of(c.why(), c));
-            }
+        for (String[] f : tsv("taxonomy-context-cases.tsv", 7, 7)) {
+            ContextCase c = new ContextCase(f[0], f[1], new LaunchContext(list(f[2]), list(f[3])), f[4], f[5], f[6]);
+            rows.add(Arguments.of(c.why(), c));
         }
         return rows.stream();
     }
