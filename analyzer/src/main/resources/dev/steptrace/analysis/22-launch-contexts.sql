@@ -39,24 +39,26 @@ WHERE c.kind = 'cpu_op'
 
 -- Ranges of one thread and layer nest, so the innermost range open at time t is the latest one to start before
 -- t at the depth open at t (a later start at that depth would have closed it). The depth at t is the running
--- count of starts less ends up to t, ends before starts at one time and outer ranges before inner ones: one sort
--- and two ASOF joins, where joining each launch onto every range of its thread that holds it compares each
--- launch with every range.
+-- count of starts less ends up to t (read at the last event at or before t), ends before starts at one time and
+-- outer ranges before inner ones: one sort and two ASOF joins, where joining each launch onto every range of its
+-- thread that holds it compares each launch with every range. A launch is asked only about the layers its
+-- thread has ranges of.
 CREATE OR REPLACE TEMP TABLE t_launch_contexts AS
 WITH ev AS (
     SELECT file_id, pid, tid, layer, start_ns AS at_ns, 1 AS delta, end_ns - start_ns AS len, name_id, end_ns FROM h_ctx_ranges
     UNION ALL
     SELECT file_id, pid, tid, layer, end_ns, -1, 0, NULL, NULL FROM h_ctx_ranges
 ), counted AS (
-    SELECT *, sum(delta) OVER w AS depth, row_number() OVER w AS seq
+    SELECT *, sum(delta) OVER w AS depth, lead(at_ns) OVER w IS DISTINCT FROM at_ns AS last_at
     FROM ev WINDOW w AS (PARTITION BY file_id, pid, tid, layer ORDER BY at_ns, delta, len DESC
                          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ), levels AS (
-    SELECT file_id, pid, tid, layer, at_ns, arg_max(depth, seq) AS depth FROM counted GROUP BY ALL
+    SELECT file_id, pid, tid, layer, at_ns, depth FROM counted WHERE last_at
 ), starts AS (
     SELECT file_id, pid, tid, layer, depth, at_ns, end_ns, name_id FROM counted WHERE delta = 1
 ), asked AS (
-    SELECT l.*, y.layer FROM h_ctx_launches l CROSS JOIN (VALUES ('op'), ('annotation'), ('module')) y(layer)
+    SELECT l.*, y.layer FROM h_ctx_launches l JOIN (SELECT DISTINCT file_id, pid, tid, layer FROM h_ctx_ranges) y
+      USING (file_id, pid, tid)
 ), depths AS (
     SELECT a.file_id, a.correlation, a.pid, a.tid, a.layer, a.at_ns, v.depth
     FROM asked a ASOF JOIN levels v
