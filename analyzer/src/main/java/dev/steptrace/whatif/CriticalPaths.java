@@ -32,6 +32,7 @@ import org.duckdb.DuckDBConnection;
  */
 public final class CriticalPaths {
     private static final String TABLE = "critical_path_base";
+    private static final long HEAP_PER_WALK = 256L << 20;
 
     private CriticalPaths() {}
 
@@ -46,14 +47,14 @@ public final class CriticalPaths {
     /**
      * Appends the critical paths of every rank's steps of the kept analysis {@code a} to {@code critical_path_base}.
      * The events are read on this thread (the connection's transaction holds the kept rows they join), and each
-     * run of steps is walked on a thread of its own, a core each, while the next run is read: a walk is most of
-     * the time, and runs are independent. Rows are appended in run order, as one thread would.
+     * run of steps is walked on a thread of its own ({@link #walkers}) while the next run is read: runs are
+     * independent. Rows are appended in run order, as one thread would.
      */
     public static void keep(KeptAnalysis a, boolean gpuAnchored, List<String> hostSyncs) throws SQLException {
         Connection c = a.connection();
         // The table this connection reads by that name: a read-only store's temp copy ahead of the store's own.
         String[] at = Sql.tableLocation(c, TABLE);
-        int threads = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
+        int threads = walkers(Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory());
         ExecutorService walkers = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "critical-paths");
             t.setDaemon(true);
@@ -78,6 +79,15 @@ public final class CriticalPaths {
         } finally {
             walkers.shutdownNow();
         }
+    }
+
+    /**
+     * How many runs are walked at once: a core each, one core left to read the next run, and at most one per
+     * {@link #HEAP_PER_WALK} of Java heap, as each walk holds a run's events and its replay besides the run being
+     * read (one run of {@link WhatIf#CHUNK_OPS} operations walked at a time was what the heap was sized for).
+     */
+    static int walkers(int cores, long maxHeap) {
+        return (int) Math.max(1, Math.min(cores - 1, maxHeap / HEAP_PER_WALK));
     }
 
     /**
