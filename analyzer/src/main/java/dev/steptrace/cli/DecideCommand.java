@@ -81,7 +81,7 @@ public final class DecideCommand implements Callable<Integer> {
             List<CaptureInfo> captures = st.load(path, IngestOptions.defaults(),
                     IngestCommand.listener(common.quiet, err));
             for (CaptureInfo info : captures) {
-                try (Capture capture = st.capture(info.id(), options)) {
+                try (Capture capture = Progress.analysed(st, info.id(), options, common.quiet)) {
                     ReportContent content = capture.reportContent();
                     CaptureBatch batch = CaptureBatch.of(capture.analysis(), sc.question().phase());
                     // The options stated as whatif changes: the question's phase replayed under each.

@@ -70,8 +70,8 @@ public final class DiffCommand implements Callable<Integer> {
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
             CaptureInfo infoA = resolve(st, a, "A", err);
             CaptureInfo infoB = resolve(st, b, "B", err);
-            try (Capture captureA = st.capture(infoA.id(), options);
-                 Capture captureB = st.capture(infoB.id(), options)) {
+            try (Capture captureA = Progress.analysed(st, infoA.id(), options, common.quiet);
+                 Capture captureB = Progress.analysed(st, infoB.id(), options, common.quiet)) {
                 Diff diff = Steptrace.diff(captureA, captureB, seed);
                 Path dir = documents.dir(infoA.name() + "-vs-" + infoB.name(), 1);
                 List<Path> written = diff.write(dir, documents.templates, documents.wants(DocumentOptions.Format.json),

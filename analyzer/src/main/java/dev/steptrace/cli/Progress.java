@@ -1,5 +1,8 @@
 package dev.steptrace.cli;
 
+import dev.steptrace.api.AnalysisOptions;
+import dev.steptrace.api.Capture;
+import dev.steptrace.api.Steptrace;
 import dev.steptrace.report.Fmt;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -67,6 +70,16 @@ final class Progress implements AutoCloseable {
     /** Starts a display of the time taken so far on stderr, or returns null when quiet. */
     static Progress startTimer(boolean quiet, String label) {
         return start(quiet, label, null, null, null, null);
+    }
+
+    /**
+     * The capture {@code id} with its analysis (made now unless the store keeps it): a long analysis shows the time
+     * it has taken, as the one after an ingest does.
+     */
+    static Capture analysed(Steptrace st, int id, AnalysisOptions options, boolean quiet) {
+        try (Progress p = startTimer(quiet, "analysing the capture")) {
+            return st.capture(id, options);
+        }
     }
 
     static boolean stderrIsTerminal() {

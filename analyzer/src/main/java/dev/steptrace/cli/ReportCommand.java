@@ -68,7 +68,7 @@ public final class ReportCommand implements Callable<Integer> {
                     IngestCommand.listener(common.quiet, err));
             List<ReportIndex.Entry> entries = new ArrayList<>();
             for (CaptureInfo info : captures) {
-                try (Capture capture = st.capture(info.id(), options)) {
+                try (Capture capture = Progress.analysed(st, info.id(), options, common.quiet)) {
                     List<Path> written = capture.writeReport(documents.dir(info.name(), captures.size()),
                             documents.templates, phase, json, html, md, !noTimeline);
                     written.forEach(stdout::println);

@@ -77,7 +77,7 @@ public final class TimelineCommand implements Callable<Integer> {
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
             CaptureInfo info = st.resolve(capture, IngestOptions.defaults(), IngestCommand.listener(common.quiet, err));
             TimelineResult result;
-            try (Capture c = st.capture(info.id(), analysisOptions)) {
+            try (Capture c = Progress.analysed(st, info.id(), analysisOptions, common.quiet)) {
                 if (out == null || Files.isDirectory(out)) {
                     result = c.writeTimeline(out == null ? Path.of(OutputFiles.DEFAULT_DIR, OutputFiles.folderName(info.name())) : out, options);
                 } else {

@@ -92,7 +92,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         try (Steptrace st = Steptrace.openOrCreate(Store.resolve(common.db))) {
             CaptureInfo info = st.resolve(capture, IngestOptions.defaults(), IngestCommand.listener(common.quiet, err));
             List<WhatIf.PhaseProjection> phases;
-            try (Capture c = st.capture(info.id(), analysis.options())) {
+            try (Capture c = Progress.analysed(st, info.id(), analysis.options(), common.quiet)) {
                 if (phase != null && !c.phases().contains(phase)) {
                     throw new InputException(info.name() + " has no " + phase + " steps (phases: " + String.join(", ", c.phases()) + ")");
                 }
