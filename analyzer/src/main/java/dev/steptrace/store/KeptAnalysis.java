@@ -4,8 +4,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 
 /**
  * One capture's analysis as the store keeps it (docs/schema.md, "The analysis"): the rows of the analysis tables
@@ -21,16 +19,6 @@ public record KeptAnalysis(Connection connection, int captureId, String key) {
      */
     public void query(String name, Map<String, ?> more, Sql.Rows rows) throws SQLException {
         QueryFile.load(name).run(connection, parameters(more), rows);
-    }
-
-    /**
-     * Runs query file {@code NAME} over this analysis as {@link #query} does; each Arrow record batch of its result
-     * goes to {@code batches} ({@link QueryFile#runBatches}).
-     */
-    public void queryBatches(String name, Map<String, ?> more, Sql.Batches batches) throws SQLException {
-        try (BufferAllocator allocator = new RootAllocator()) {
-            QueryFile.load(name).runBatches(connection, parameters(more), allocator, batches);
-        }
     }
 
     /**

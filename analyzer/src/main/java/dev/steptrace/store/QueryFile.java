@@ -14,9 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.duckdb.DuckDBResultSet;
 
 /**
  * One query file of the analysis, {@code analyzer/src/main/resources/dev/steptrace/analysis/queries/NAME.sql}
@@ -31,8 +28,6 @@ import org.duckdb.DuckDBResultSet;
 public final class QueryFile {
     private static final String DIR = "/dev/steptrace/analysis/queries/";
     private static final Pattern PARAMETER = Pattern.compile("getvariable\\('([a-z_][a-z0-9_]*)'\\)");
-    /** Rows per Arrow record batch of {@link #runBatches}. */
-    private static final int BATCH_ROWS = 1 << 16;
 
     private final String name;
     private final String sql;
@@ -82,32 +77,6 @@ public final class QueryFile {
 
     /** Runs the query with {@code parameters} bound by name; each row goes to {@code rows}. */
     public void run(Connection c, Map<String, ?> parameters, Sql.Rows rows) throws SQLException {
-        try (PreparedStatement ps = prepare(c, parameters); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                rows.row(rs);
-            }
-        }
-    }
-
-    /**
-     * Runs the query with {@code parameters} bound by name; each Arrow record batch of its result goes to
-     * {@code batches}, its columns in the query's order (buffers of {@code allocator}, valid during the call): for
-     * results of millions of rows read into arrays, which a row at a time through JDBC reads about three times slower.
-     */
-    public void runBatches(Connection c, Map<String, ?> parameters, BufferAllocator allocator, Sql.Batches batches)
-            throws SQLException {
-        try (PreparedStatement ps = prepare(c, parameters);
-             DuckDBResultSet rs = ps.executeQuery().unwrap(DuckDBResultSet.class);
-             ArrowReader reader = (ArrowReader) rs.arrowExportStream(allocator, BATCH_ROWS)) {
-            while (reader.loadNextBatch()) {
-                batches.batch(reader.getVectorSchemaRoot());
-            }
-        } catch (IOException e) {
-            throw new SQLException("analysis query " + name + ": " + e.getMessage(), e);
-        }
-    }
-
-    private PreparedStatement prepare(Connection c, Map<String, ?> parameters) throws SQLException {
         Matcher m = PARAMETER.matcher(sql);
         List<Object> values = new ArrayList<>();
         StringBuilder bound = new StringBuilder();
@@ -116,16 +85,16 @@ public final class QueryFile {
             m.appendReplacement(bound, "?");
         }
         m.appendTail(bound);
-        PreparedStatement ps = c.prepareStatement(bound.toString());
-        try {
+        try (PreparedStatement ps = c.prepareStatement(bound.toString())) {
             for (int i = 0; i < values.size(); i++) {
                 ps.setObject(i + 1, values.get(i) instanceof List<?> list ? array(c, list) : values.get(i));
             }
-        } catch (SQLException | RuntimeException e) {
-            ps.close();
-            throw e;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.row(rs);
+                }
+            }
         }
-        return ps;
     }
 
     /** The statement with each parameter written as a literal of its value: it runs as it is in any DuckDB client. */

@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.vector.VectorSchemaRoot;
 
 /** The few statement helpers the analysis code shares: one statement, no parameters, no result kept. */
 public final class Sql {
@@ -16,12 +15,6 @@ public final class Sql {
     @FunctionalInterface
     public interface Rows {
         void row(ResultSet rs) throws SQLException;
-    }
-
-    /** What a query hands each Arrow record batch of its result to ({@link QueryFile#runBatches}). */
-    @FunctionalInterface
-    public interface Batches {
-        void batch(VectorSchemaRoot batch) throws SQLException;
     }
 
     /** A name quoted as an SQL identifier (DuckDB's and SQLite's alike): any name, quotes included. */

@@ -6,19 +6,13 @@ import dev.steptrace.store.KeptAnalysis;
 import dev.steptrace.store.Sql;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
@@ -32,7 +26,6 @@ import org.duckdb.DuckDBConnection;
  */
 public final class CriticalPaths {
     private static final String TABLE = "critical_path_base";
-    private static final long HEAP_PER_WALK = 256L << 20;
 
     private CriticalPaths() {}
 
@@ -45,91 +38,33 @@ public final class CriticalPaths {
     }
 
     /**
-     * Appends the critical paths of every rank's steps of the kept analysis {@code a} to {@code critical_path_base}.
-     * The events are read on this thread (the connection's transaction holds the kept rows they join), and each
-     * run of steps is walked on a thread of its own ({@link #walkers}) while the next run is read: runs are
-     * independent. Rows are appended in run order, as one thread would.
+     * Appends the critical paths of every rank's steps of the kept analysis {@code a} to {@code critical_path_base},
+     * a run of steps at a time.
      */
     public static void keep(KeptAnalysis a, boolean gpuAnchored, List<String> hostSyncs) throws SQLException {
         Connection c = a.connection();
         // The table this connection reads by that name: a read-only store's temp copy ahead of the store's own.
         String[] at = Sql.tableLocation(c, TABLE);
-        int threads = walkers(Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory());
-        ExecutorService walkers = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "critical-paths");
-            t.setDaemon(true);
-            return t;
-        });
         try (DuckDBAppender out = c.unwrap(DuckDBConnection.class).createAppender(at[0], at[1], TABLE)) {
-            Deque<Future<Walked>> walking = new ArrayDeque<>();
             for (RankEvents rank : RankEvents.windows(a)) {
                 for (int[] chunk : RankEvents.chunks(List.of(rank), WhatIf.CHUNK_OPS)) {
                     RankEvents e = rank.slice(chunk[0], chunk[1]);
                     e.load(a, hostSyncs, StepSource.GRAPH_LAUNCHES, false);
-                    walking.add(walkers.submit(() -> walked(e, gpuAnchored)));
-                    // at most one run read ahead of each walker: what is held stays a few runs' events
-                    while (walking.size() > threads) {
-                        append(out, a, walking.poll());
+                    List<Map.Entry<RankEvents.Window, Map<PathPart, Map<Long, Long>>>> rows = new ArrayList<>();
+                    // per window, part, and collective operation (its start) of a collective part; a window's
+                    // segments come together, so the window is compared by identity with the last one, not hashed
+                    walk(e, gpuAnchored, (win, part, op, ns, end) -> {
+                        if (rows.isEmpty() || rows.get(rows.size() - 1).getKey() != win) {
+                            rows.add(Map.entry(win, new EnumMap<>(PathPart.class)));
+                        }
+                        rows.get(rows.size() - 1).getValue().computeIfAbsent(part, p -> new HashMap<>())
+                                .merge(part.collective() ? e.opStart[op] : Long.MIN_VALUE, ns, Long::sum);
+                    });
+                    for (Map.Entry<RankEvents.Window, Map<PathPart, Map<Long, Long>>> w : rows) {
+                        append(out, a, e, w.getKey(), w.getValue());
                     }
                 }
             }
-            while (!walking.isEmpty()) {
-                append(out, a, walking.poll());
-            }
-        } finally {
-            walkers.shutdownNow();
-        }
-    }
-
-    /**
-     * How many runs are walked at once: a core each, one core left to read the next run, and at most one per
-     * {@link #HEAP_PER_WALK} of Java heap, as each walk holds a run's events and its replay besides the run being
-     * read (one run of {@link WhatIf#CHUNK_OPS} operations walked at a time was what the heap was sized for).
-     */
-    static int walkers(int cores, long maxHeap) {
-        return (int) Math.max(1, Math.min(cores - 1, maxHeap / HEAP_PER_WALK));
-    }
-
-    /**
-     * A walked run of one rank, its windows in order: per window, part, and collective operation (its start) of a
-     * collective part, the nanoseconds on the path.
-     */
-    private record Walked(RankEvents events, List<Map.Entry<RankEvents.Window, Map<PathPart, Map<Long, Long>>>> rows) {}
-
-    private static Walked walked(RankEvents e, boolean gpuAnchored) throws SQLException {
-        List<Map.Entry<RankEvents.Window, Map<PathPart, Map<Long, Long>>>> rows = new ArrayList<>();
-        // a window's segments come together, so the window is compared by identity with the last one, not hashed
-        walk(e, gpuAnchored, (win, part, op, ns, end) -> {
-            if (rows.isEmpty() || rows.get(rows.size() - 1).getKey() != win) {
-                rows.add(Map.entry(win, new EnumMap<>(PathPart.class)));
-            }
-            rows.get(rows.size() - 1).getValue().computeIfAbsent(part, p -> new HashMap<>())
-                    .merge(part.collective() ? e.opStart[op] : Long.MIN_VALUE, ns, Long::sum);
-        });
-        return new Walked(e, rows);
-    }
-
-    private static void append(DuckDBAppender out, KeptAnalysis a, Future<Walked> walking) throws SQLException {
-        Walked w;
-        try {
-            w = walking.get();
-        } catch (InterruptedException x) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while walking critical paths", x);
-        } catch (ExecutionException x) {
-            if (x.getCause() instanceof SQLException sql) {
-                throw sql;
-            }
-            if (x.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (x.getCause() instanceof Error r) {
-                throw r;
-            }
-            throw new IllegalStateException(x.getCause());
-        }
-        for (Map.Entry<RankEvents.Window, Map<PathPart, Map<Long, Long>>> win : w.rows()) {
-            append(out, a, w.events(), win.getKey(), win.getValue());
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.steptrace.whatif;
 
-import dev.steptrace.store.ArrowColumns;
 import dev.steptrace.store.KeptAnalysis;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -9,7 +8,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.vector.BaseIntVector;
 
 /**
  * One rank's events for a replay of a run of its steps (docs/whatif.md, "The model"), as arrays: its GPU
@@ -161,43 +159,37 @@ final class RankEvents {
         growColls(1 << 8);
         // categories, subcategories and types are few: one String each, not one per row
         Map<String, String> pool = new HashMap<>();
-        a.queryBatches("replay-ops", Map.of("file_id", fileId, "from_ns", from, "to_ns", to), b -> {
-            BaseIntVector start = ArrowColumns.ints(b, 0);
-            BaseIntVector dur = ArrowColumns.ints(b, 1);
-            BaseIntVector stream = ArrowColumns.ints(b, 2);
-            BaseIntVector corr = ArrowColumns.ints(b, 3);
-            BaseIntVector nameId = ArrowColumns.ints(b, 4);
-            BaseIntVector inst = ArrowColumns.ints(b, 7);
-            BaseIntVector transfer = ArrowColumns.ints(b, 8);
-            BaseIntVector bytes = ArrowColumns.ints(b, 9);
-            BaseIntVector group = ArrowColumns.ints(b, 10);
-            for (int r = 0; r < b.getRowCount(); r++) {
-                int i = n[0]++;
-                if (i == opStart.length) {
-                    grow(2 * i);
-                }
-                opStart[i] = ArrowColumns.value(start, r, 0);
-                opDur[i] = ArrowColumns.value(dur, r, 0);
-                opStream[i] = (int) ArrowColumns.value(stream, r, -1);
-                opCorrelation[i] = ArrowColumns.value(corr, r, Long.MIN_VALUE);
-                opNameId[i] = (int) ArrowColumns.value(nameId, r, 0);
-                opCategory[i] = ArrowColumns.text(b, 5, r, pool);
-                opSub[i] = ArrowColumns.text(b, 6, r, pool);
-                if (ArrowColumns.isNull(inst, r)) {
-                    opColl[i] = -1;
-                    continue;
-                }
-                int c = colls++;
-                if (c == collInstance.length) {
-                    growColls(2 * c);
-                }
-                opColl[i] = c;
-                collInstance[c] = (int) ArrowColumns.value(inst, r, 0);
-                collTransfer[c] = ArrowColumns.value(transfer, r, 0);
-                collBytes[c] = ArrowColumns.value(bytes, r, -1);
-                collGroup[c] = (int) ArrowColumns.value(group, r, 0);
-                collType[c] = ArrowColumns.text(b, 11, r, pool);
+        a.query("replay-ops", Map.of("file_id", fileId, "from_ns", from, "to_ns", to), rs -> {
+            int i = n[0]++;
+            if (i == opStart.length) {
+                grow(2 * i);
             }
+            opStart[i] = rs.getLong(1);
+            opDur[i] = rs.getLong(2);
+            long stream = rs.getLong(3);
+            opStream[i] = rs.wasNull() ? -1 : (int) stream;
+            long corr = rs.getLong(4);
+            opCorrelation[i] = rs.wasNull() ? Long.MIN_VALUE : corr;
+            opNameId[i] = rs.getInt(5);
+            opCategory[i] = pool.computeIfAbsent(rs.getString(6), x -> x);
+            opSub[i] = pool.computeIfAbsent(rs.getString(7), x -> x);
+            int inst = rs.getInt(8);
+            if (rs.wasNull()) {
+                opColl[i] = -1;
+                return;
+            }
+            int c = colls++;
+            if (c == collInstance.length) {
+                growColls(2 * c);
+            }
+            opColl[i] = c;
+            collInstance[c] = inst;
+            collTransfer[c] = rs.getLong(9);
+            long bytes = rs.getLong(10);
+            collBytes[c] = rs.wasNull() ? -1 : bytes;
+            collGroup[c] = rs.getInt(11);
+            String type = rs.getString(12);
+            collType[c] = type == null ? null : pool.computeIfAbsent(type, x -> x);
         });
         ops = n[0];
         grow(ops);
@@ -231,18 +223,13 @@ final class RankEvents {
     private void loadCalls(KeptAnalysis a, long from, long to, String hostSyncs, String graphLaunches)
             throws SQLException {
         List<long[]> calls = new ArrayList<>();
-        a.queryBatches("replay-calls", Map.of("file_id", fileId, "from_ns", from, "to_ns", to, "host_syncs", hostSyncs,
+        a.query("replay-calls", Map.of("file_id", fileId, "from_ns", from, "to_ns", to, "host_syncs", hostSyncs,
                         "graph_launches", graphLaunches),
-                b -> {
-                    BaseIntVector tid = ArrowColumns.ints(b, 0);
-                    BaseIntVector start = ArrowColumns.ints(b, 1);
-                    BaseIntVector dur = ArrowColumns.ints(b, 2);
-                    BaseIntVector corr = ArrowColumns.ints(b, 3);
-                    for (int r = 0; r < b.getRowCount(); r++) {
-                        calls.add(new long[] {ArrowColumns.value(start, r, 0), ArrowColumns.value(dur, r, 0),
-                                ArrowColumns.value(tid, r, 0), ArrowColumns.bool(b, 4, r) ? SYNC : LAUNCH,
-                                ArrowColumns.value(corr, r, Long.MIN_VALUE)});
-                    }
+                rs -> {
+                    long corr = rs.getLong(4);
+                    boolean none = rs.wasNull();
+                    calls.add(new long[] {rs.getLong(2), rs.getLong(3), rs.getLong(1), rs.getBoolean(5) ? SYNC : LAUNCH,
+                            none ? Long.MIN_VALUE : corr});
                 });
         // The step annotations' starts, and the last one's end, on the thread that launches the most work.
         Map<Long, Integer> launchesPerThread = new HashMap<>();
