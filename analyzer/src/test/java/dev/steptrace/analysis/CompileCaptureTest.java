@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.steptrace.cli.Main;
 import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.TestData;
+import dev.steptrace.testsupport.ReportJson;
 import dev.steptrace.testsupport.RuleEvidence;
 import java.io.InputStream;
 import java.math.BigDecimal;
@@ -86,7 +87,7 @@ class CompileCaptureTest {
         JsonNode phase = report.at("/phases/unknown");
         assertEquals("memcpy", phase.at("/categories/0/id").asText(), "the copies' category is the largest");
         assertEquals("graph_input_copy", phase.at("/categories/0/subcategories/0/id").asText());
-        JsonNode w = warning("graph_input_copies");
+        JsonNode w = ReportJson.warning(report, "graph_input_copies");
         String m = w.get("message").asText();
         Matcher share = Pattern.compile("take ([0-9.]+)% of the GPU time of the (\\d+) step\\(s\\) that replay CUDA graphs,"
                 + " its largest part").matcher(m);
@@ -105,17 +106,21 @@ class CompileCaptureTest {
         }
     }
 
-    /** No graph input copies on the sample captures (CUDA graphs replayed with their inputs in place). */
+    /**
+     * Neither the graph input copies nor any compile rule fires on the sample captures (CUDA graphs replayed with their
+     * inputs in place, without torch.compile).
+     */
     @ParameterizedTest
     @ValueSource(strings = {"h200-tp2-moe-decode/graph-nccl-ll", "h200-tp2-moe-decode/graph-nccl-simple"})
-    void noGraphInputCopiesOnTheSamples(String capture) throws Exception {
+    void noGraphOrCompileFindingOnTheSamples(String capture) throws Exception {
         TestData.sharedOrSkip();
         Path out = tmp.resolve("out-" + capture.replace('/', '-'));
         assertEquals(0, Main.run("report", TestData.sampleTraces().resolve(capture).toString(), "--db",
                 tmp.resolve("samples.duckdb").toString(), "--out", out.toString(), "--format", "json", "--quiet"));
-        List<String> codes = new ArrayList<>();
-        JSON.readTree(out.resolve("report.json").toFile()).get("warnings").forEach(w -> codes.add(w.get("code").asText()));
-        assertFalse(codes.contains("graph_input_copies"), codes.toString());
+        List<String> codes = ReportJson.warningCodes(JSON.readTree(out.resolve("report.json").toFile()));
+        for (String code : List.of("graph_input_copies", "graph_recording", "recompiles", "graph_breaks")) {
+            assertFalse(codes.contains(code), codes.toString());
+        }
     }
 
     /**
@@ -147,19 +152,19 @@ class CompileCaptureTest {
         assertEquals(List.of("ProfilerStep#5"), compiling, "the batch changes at ProfilerStep#5");
         assertEquals(raw.steps.size(), breaking.size(), "a graph break every step");
 
-        String rec = warning("graph_recording").get("message").asText();
+        String rec = ReportJson.warning(report, "graph_recording").get("message").asText();
         assertTrue(rec.contains("in 1 captured step(s) (ProfilerStep#6") && rec.contains("cudaStreamBeginCapture x2")
                 && rec.contains("CUDAGraphNode.record"), rec);
-        String re = warning("recompiles").get("message").asText();
+        String re = ReportJson.warning(report, "recompiles").get("message").asText();
         assertTrue(re.contains("in 1 captured step(s) (ProfilerStep#5") && re.contains("entire_frame_compile x2")
                 && re.contains("new compiled regions Torch-Compiled Region: 0/1, Torch-Compiled Region: 1/1")
                 && re.contains("TORCH_LOGS=recompiles"), re);
-        String br = warning("graph_breaks").get("message").asText();
+        String br = ReportJson.warning(report, "graph_breaks").get("message").asText();
         assertTrue(br.contains("in " + breaking.size() + " of " + raw.steps.size() + " step(s)")
                 && br.contains("Torch-Compiled Region: 1/0 x4, Torch-Compiled Region: 1/1 x4") && br.contains("fullgraph=True"), br);
         try (Connection c = DuckDb.connect(db, new java.util.Properties())) {
             for (String code : List.of("graph_recording", "recompiles", "graph_breaks")) {
-                assertFalse(RuleEvidence.rows(c, warning(code).get("evidence").asText()).isEmpty(), code);
+                assertFalse(RuleEvidence.rows(c, ReportJson.warning(report, code).get("evidence").asText()).isEmpty(), code);
             }
         }
     }
@@ -189,13 +194,14 @@ class CompileCaptureTest {
                     .range("cpu_op", "aten::add", b + 110, 10).kernel("elementwise_add", 7, b + 120, 5);
         }
         JsonNode r = report(t, "hand");
-        String br = message(r, "graph_breaks");
+        String br = ReportJson.warning(r, "graph_breaks").get("message").asText();
         assertTrue(br.contains("in 2 of 2 step(s)") && br.contains("aten::mul (2 launch(es), 14 µs of GPU time)"), br);
-        assertTrue(message(r, "recompiles").contains("(ProfilerStep#2 of rank 0: entire_frame_compile (<0.01 ms); new compiled"
-                + " regions Torch-Compiled Region: 0/1)"), message(r, "recompiles"));
-        assertTrue(message(r, "graph_recording").contains("(ProfilerStep#2 of rank 0: cudaGraphInstantiateWithFlags,"
-                + " cudaStreamBeginCapture, in Torch-Compiled Region: 0/1, Torch-Compiled Region: 1/0)"),
-                message(r, "graph_recording"));
+        String re = ReportJson.warning(r, "recompiles").get("message").asText();
+        assertTrue(re.contains("(ProfilerStep#2 of rank 0: entire_frame_compile (<0.01 ms); new compiled"
+                + " regions Torch-Compiled Region: 0/1)"), re);
+        String rec = ReportJson.warning(r, "graph_recording").get("message").asText();
+        assertTrue(rec.contains("(ProfilerStep#2 of rank 0: cudaGraphInstantiateWithFlags,"
+                + " cudaStreamBeginCapture, in Torch-Compiled Region: 0/1, Torch-Compiled Region: 1/0)"), rec);
 
         dev.steptrace.testsupport.KinetoTrace clean = new dev.steptrace.testsupport.KinetoTrace();
         for (int n = 1; n <= 2; n++) {
@@ -205,22 +211,8 @@ class CompileCaptureTest {
                     .range("cpu_op", "aten::mm", b + 20, 10).kernel("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", 7, b + 30, 20);
             clean.range("cpu_op", "aten::mul", b + 200, 10).kernel("elementwise_mul", 7, b + 210, 7);
         }
-        List<String> codes = codes(report(clean, "clean"));
+        List<String> codes = ReportJson.warningCodes(report(clean, "clean"));
         for (String code : List.of("graph_recording", "recompiles", "graph_breaks", "graph_input_copies")) {
-            assertFalse(codes.contains(code), codes.toString());
-        }
-    }
-
-    /** None of the compile rules fires on the sample captures (CUDA graphs without torch.compile). */
-    @ParameterizedTest
-    @ValueSource(strings = {"h200-tp2-moe-decode/graph-nccl-ll", "h200-tp2-moe-decode/graph-nccl-simple"})
-    void noCompileFindingOnTheSamples(String capture) throws Exception {
-        TestData.sharedOrSkip();
-        Path out = tmp.resolve("out2-" + capture.replace('/', '-'));
-        assertEquals(0, Main.run("report", TestData.sampleTraces().resolve(capture).toString(), "--db",
-                tmp.resolve("samples.duckdb").toString(), "--out", out.toString(), "--format", "json", "--quiet"));
-        List<String> codes = codes(JSON.readTree(out.resolve("report.json").toFile()));
-        for (String code : List.of("graph_recording", "recompiles", "graph_breaks")) {
             assertFalse(codes.contains(code), codes.toString());
         }
     }
@@ -246,7 +238,7 @@ class CompileCaptureTest {
         Path out = tmp.resolve("out3-" + capture);
         assertEquals(0, Main.run("report", dir.toString(), "--db", tmp.resolve(capture + ".duckdb").toString(), "--out",
                 out.toString(), "--format", "json", "--quiet"));
-        List<String> codes = codes(JSON.readTree(out.resolve("report.json").toFile()));
+        List<String> codes = ReportJson.warningCodes(JSON.readTree(out.resolve("report.json").toFile()));
         for (String code : List.of("graph_input_copies", "graph_recording", "recompiles", "graph_breaks",
                 "host_syncs_in_graph_steps")) {
             assertFalse(codes.contains(code), codes.toString());
@@ -260,30 +252,6 @@ class CompileCaptureTest {
         assertEquals(0, Main.run("report", dir.toString(), "--db", tmp.resolve(name + ".duckdb").toString(), "--out",
                 out.toString(), "--format", "json", "--quiet"));
         return JSON.readTree(out.resolve("report.json").toFile());
-    }
-
-    private static List<String> codes(JsonNode report) {
-        List<String> codes = new ArrayList<>();
-        report.get("warnings").forEach(w -> codes.add(w.get("code").asText()));
-        return codes;
-    }
-
-    private static String message(JsonNode report, String code) {
-        for (JsonNode w : report.get("warnings")) {
-            if (w.get("code").asText().equals(code)) {
-                return w.get("message").asText();
-            }
-        }
-        throw new AssertionError("no warning " + code + " in " + report.get("warnings"));
-    }
-
-    static JsonNode warning(String code) {
-        for (JsonNode w : report.get("warnings")) {
-            if (w.get("code").asText().equals(code)) {
-                return w;
-            }
-        }
-        throw new AssertionError("no warning " + code + " in " + report.get("warnings"));
     }
 
     static Path trace() throws Exception {

@@ -10,11 +10,11 @@ import dev.steptrace.cli.Main;
 import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.KinetoTrace;
+import dev.steptrace.testsupport.ReportJson;
 import dev.steptrace.testsupport.RuleEvidence;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +42,7 @@ class GraphStepSyncTest {
     void itemBetweenTwoReplays() throws Exception {
         Path db = tmp.resolve("item.duckdb");
         JsonNode r = report(steps(true, true), "item", db);
-        JsonNode w = warning(r);
+        JsonNode w = ReportJson.warning(r, "host_syncs_in_graph_steps");
         String m = w.get("message").asText();
         assertTrue(m.contains("inside the 2 step(s) that replay CUDA graphs") && m.contains("aten::_local_scalar_dense"
                 + " (cudaStreamSynchronize, cudaMemcpyAsync, 2 call(s) and 110 µs of GPU idle time per step)"), m);
@@ -57,8 +57,8 @@ class GraphStepSyncTest {
     /** The same .item() in eager steps (no replay), and replays followed by no sync at all: no finding. */
     @Test
     void eagerStepsOrNoSyncAreNoFinding() throws Exception {
-        assertFalse(codes(report(steps(false, true), "eager", tmp.resolve("eager.duckdb"))).contains("host_syncs_in_graph_steps"));
-        assertFalse(codes(report(steps(true, false), "nosync", tmp.resolve("nosync.duckdb"))).contains("host_syncs_in_graph_steps"));
+        assertFalse(ReportJson.warningCodes(report(steps(false, true), "eager", tmp.resolve("eager.duckdb"))).contains("host_syncs_in_graph_steps"));
+        assertFalse(ReportJson.warningCodes(report(steps(true, false), "nosync", tmp.resolve("nosync.duckdb"))).contains("host_syncs_in_graph_steps"));
     }
 
     /** The samples synchronize once per step after the replay (torch.cuda.synchronize(), no CPU op): no finding. */
@@ -69,7 +69,7 @@ class GraphStepSyncTest {
         Path out = tmp.resolve("out-sample");
         assertEquals(0, Main.run("report", TestData.sampleTraces().resolve(capture).toString(), "--db",
                 tmp.resolve("s.duckdb").toString(), "--out", out.toString(), "--format", "json", "--quiet"));
-        assertFalse(codes(JSON.readTree(out.resolve("report.json").toFile())).contains("host_syncs_in_graph_steps"));
+        assertFalse(ReportJson.warningCodes(JSON.readTree(out.resolve("report.json").toFile())).contains("host_syncs_in_graph_steps"));
     }
 
     /** Two steps: with graphs, two replays (else the same kernels launched one by one); with item, the .item(). */
@@ -104,20 +104,5 @@ class GraphStepSyncTest {
         assertEquals(0, Main.run("report", dir.toString(), "--db", db.toString(), "--out", out.toString(), "--format",
                 "json", "--quiet"));
         return JSON.readTree(out.resolve("report.json").toFile());
-    }
-
-    private static List<String> codes(JsonNode report) {
-        List<String> codes = new ArrayList<>();
-        report.get("warnings").forEach(w -> codes.add(w.get("code").asText()));
-        return codes;
-    }
-
-    private static JsonNode warning(JsonNode report) {
-        for (JsonNode w : report.get("warnings")) {
-            if (w.get("code").asText().equals("host_syncs_in_graph_steps")) {
-                return w;
-            }
-        }
-        throw new AssertionError("no host_syncs_in_graph_steps in " + report.get("warnings"));
     }
 }

@@ -13,11 +13,11 @@ import dev.steptrace.cli.Main;
 import dev.steptrace.store.DuckDb;
 import dev.steptrace.testing.TestData;
 import dev.steptrace.testsupport.KinetoTrace;
+import dev.steptrace.testsupport.ReportJson;
 import dev.steptrace.testsupport.RuleEvidence;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -105,7 +105,7 @@ class LaunchContextTest {
         assertNull(cats.get("moe_gemm"));
         assertNull(cats.get("routing"));
         assertEquals(0.130, cats.get("gemm").get("ms_per_step").asDouble(), 1e-9);
-        JsonNode w = warning(r, "moe_not_told_apart");
+        JsonNode w = ReportJson.warning(r, "moe_not_told_apart");
         assertTrue(w.get("message").asText().contains("4 all-to-all launch(es), 0.12 ms"), w.toString());
         try (Connection c = DuckDb.connect(db, new java.util.Properties())) {
             List<String> rows = RuleEvidence.rows(c, w.get("evidence").asText());
@@ -138,7 +138,7 @@ class LaunchContextTest {
         assertEquals("topk", cats.get("routing").at("/subcategories/0/id").asText());
         assertEquals(0.050, cats.get("gemm").get("ms_per_step").asDouble(), 1e-9);
         assertEquals(0.060, sub(cats.get("comm_other"), "all_to_all").get("ms_per_step").asDouble(), 1e-9);
-        assertFalse(codes(r).contains("moe_not_told_apart"), codes(r).toString());
+        assertFalse(ReportJson.warningCodes(r).contains("moe_not_told_apart"), ReportJson.warningCodes(r).toString());
         // By launch context: the three GEMMs' innermost op is aten::mm (40 + 40 + 50 µs, 3 calls); the experts' layer
         // 80 µs, 2 calls; classified by context: MoE GEMMs 80 + routing 5 + all-to-all 60 = 145 µs, 5 calls.
         JsonNode contexts = r.at("/phases/unknown/launch_contexts");
@@ -186,7 +186,7 @@ class LaunchContextTest {
         assertEquals("memcpy", phase.at("/categories/0/id").asText(), "the copies are the largest category");
         assertEquals(0.150, phase.at("/categories/0/ms_per_step").asDouble(), 1e-9);
         assertEquals("graph_input_copy", phase.at("/categories/0/subcategories/0/id").asText());
-        JsonNode w = warning(r, "graph_input_copies");
+        JsonNode w = ReportJson.warning(r, "graph_input_copies");
         String m = w.get("message").asText();
         assertTrue(m.contains("71.4% of the GPU time of the 2 step(s) that replay CUDA graphs, its largest part")
                 && m.contains("50.0% of their step time") && m.contains("aten::_foreach_copy_")
@@ -208,7 +208,7 @@ class LaunchContextTest {
             t.range("cpu_op", "aten::_foreach_copy_", b + 10, 20).kernel(COPY, 7, b + 20, 150);
             t.range("cpu_op", "aten::mm", b + 175, 20).kernel(GEMM, 7, b + 185, 60);
         }
-        assertFalse(codes(report(t, "eager-copies", false)).contains("graph_input_copies"));
+        assertFalse(ReportJson.warningCodes(report(t, "eager-copies", false)).contains("graph_input_copies"));
     }
 
     /** Neither finding on the two sample captures (CUDA graphs and eager): their MoE GEMMs are MoE GEMMs by name. */
@@ -218,7 +218,7 @@ class LaunchContextTest {
         Path dir = TestData.sampleTraces().resolve(capture);
         TestData.sharedOrSkip();
         JsonNode r = run(dir, tmp.resolve("s.duckdb"), false);
-        List<String> codes = codes(r);
+        List<String> codes = ReportJson.warningCodes(r);
         assertFalse(codes.contains("moe_not_told_apart"), codes.toString());
         assertFalse(codes.contains("graph_input_copies"), codes.toString());
     }
@@ -244,20 +244,5 @@ class LaunchContextTest {
         assertEquals(0, Main.run("report", capture.toString(), "--db", db.toString(), "--out", out.toString(),
                 "--format", "json", "--quiet"));
         return JSON.readTree(out.resolve("report.json").toFile());
-    }
-
-    private static List<String> codes(JsonNode report) {
-        List<String> codes = new ArrayList<>();
-        report.get("warnings").forEach(w -> codes.add(w.get("code").asText()));
-        return codes;
-    }
-
-    private static JsonNode warning(JsonNode report, String code) {
-        for (JsonNode w : report.get("warnings")) {
-            if (w.get("code").asText().equals(code)) {
-                return w;
-            }
-        }
-        throw new AssertionError("no warning " + code + " in " + report.get("warnings"));
     }
 }
