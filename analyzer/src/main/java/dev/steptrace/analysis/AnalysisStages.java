@@ -21,6 +21,8 @@ import java.util.function.Function;
 final class AnalysisStages {
     /** The stage that copies the working tables into the store's analysis tables ({@link CaptureAnalysis#persist}). */
     static final String KEEP = "90-keep-analysis";
+    /** The stage that records the kept analysis's options, files and build, last ({@link CaptureAnalysis#persist}). */
+    static final String KEEP_ROW = "91-keep-analysis-row";
 
     /** What the steps read: the analysis connection, the capture and the options; the step source once chosen. */
     static final class Run {

@@ -71,8 +71,8 @@ public final class CaptureAnalysis implements AutoCloseable {
     private final StepSource stepSource;
     private final double seconds;
     private final boolean readOnly;
-    /** The database holding the working tables ({@link WorkDatabase}), or null: temp tables. */
-    private final String work;
+    /** The database holding the working tables ({@link WorkDatabase}), or null: temp tables, or dropped once kept. */
+    private String work;
 
     private CaptureAnalysis(Connection connection, String work, CaptureScope scope, AnalysisKey key,
                             StepSource stepSource, double seconds, boolean readOnly) {
@@ -131,38 +131,69 @@ public final class CaptureAnalysis implements AutoCloseable {
 
     /**
      * Copies the working tables into the store's analysis tables (stage {@code 90-keep-analysis}), replacing
-     * the rows of the same capture and analysis key, in one transaction. A store that cannot be written gets them as temp tables of
-     * the same names on this analysis's connection instead, which then reads as the store would (they
-     * hide the store's own tables there): {@link #connection()} is what reads them.
+     * the rows of the same capture and analysis key, then keeps the critical paths and warnings read from them
+     * and, last, the {@code analyses} row that makes the analysis found (stage {@code 91-keep-analysis-row}). A
+     * store that cannot be written gets them as temp tables of the same names on this analysis's connection
+     * instead, which then reads as the store would (they hide the store's own tables there): {@link
+     * #connection()} is what reads them.
+     *
+     * <p>On a writable store the working tables are dropped once copied, before the critical paths are walked:
+     * at 16 x 2 GB they hold 2 GB (docs/performance.md, "Why the code is as it is"). DuckDB detaches no database a
+     * transaction has read, so the copy is a transaction of its own, and the critical paths are committed as they
+     * are appended (held for one commit, 1.5 M rows filled 370 MB of DuckDB's memory); the warnings and the
+     * {@code analyses} row are a last transaction. An analysis that fails after the copy, or is stopped, has no
+     * {@code analyses} row, and its rows are removed then or by the next analysis under its key.
      *
      * @param build the steptrace build, recorded in {@code analyses}
      */
     public void persist(String build) throws SQLException {
         Connection c = connection;
         int captureId = scope.captureId();
-        String filesKey = StoreCaptures.filesKey(c, captureId);
+        Map<String, Object> parameters = new HashMap<>();
+        parameters.put("capture_id", captureId);
+        parameters.put("analysis_key", key.id());
+        parameters.put("step_source", stepSource.id());
+        parameters.put("taxonomy_digest", key.taxonomy().digest());
+        parameters.put("step_regex", key.stepRegex() == null ? null : key.stepRegex().pattern());
+        parameters.put("files_key", StoreCaptures.filesKey(c, captureId));
+        parameters.put("build", build);
+        parameters.put("seconds", seconds);
         if (readOnly) {
             StoreCaptures.shadowAnalysisTables(c);
         }
-        c.setAutoCommit(false);
-        try {
+        inTransaction(c, () -> {
             StoreCaptures.deleteAnalysis(c, captureId, key.id());
-            Map<String, Object> parameters = new HashMap<>();
-            parameters.put("capture_id", captureId);
-            parameters.put("analysis_key", key.id());
-            parameters.put("step_source", stepSource.id());
-            parameters.put("taxonomy_digest", key.taxonomy().digest());
-            parameters.put("step_regex", key.stepRegex() == null ? null : key.stepRegex().pattern());
-            parameters.put("files_key", filesKey);
-            parameters.put("build", build);
-            parameters.put("seconds", seconds);
             SqlStage.load(AnalysisStages.KEEP).run(c, parameters);
+        });
+        if (work != null) {
+            WorkDatabase.detach(c, work);
+            work = null;
+        }
+        try {
             // From the kept rows, as a replay reads them (docs/whatif.md): one reading of the events for both.
             CriticalPaths.keep(new KeptAnalysis(c, captureId, key.id()), stepSource.gpuAnchored(), HostSyncCalls.NAMES);
-            // Checked over the kept rows, as the report reads them and as Spark assembles them (docs/spark.md):
-            // one definition of each rule.
-            List<Warning> all = StoredAnalysis.checked(c, scope, key.id(), stepSource, key.thresholds()).warnings();
-            StoreCaptures.keepWarnings(c, captureId, key.id(), all.stream().map(w -> List.of(w.code(), w.message())).toList());
+            inTransaction(c, () -> {
+                // Checked over the kept rows, as the report reads them and as Spark assembles them (docs/spark.md):
+                // one definition of each rule.
+                List<Warning> all = StoredAnalysis.checked(c, scope, key.id(), stepSource, key.thresholds()).warnings();
+                StoreCaptures.keepWarnings(c, captureId, key.id(), all.stream().map(w -> List.of(w.code(), w.message())).toList());
+                SqlStage.load(AnalysisStages.KEEP_ROW).run(c, parameters);
+            });
+        } catch (SQLException | RuntimeException e) {
+            try {
+                StoreCaptures.deleteAnalysis(c, captureId, key.id());
+            } catch (SQLException d) {
+                e.addSuppressed(d);
+            }
+            throw e;
+        }
+    }
+
+    /** Runs {@code work} in a transaction of {@code c}'s, committed, or rolled back if it fails. */
+    private static void inTransaction(Connection c, Store.Work work) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            work.run();
             c.commit();
         } catch (SQLException | RuntimeException e) {
             // A commit that failed (a full disk) has ended the transaction: the rollback's own failure must not hide why.

@@ -73,6 +73,39 @@ public final class Store implements AutoCloseable {
         return System.getenv().getOrDefault(MEMORY_LIMIT_VARIABLE, "512MB");
     }
 
+    /** What the connection's work needs, {@link #withMemoryLimitScaled}. */
+    @FunctionalInterface
+    public interface Work {
+        void run() throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on a store's connection with DuckDB's memory limit (its database's, every connection's) at
+     * {@code factor} times the one stores are opened with ({@link #memoryLimit}), then sets that back; with the limit
+     * as it is where that is not a size of the form {@code 512MB}.
+     */
+    public static void withMemoryLimitScaled(Connection c, double factor, Work work) throws SQLException {
+        String limit = memoryLimit();
+        String scaled = scaled(limit, factor);
+        if (scaled == null) {
+            work.run();
+            return;
+        }
+        Sql.exec(c, "SET memory_limit = '" + scaled + "'");
+        try {
+            work.run();
+        } finally {
+            Sql.exec(c, "SET memory_limit = '" + limit.replace("'", "''") + "'");
+        }
+    }
+
+    /** A size as DuckDB's memory_limit takes it, times {@code factor}, in its unit; null if it is no such size. */
+    private static String scaled(String size, double factor) {
+        Matcher m = SIZE.matcher(size);
+        return m.matches() ? BigDecimal.valueOf(Double.parseDouble(m.group(1)) * factor).stripTrailingZeros()
+                .toPlainString() + m.group(2) : null;
+    }
+
     /**
      * What to say when DuckDB ran out of its memory limit behind {@code failure} (its error, or a cause of
      * it), or null when it did not: the limit, and how to raise it.
@@ -88,9 +121,8 @@ public final class Store implements AutoCloseable {
                     return "DuckDB ran out of room for its temporary files (at most 90% of the disk space free"
                             + " beside the store, or in the temporary directory for a read-only store): free disk space there";
                 }
-                Matcher m = SIZE.matcher(limit);
-                String more = m.matches() ? "=" + BigDecimal.valueOf(Double.parseDouble(m.group(1)) * 2)
-                        .stripTrailingZeros().toPlainString() + m.group(2) : "";
+                String twice = scaled(limit, 2);
+                String more = twice == null ? "" : "=" + twice;
                 return "DuckDB ran out of memory (its limit: " + limit + "): give it more with "
                         + MEMORY_LIMIT_VARIABLE + more + ", if the machine has it";
             }

@@ -1,25 +1,19 @@
 -- Stage 90, keep the analysis: the temp tables copied into the store's analysis tables
 -- (docs/schema.md, "The analysis") under the capture and analysis key, in the transaction that first
--- deleted the capture's rows under that key (CaptureAnalysis.persist, which then writes analysis_warnings), with
--- the analyses row that says from which files, options and build it was made. Steps, kernels, kernel work and
--- operations are kept only in steps with metrics; names are kept as text (a name id means nothing outside its file).
--- Parameters (DuckDB variables): capture_id, analysis_key, step_source, and for the analyses row taxonomy_digest,
---   step_regex (NULL: none), files_key, build, seconds (the analysis's time)
+-- deleted the capture's rows under that key (CaptureAnalysis.persist, which then keeps the critical paths,
+-- analysis_warnings and, last, the analyses row: stage 91). Steps, kernels, kernel work and operations are kept
+-- only in steps with metrics; names are kept as text (a name id means nothing outside its file).
+-- Parameters (DuckDB variables): capture_id, analysis_key, step_source
 -- Reads:  names (store); t_steps, t_step_metrics, t_step_waits, t_step_overlap, t_step_host,
 --         t_step_categories, t_step_names, t_classes, t_ops_core, t_collectives, t_devices,
 --         t_collective_arrivals, t_launch_delays, t_graph_replays, t_kernel_work, t_launch_ops,
 --         t_file_checks, t_step_times, t_step_parts_by_category, t_host_syncs, t_idle_cpu_ops, t_kernel_contexts,
 --         t_step_compile_events
--- Writes: analyses, steps, step_metrics, step_times, step_time_base, host_syncs, idle_cpu_ops,
+-- Writes: steps, step_metrics, step_times, step_time_base, host_syncs, idle_cpu_ops,
 --         step_categories, step_kernels, kernel_classes, context_ops, kernel_contexts, step_compile_events, collective_instances, rank_devices,
 --         collective_arrivals, launch_delays, graph_replays, kernel_work, op_shape_calls, file_checks
 --         (store)
 -- Portability: getvariable, USING joins, GROUP BY ALL and :: casts are DuckDB's.
-
-INSERT INTO analyses
-SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, getvariable('taxonomy_digest')::VARCHAR,
-       getvariable('step_regex')::VARCHAR, getvariable('step_source')::VARCHAR, getvariable('files_key')::VARCHAR,
-       getvariable('build')::VARCHAR, now()::TIMESTAMP, getvariable('seconds')::DOUBLE;
 
 INSERT INTO steps
 SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, s.file_id, m.rank, s.step, s.phase, m.phase_index, s.name, getvariable('step_source')::VARCHAR, s.step_number,

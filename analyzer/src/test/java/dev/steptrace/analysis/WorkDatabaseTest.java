@@ -115,6 +115,34 @@ class WorkDatabaseTest {
         }
     }
 
+    /**
+     * The working tables are copied, and dropped, before the critical paths are kept: when keeping those fails
+     * (a store whose critical_path_base has a column more than the analysis writes), nothing of the analysis is
+     * left, the tables copied before included, and the store can be analysed again.
+     */
+    @Test
+    void anAnalysisThatFailsOnceCopiedLeavesNothingKept() throws Exception {
+        Path db = dir.resolve("store.duckdb");
+        int captureId = ingest(db, SLICE);
+        try (Store store = Store.open(db)) {
+            Connection c = store.connection();
+            Sql.exec(c, "ALTER TABLE critical_path_base ADD COLUMN extra INTEGER");
+            try (CaptureAnalysis analysis = CaptureAnalysis.run(store, captureId, KEY)) {
+                assertThrows(SQLException.class, () -> analysis.persist("test"));
+            }
+            assertEquals(0, workDatabases(c));
+            for (String table : StoreCaptures.ANALYSIS_TABLES) {
+                assertEquals(0, Sql.count(c, "SELECT count(*) FROM " + table), table);
+            }
+            Sql.exec(c, "ALTER TABLE critical_path_base DROP COLUMN extra");
+            try (CaptureAnalysis analysis = CaptureAnalysis.run(store, captureId, KEY)) {
+                analysis.persist("test");
+            }
+            assertEquals(1, Sql.count(c, "SELECT count(*) FROM analyses"));
+            assertTrue(Sql.count(c, "SELECT count(*) FROM critical_path_base") > 0);
+        }
+    }
+
     /** {@code trace} ingested into a new store at {@code db}: its capture id. */
     private static int ingest(Path db, Path trace) throws Exception {
         try (Store store = Store.open(db)) {
