@@ -482,8 +482,10 @@ public final class Timeline {
                 , corr AS (
                     SELECT DISTINCT file_id, correlation FROM cand WHERE correlation IS NOT NULL
                 ), launched AS (
+                    -- correlations grow with time: their range skips the store's row groups of other steps
                     SELECT l.file_id, l.correlation, l.ts_ns FROM launches l SEMI JOIN corr USING (file_id, correlation)
                     WHERE l.file_id IN (%s)
+                      AND l.correlation BETWEEN (SELECT min(correlation) FROM corr) AND (SELECT max(correlation) FROM corr)
                 ), launch_step AS (
                     SELECT l.file_id, l.correlation, min(s.step) AS step
                     FROM launched l JOIN fs s ON l.file_id = s.file_id AND l.ts_ns >= s.start_ns AND l.ts_ns < s.end_ns
