@@ -7,8 +7,8 @@
 -- Writes: t_launch_contexts(file_id, correlation, op_name_id, annotation_name_id, module_name_id): one row per
 --             correlation with a launch call, NULL where nothing of that layer encloses it;
 --         helpers h_ctx_launches(file_id, correlation, pid, tid, at_ns): each correlation's first launch call;
---         h_ctx_ranges(file_id, pid, tid, layer, name_id, start_ns, end_ns): the launching threads' ranges, layer
---             op, annotation or module
+--         h_ctx_ranges(file_id, pid, tid, layer, name_id, start_ns, end_ns, external_id): the launching threads'
+--             ranges, layer op, annotation or module
 -- Per batch: its statements run once per batch of the capture's files (SqlStage): the ranges and launches of
 -- every file at once ran out of DuckDB's memory at 16 x 2 GB.
 -- Portability: ASOF JOIN, arg_min, starts_with, FILTER, QUALIFY, USING joins and :: casts are DuckDB's.
@@ -34,7 +34,7 @@ WITH step_names AS (
 )
 SELECT c.file_id, coalesce(c.pid, -1) AS pid, coalesce(c.tid, -1) AS tid,
        CASE c.kind WHEN 'cpu_op' THEN 'op' WHEN 'user_annotation' THEN 'annotation' ELSE 'module' END AS layer,
-       c.name_id, c.ts_ns AS start_ns, c.ts_ns + c.dur_ns AS end_ns
+       c.name_id, c.ts_ns AS start_ns, c.ts_ns + c.dur_ns AS end_ns, c.external_id
 FROM cpu_ops c
 SEMI JOIN threads t ON t.file_id = c.file_id AND t.pid = coalesce(c.pid, -1) AND t.tid = coalesce(c.tid, -1)
 WHERE in_batch(c.file_id)
@@ -44,18 +44,19 @@ WHERE in_batch(c.file_id)
 
 -- Ranges of one thread and layer nest, so the innermost range open at time t is the latest one to start before
 -- t at the depth open at t (a later start at that depth would have closed it). The depth at t is the running
--- count of starts less ends up to t, ends before starts at one time and outer ranges before inner ones: one sort
--- and two ASOF joins, where joining each launch onto every range of its thread that holds it compares each
--- launch with every range.
+-- count of starts less ends up to t, ends before starts at one time and outer ranges before inner ones (the longer
+-- first; of two with the same start and end, which a trace of microseconds has, the one with the lower external
+-- id, as an op gets its id when it starts, before the ops it calls): one sort and two ASOF joins, where joining
+-- each launch onto every range of its thread that holds it compares each launch with every range.
 CREATE OR REPLACE TEMP TABLE t_launch_contexts AS
 WITH ev AS (
-    SELECT file_id, pid, tid, layer, start_ns AS at_ns, 1 AS delta, end_ns - start_ns AS len, name_id, end_ns
+    SELECT file_id, pid, tid, layer, start_ns AS at_ns, 1 AS delta, end_ns - start_ns AS len, external_id, name_id, end_ns
     FROM h_ctx_ranges WHERE in_batch(file_id)
     UNION ALL
-    SELECT file_id, pid, tid, layer, end_ns, -1, 0, NULL, NULL FROM h_ctx_ranges WHERE in_batch(file_id)
+    SELECT file_id, pid, tid, layer, end_ns, -1, 0, NULL, NULL, NULL FROM h_ctx_ranges WHERE in_batch(file_id)
 ), counted AS (
     SELECT *, sum(delta) OVER w AS depth, row_number() OVER w AS seq
-    FROM ev WINDOW w AS (PARTITION BY file_id, pid, tid, layer ORDER BY at_ns, delta, len DESC
+    FROM ev WINDOW w AS (PARTITION BY file_id, pid, tid, layer ORDER BY at_ns, delta, len DESC, external_id, name_id
                          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ), levels AS (
     SELECT file_id, pid, tid, layer, at_ns, arg_max(depth, seq) AS depth FROM counted GROUP BY ALL
