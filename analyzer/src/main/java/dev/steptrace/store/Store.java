@@ -73,7 +73,7 @@ public final class Store implements AutoCloseable {
         return System.getenv().getOrDefault(MEMORY_LIMIT_VARIABLE, "512MB");
     }
 
-    /** What the connection's work needs, {@link #withMemoryLimitScaled}. */
+    /** Work over a store's connection, which may fail as SQL does ({@link #withMemoryLimitScaled}). */
     @FunctionalInterface
     public interface Work {
         void run() throws SQLException;
