@@ -6,6 +6,7 @@ import dev.steptrace.whatif.CriticalPaths;
 import dev.steptrace.classify.StoreClassifier;
 import dev.steptrace.common.StepSource;
 import dev.steptrace.report.BottleneckReport.Warning;
+import dev.steptrace.store.Sql;
 import dev.steptrace.store.Store;
 import dev.steptrace.store.StoreException;
 import dev.steptrace.store.StoreCaptures;
@@ -161,7 +162,7 @@ public final class CaptureAnalysis implements AutoCloseable {
         if (readOnly) {
             StoreCaptures.shadowAnalysisTables(c);
         }
-        inTransaction(c, () -> {
+        Sql.inTransaction(c, () -> {
             StoreCaptures.deleteAnalysis(c, captureId, key.id());
             SqlStage.load(AnalysisStages.KEEP).run(c, parameters);
         });
@@ -172,7 +173,7 @@ public final class CaptureAnalysis implements AutoCloseable {
         try {
             // From the kept rows, as a replay reads them (docs/whatif.md): one reading of the events for both.
             CriticalPaths.keep(new KeptAnalysis(c, captureId, key.id()), stepSource.gpuAnchored(), HostSyncCalls.NAMES);
-            inTransaction(c, () -> {
+            Sql.inTransaction(c, () -> {
                 // Checked over the kept rows, as the report reads them and as Spark assembles them (docs/spark.md):
                 // one definition of each rule.
                 List<Warning> all = StoredAnalysis.checked(c, scope, key.id(), stepSource, key.thresholds()).warnings();
@@ -187,29 +188,6 @@ public final class CaptureAnalysis implements AutoCloseable {
             }
             throw e;
         }
-    }
-
-    /** Runs {@code work} in a transaction of {@code c}'s, committed, or rolled back if it fails. */
-    private static void inTransaction(Connection c, Store.Work work) throws SQLException {
-        c.setAutoCommit(false);
-        try {
-            work.run();
-            c.commit();
-        } catch (SQLException | RuntimeException e) {
-            // A commit that failed (a full disk) has ended the transaction: the rollback's own failure must not hide why.
-            try {
-                c.rollback();
-            } catch (SQLException r) {
-                e.addSuppressed(r);
-            }
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException r) {
-                e.addSuppressed(r);
-            }
-            throw e;
-        }
-        c.setAutoCommit(true);
     }
 
     /** Drops the working tables (the work database, or the temp tables with the connection) and closes it. */

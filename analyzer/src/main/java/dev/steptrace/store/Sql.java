@@ -17,6 +17,12 @@ public final class Sql {
         void row(ResultSet rs) throws SQLException;
     }
 
+    /** Statements run on a connection, as one unit ({@link #inTransaction}). */
+    @FunctionalInterface
+    public interface Work {
+        void run() throws SQLException;
+    }
+
     /** A name quoted as an SQL identifier (DuckDB's and SQLite's alike): any name, quotes included. */
     public static String identifier(String name) {
         return '"' + name.replace("\"", "\"\"") + '"';
@@ -81,6 +87,23 @@ public final class Sql {
             failure.addSuppressed(e);
         }
         return failure;
+    }
+
+    /**
+     * Runs {@code work} in a transaction of {@code c}'s and commits it; a failure, the commit's included, {@link
+     * #abandon abandons} it. The connection is in auto-commit mode again either way.
+     */
+    public static void inTransaction(Connection c, Work work) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            work.run();
+            c.commit();
+        } catch (SQLException e) {
+            throw abandon(c, e);
+        } catch (RuntimeException e) {
+            throw abandon(c, e);
+        }
+        c.setAutoCommit(true);
     }
 
     /** Strings as a SQL list for {@code IN}: {@code ('a', 'b')}, quotes doubled. */

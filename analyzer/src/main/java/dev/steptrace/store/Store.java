@@ -73,18 +73,12 @@ public final class Store implements AutoCloseable {
         return System.getenv().getOrDefault(MEMORY_LIMIT_VARIABLE, "512MB");
     }
 
-    /** Work over a store's connection, which may fail as SQL does ({@link #withMemoryLimitScaled}). */
-    @FunctionalInterface
-    public interface Work {
-        void run() throws SQLException;
-    }
-
     /**
      * Runs {@code work} on a store's connection with DuckDB's memory limit (its database's, every connection's) at
      * {@code factor} times the one stores are opened with ({@link #memoryLimit}), then sets that back; with the limit
      * as it is where that is not a size of the form {@code 512MB}.
      */
-    public static void withMemoryLimitScaled(Connection c, double factor, Work work) throws SQLException {
+    public static void withMemoryLimitScaled(Connection c, double factor, Sql.Work work) throws SQLException {
         String limit = memoryLimit();
         String scaled = scaled(limit, factor);
         if (scaled == null) {
@@ -306,8 +300,7 @@ public final class Store implements AutoCloseable {
                 }
                 return;
             }
-            connection.setAutoCommit(false);
-            try {
+            Sql.inTransaction(connection, () -> {
                 if ("6".equals(version)) {
                     s.execute("ALTER TABLE files ADD COLUMN file_stat VARCHAR");
                 }
@@ -319,11 +312,7 @@ public final class Store implements AutoCloseable {
                     s.execute("INSERT INTO store_info VALUES ('schema_version', '" + SCHEMA_VERSION + "')");
                 }
                 s.execute(resource("views.sql"));
-                connection.commit();
-            } catch (SQLException e) {
-                throw Sql.abandon(connection, e);
-            }
-            connection.setAutoCommit(true);
+            });
         }
     }
 
