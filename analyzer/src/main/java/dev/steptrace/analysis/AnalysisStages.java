@@ -77,6 +77,7 @@ final class AnalysisStages {
             stage("43-cross-rank-results"),
             stage("50-overlap"),
             stage("60-host-bound"),
+            stage("61-replay-latencies"),
             // Each step's window cut into the parts of its time (docs/reports.md, "Step time"); the store's view
             // step_time_parts splits the collectives' waits off.
             stage("65-step-time", r -> Map.of("gpu_anchored", r.source.gpuAnchored(), "host_syncs", HostSyncCalls.NAMES)),

@@ -48,6 +48,8 @@ import java.util.Map;
  *       others' wait</td><td>{@code collective_arrivals}</td></tr>
  *   <tr><td>{@code t_launch_delays}</td><td>per file, phase and category: eager launch delays (ns)</td>
  *       <td>{@code launch_delays}</td></tr>
+ *   <tr><td>{@code t_replay_latencies}</td><td>per file: the launch latency and stream gap the replay takes as
+ *       "at once" (ns)</td><td>{@code replay_latencies}</td></tr>
  *   <tr><td>{@code t_graph_replays}</td><td>CUDA graph replays: GPU window, gap since the previous one (ns)</td>
  *       <td>{@code graph_replays}</td></tr>
  *   <tr><td>{@code t_kernel_work}</td><td>kernels with known work: FLOPs, bytes ({@link ShapeWork}, stage {@code 71-kernel-work})</td>

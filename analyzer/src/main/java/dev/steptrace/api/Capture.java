@@ -50,8 +50,8 @@ import tech.tablesaw.api.Table;
  *
  * <p>The analysis lives in the store's analysis tables (docs/schema.md, "The analysis": {@code steps},
  * {@code step_metrics}, {@code step_categories}, {@code step_kernels}, {@code kernel_classes},
- * {@code collective_instances}, {@code collective_arrivals}, {@code launch_delays}, {@code graph_replays},
- * {@code kernel_work}, {@code op_shape_calls}...), under this capture's id and analysis key:
+ * {@code collective_instances}, {@code collective_arrivals}, {@code launch_delays}, {@code replay_latencies},
+ * {@code graph_replays}, {@code kernel_work}, {@code op_shape_calls}...), under this capture's id and analysis key:
  * {@link #sql} runs on the store, and {@link #where()} is the condition that selects this capture's rows
  * ({@code capture_id = 2 AND analysis_key = 'default'}).
  */

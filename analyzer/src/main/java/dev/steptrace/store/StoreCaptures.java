@@ -24,7 +24,7 @@ public final class StoreCaptures {
     public static final List<String> ANALYSIS_TABLES = List.of("analyses", "steps", "step_metrics", "step_times",
             "step_time_base", "critical_path_base", "host_syncs", "idle_cpu_ops", "step_categories",
             "step_kernels", "kernel_classes", "context_ops", "kernel_contexts", "step_compile_events", "collective_instances", "collective_arrivals", "rank_devices",
-            "launch_delays", "graph_replays", "kernel_work", "op_shape_calls", "file_checks", "analysis_warnings");
+            "launch_delays", "replay_latencies", "graph_replays", "kernel_work", "op_shape_calls", "file_checks", "analysis_warnings");
 
     private StoreCaptures() {}
 

@@ -43,20 +43,26 @@ public final class CriticalPaths {
      * a run of steps at a time.
      */
     public static void keep(KeptAnalysis a, boolean gpuAnchored, List<String> hostSyncs) throws SQLException {
+        keep(a, gpuAnchored, hostSyncs, WhatIf.CHUNK_OPS);
+    }
+
+    /** {@link #keep}, each rank's steps replayed in runs of at most {@code runOps} GPU operations. */
+    static void keep(KeptAnalysis a, boolean gpuAnchored, List<String> hostSyncs, long runOps) throws SQLException {
         Connection c = a.connection();
         // The walk holds a run's events and its graph on the Java heap, and reads each run once: DuckDB, left alone,
         // keeps what it read cached up to its whole limit beside that heap (at 16 x 2 GB, 1.16 GB peak RSS; 0.93 GB
         // at half the limit, as fast; docs/performance.md, "Why the code is as it is").
-        Store.withMemoryLimitScaled(c, 0.5, () -> appendEveryRank(a, gpuAnchored, hostSyncs));
+        Store.withMemoryLimitScaled(c, 0.5, () -> appendEveryRank(a, gpuAnchored, hostSyncs, runOps));
     }
 
-    private static void appendEveryRank(KeptAnalysis a, boolean gpuAnchored, List<String> hostSyncs) throws SQLException {
+    private static void appendEveryRank(KeptAnalysis a, boolean gpuAnchored, List<String> hostSyncs, long runOps)
+            throws SQLException {
         Connection c = a.connection();
         // The table this connection reads by that name: a read-only store's temp copy ahead of the store's own.
         String[] at = Sql.tableLocation(c, TABLE);
         try (DuckDBAppender out = c.unwrap(DuckDBConnection.class).createAppender(at[0], at[1], TABLE)) {
             for (RankEvents rank : RankEvents.windows(a)) {
-                for (int[] chunk : RankEvents.chunks(List.of(rank), WhatIf.CHUNK_OPS)) {
+                for (int[] chunk : RankEvents.chunks(List.of(rank), runOps)) {
                     RankEvents e = rank.slice(chunk[0], chunk[1]);
                     e.load(a, hostSyncs, StepSource.GRAPH_LAUNCHES, false);
                     List<Map.Entry<RankEvents.Window, Map<PathPart, Map<Long, Long>>>> rows = new ArrayList<>();

@@ -25,6 +25,9 @@ final class RankEvents {
 
     final int fileId;
     final int rank;
+    /** The rank's launch latency and GPU gap between queued operations, taken as "at once" (replay_latencies). */
+    final long launchLatencyNs;
+    final long streamGapNs;
 
     // GPU operations, in start order
     int ops;
@@ -65,9 +68,12 @@ final class RankEvents {
     record Window(int step, String phase, int phaseIndex, long start, long end, long cpuStart, long cpuEnd,
                   Long gpuStart, long ops) {}
 
-    private RankEvents(int fileId, int rank, List<Window> windows, int first, int last, Map<Integer, String> names) {
+    private RankEvents(int fileId, int rank, long launchLatencyNs, long streamGapNs, List<Window> windows, int first,
+                       int last, Map<Integer, String> names) {
         this.fileId = fileId;
         this.rank = rank;
+        this.launchLatencyNs = launchLatencyNs;
+        this.streamGapNs = streamGapNs;
         this.windows = windows;
         this.first = first;
         this.last = last;
@@ -77,17 +83,20 @@ final class RankEvents {
     /** Every rank of a kept analysis with all its windows, no events loaded: what {@link #slice} cuts runs from. */
     static List<RankEvents> windows(KeptAnalysis a) throws SQLException {
         Map<Integer, List<Window>> byFile = new LinkedHashMap<>();
-        Map<Integer, Integer> ranks = new HashMap<>();
+        Map<Integer, long[]> ranks = new HashMap<>();
         a.query("replay-steps", Map.of(), rs -> {
             int fileId = rs.getInt(1);
-            ranks.put(fileId, rs.getInt(2));
+            ranks.put(fileId, new long[] {rs.getInt(2), rs.getLong(12), rs.getLong(13)});
             long gpu = rs.getLong(10);
             Long gpuStart = rs.wasNull() ? null : gpu;
             byFile.computeIfAbsent(fileId, f -> new ArrayList<>()).add(new Window(rs.getInt(3), rs.getString(4),
                     rs.getInt(5), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getLong(9), gpuStart, rs.getLong(11)));
         });
         List<RankEvents> out = new ArrayList<>();
-        byFile.forEach((file, w) -> out.add(new RankEvents(file, ranks.get(file), w, 0, w.size(), new HashMap<>())));
+        byFile.forEach((file, w) -> {
+            long[] r = ranks.get(file);
+            out.add(new RankEvents(file, (int) r[0], r[1], r[2], w, 0, w.size(), new HashMap<>()));
+        });
         return out;
     }
 
@@ -128,8 +137,8 @@ final class RankEvents {
         }
         int lo = Math.max(0, from - 1);
         int hi = Math.min(windows.size(), to + 1);
-        return new RankEvents(fileId, rank, windows.subList(lo, hi), from - lo, Math.min(to, windows.size()) - lo,
-                names);
+        return new RankEvents(fileId, rank, launchLatencyNs, streamGapNs, windows.subList(lo, hi), from - lo,
+                Math.min(to, windows.size()) - lo, names);
     }
 
     /**

@@ -16,9 +16,6 @@ import java.util.Map;
  * durations, and with no change gives back the capture's own times.
  */
 final class Replay {
-    /** A launch's latency and a stream's gap seen as "at once" when nothing else in the trace says. */
-    private static final long DEFAULT_LATENCY_NS = 5_000;
-    private static final long DEFAULT_STREAM_GAP_NS = 1_000;
     /** An operation starting within this of another stream's operation's end, and of nothing else, follows it. */
     private static final long CROSS_STREAM_NS = 5_000;
     /**
@@ -108,8 +105,8 @@ final class Replay {
                 prev[k] = p == null || e.opEnd(p) > e.opStart[k] + ROUNDING_NS ? -1 : p;
                 cross[k] = -1;
             }
-            long latencyNs = percentile(launchLatencies(), 0.1, DEFAULT_LATENCY_NS);
-            long gapNs = percentile(streamGaps(latencyNs), 0.1, DEFAULT_STREAM_GAP_NS);
+            long latencyNs = e.launchLatencyNs;
+            long gapNs = e.streamGapNs;
             // Which constraint set each op's start: the one with the least slack. The binding one keeps its gap
             // exactly, the others at most their gap, so that a replay without changes gives the capture back.
             long[] ends = new long[e.ops];
@@ -182,38 +179,6 @@ final class Replay {
             return java.util.stream.IntStream.range(0, e.ops).filter(k -> launch[k] >= 0).boxed()
                     .sorted((a, b) -> Long.compare(e.cpuStart[launch[a]], e.cpuStart[launch[b]]))
                     .mapToInt(Integer::intValue).toArray();
-        }
-
-        /** Launch to start of ops whose stream was free when they were launched: the launch latency alone. */
-        private long[] launchLatencies() {
-            long[] out = new long[e.ops];
-            int n = 0;
-            for (int k = 0; k < e.ops; k++) {
-                if (launch[k] >= 0 && (prev[k] < 0 || e.opEnd(prev[k]) < e.cpuStart[launch[k]])) {
-                    out[n++] = e.opStart[k] - e.cpuStart[launch[k]];
-                }
-            }
-            return Arrays.copyOf(out, n);
-        }
-
-        /** Gaps after the stream's previous op of ops queued behind it: the GPU's own gap between kernels. */
-        private long[] streamGaps(long latencyNs) {
-            long[] out = new long[e.ops];
-            int n = 0;
-            for (int k = 0; k < e.ops; k++) {
-                if (prev[k] >= 0 && (launch[k] < 0 || e.cpuStart[launch[k]] + latencyNs <= e.opEnd(prev[k]))) {
-                    out[n++] = Math.max(0, e.opStart[k] - e.opEnd(prev[k]));
-                }
-            }
-            return Arrays.copyOf(out, n);
-        }
-
-        private static long percentile(long[] v, double q, long fallback) {
-            if (v.length == 0) {
-                return fallback;
-            }
-            Arrays.sort(v);
-            return Math.max(0, v[(int) Math.floor(q * (v.length - 1))]);
         }
     }
 

@@ -6,12 +6,12 @@
 -- Parameters (DuckDB variables): capture_id, analysis_key, step_source
 -- Reads:  names (store); t_steps, t_step_metrics, t_step_waits, t_step_overlap, t_step_host,
 --         t_step_categories, t_step_names, t_classes, t_ops_core, t_collectives, t_devices,
---         t_collective_arrivals, t_launch_delays, t_graph_replays, t_kernel_work, t_launch_ops,
+--         t_collective_arrivals, t_launch_delays, t_replay_latencies, t_graph_replays, t_kernel_work, t_launch_ops,
 --         t_file_checks, t_step_times, t_step_parts_by_category, t_host_syncs, t_idle_cpu_ops, t_kernel_contexts,
 --         t_step_compile_events
 -- Writes: steps, step_metrics, step_times, step_time_base, host_syncs, idle_cpu_ops,
 --         step_categories, step_kernels, kernel_classes, context_ops, kernel_contexts, step_compile_events, collective_instances, rank_devices,
---         collective_arrivals, launch_delays, graph_replays, kernel_work, op_shape_calls, file_checks
+--         collective_arrivals, launch_delays, replay_latencies, graph_replays, kernel_work, op_shape_calls, file_checks
 --         (store)
 -- Portability: getvariable, USING joins, GROUP BY ALL and :: casts are DuckDB's.
 
@@ -95,6 +95,11 @@ FROM t_collective_arrivals;
 INSERT INTO launch_delays
 SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, file_id, rank, phase, category, ops, mean_ns, median_ns, p90_ns
 FROM t_launch_delays;
+
+INSERT INTO replay_latencies
+SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, file_id, rank, launch_latency_ns, launch_samples,
+       stream_gap_ns, stream_gap_samples
+FROM t_replay_latencies;
 
 INSERT INTO graph_replays
 SELECT getvariable('capture_id')::INTEGER, getvariable('analysis_key')::VARCHAR, file_id, rank, step, phase, correlation, start_ns, end_ns, gap_ns

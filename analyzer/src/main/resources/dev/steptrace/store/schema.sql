@@ -503,6 +503,19 @@ CREATE TABLE IF NOT EXISTS launch_delays (
     p90_ns       DOUBLE
 );
 
+-- Per file, the launch latency and the GPU's gap between queued operations that the replay takes as "at once"
+-- (stage 61-replay-latencies; docs/whatif.md, "The model").
+CREATE TABLE IF NOT EXISTS replay_latencies (
+    capture_id         INTEGER NOT NULL,
+    analysis_key       VARCHAR NOT NULL,
+    file_id            INTEGER NOT NULL,
+    rank               INTEGER,
+    launch_latency_ns  BIGINT NOT NULL,     -- 10th percentile of launch call to start, streams free at launch (5000: none)
+    launch_samples     BIGINT NOT NULL,     -- the operations it is over
+    stream_gap_ns      BIGINT NOT NULL,     -- 10th percentile of the gap after the stream's previous operation, queued behind it (1000: none)
+    stream_gap_samples BIGINT NOT NULL
+);
+
 -- Every CUDA graph replay with kernels in a step: its GPU window and the gap since the previous one.
 CREATE TABLE IF NOT EXISTS graph_replays (
     capture_id   INTEGER NOT NULL,

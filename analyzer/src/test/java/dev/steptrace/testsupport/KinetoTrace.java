@@ -36,8 +36,13 @@ public final class KinetoTrace {
 
     /** A kernel on {@code stream} from {@code ts}, {@code dur} long, launched by a cudaLaunchKernel at {@code ts - 5}. */
     public KinetoTrace kernel(String name, int stream, double ts, double dur) {
+        return kernel(name, stream, ts, dur, ts - 5);
+    }
+
+    /** A kernel on {@code stream} from {@code ts}, {@code dur} long, launched by a cudaLaunchKernel at {@code launchTs}. */
+    public KinetoTrace kernel(String name, int stream, double ts, double dur, double launchTs) {
         int corr = ++correlation;
-        launch("cudaLaunchKernel", ts - 5, corr);
+        launch("cudaLaunchKernel", launchTs, corr);
         gpu(name, stream, ts, dur, corr);
         return this;
     }
