@@ -61,6 +61,12 @@ public final class KeptAnalysisDiff {
                 }
                 String rowsA = rows(c, "a", table);
                 String rowsB = rows(c, "b", table);
+                // a table one build does not have (added or dropped): every row of the other's differs
+                if (rowsA == null || rowsB == null) {
+                    long n = Sql.count(c, "SELECT count(*) FROM (" + (rowsA == null ? rowsB : rowsA) + ")");
+                    out.add(rowsA == null ? new Table(table, 0, n, 0, n) : new Table(table, n, 0, n, 0));
+                    continue;
+                }
                 out.add(new Table(table, Sql.count(c, "SELECT count(*) FROM (" + rowsA + ")"),
                         Sql.count(c, "SELECT count(*) FROM (" + rowsB + ")"),
                         Sql.count(c, "SELECT count(*) FROM (" + rowsA + " EXCEPT ALL " + rowsB + ")"),
@@ -70,7 +76,7 @@ public final class KeptAnalysisDiff {
         }
     }
 
-    /** A table's rows with its file and capture ids as paths (and names), in column order. */
+    /** A table's rows with its file and capture ids as paths (and names), in column order; null: no such table. */
     private static String rows(Connection c, String db, String table) throws SQLException {
         Map<String, String> columns = new LinkedHashMap<>();
         for (String col : Sql.strings(c, "SELECT column_name FROM duckdb_columns() WHERE database_name = '" + db
@@ -81,6 +87,9 @@ public final class KeptAnalysisDiff {
                         + col + ")";
                 default -> "t." + Sql.identifier(col);
             });
+        }
+        if (columns.isEmpty()) {
+            return null;
         }
         return "SELECT " + String.join(", ", columns.values()) + " FROM " + db + ".main." + Sql.identifier(table) + " t";
     }
