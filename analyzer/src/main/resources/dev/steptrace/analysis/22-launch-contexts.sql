@@ -55,15 +55,18 @@ WITH ev AS (
     UNION ALL
     SELECT file_id, pid, tid, layer, end_ns, -1, 0, NULL, NULL, NULL FROM h_ctx_ranges WHERE in_batch(file_id)
 ), counted AS (
-    SELECT *, sum(delta) OVER w AS depth, row_number() OVER w AS seq
+    SELECT *, sum(delta) OVER w AS depth, lead(at_ns) OVER w AS next_at
     FROM ev WINDOW w AS (PARTITION BY file_id, pid, tid, layer ORDER BY at_ns, delta, len DESC, external_id, name_id
                          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ), levels AS (
-    SELECT file_id, pid, tid, layer, at_ns, arg_max(depth, seq) AS depth FROM counted GROUP BY ALL
+    -- the depth after the last event at each time, found in the window's own order (no grouping of the events)
+    SELECT file_id, pid, tid, layer, at_ns, depth FROM counted WHERE next_at IS DISTINCT FROM at_ns
 ), starts AS (
     SELECT file_id, pid, tid, layer, depth, at_ns, end_ns, name_id FROM counted WHERE delta = 1
 ), asked AS (
-    SELECT l.*, y.layer FROM h_ctx_launches l CROSS JOIN (VALUES ('op'), ('annotation'), ('module')) y(layer)
+    -- each launch asked of the layers its thread has ranges of (most threads have no annotations or modules)
+    SELECT l.*, y.layer FROM h_ctx_launches l
+    JOIN (SELECT DISTINCT file_id, pid, tid, layer FROM h_ctx_ranges WHERE in_batch(file_id)) y USING (file_id, pid, tid)
     WHERE in_batch(l.file_id)
 ), depths AS (
     SELECT a.file_id, a.correlation, a.pid, a.tid, a.layer, a.at_ns, v.depth
