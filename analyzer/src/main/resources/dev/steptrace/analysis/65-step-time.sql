@@ -182,10 +182,12 @@ WITH calls AS (
     ASOF JOIN t_step_times w ON w.file_id = l.file_id AND l.ts_ns >= w.start_ns
     WHERE list_contains(getvariable('host_syncs'), n.name) AND l.ts_ns < w.end_ns AND in_batch(l.file_id)
 ), issued AS (
-    -- the innermost CPU op around the call: Kineto gives a runtime call its op's external id
+    -- the innermost CPU op around the call: Kineto gives a runtime call its op's external id. The batch's ops
+    -- alone: the join does not carry the calls' batch to them, and each batch would read every file's ops.
     SELECT c.file_id, c.step, c.ts_ns, c.dur_ns, c.name_id, c.call, any_value(o.name_id) AS op_name_id
     FROM calls c
-    LEFT JOIN cpu_ops o ON o.file_id = c.file_id AND o.external_id = c.external_id AND o.kind = 'cpu_op'
+    LEFT JOIN (SELECT file_id, external_id, name_id FROM cpu_ops WHERE kind = 'cpu_op' AND in_batch(file_id)) o
+      ON o.file_id = c.file_id AND o.external_id = c.external_id
     GROUP BY ALL
 ), caused AS (
     SELECT file_id, sync_ts, sync_name_id, sum(e - s) AS idle_ns
