@@ -80,13 +80,16 @@ final class RankEvents {
         this.names = names;
     }
 
+    /** What a file's steps say of its rank: its number, launch latency and stream gap. */
+    private record Rank(int rank, long launchLatencyNs, long streamGapNs) {}
+
     /** Every rank of a kept analysis with all its windows, no events loaded: what {@link #slice} cuts runs from. */
     static List<RankEvents> windows(KeptAnalysis a) throws SQLException {
         Map<Integer, List<Window>> byFile = new LinkedHashMap<>();
-        Map<Integer, long[]> ranks = new HashMap<>();
+        Map<Integer, Rank> ranks = new HashMap<>();
         a.query("replay-steps", Map.of(), rs -> {
             int fileId = rs.getInt(1);
-            ranks.put(fileId, new long[] {rs.getInt(2), rs.getLong(12), rs.getLong(13)});
+            ranks.put(fileId, new Rank(rs.getInt(2), rs.getLong(12), rs.getLong(13)));
             long gpu = rs.getLong(10);
             Long gpuStart = rs.wasNull() ? null : gpu;
             byFile.computeIfAbsent(fileId, f -> new ArrayList<>()).add(new Window(rs.getInt(3), rs.getString(4),
@@ -94,8 +97,9 @@ final class RankEvents {
         });
         List<RankEvents> out = new ArrayList<>();
         byFile.forEach((file, w) -> {
-            long[] r = ranks.get(file);
-            out.add(new RankEvents(file, (int) r[0], r[1], r[2], w, 0, w.size(), new HashMap<>()));
+            Rank r = ranks.get(file);
+            out.add(new RankEvents(file, r.rank(), r.launchLatencyNs(), r.streamGapNs(), w, 0, w.size(),
+                    new HashMap<>()));
         });
         return out;
     }
