@@ -4,6 +4,7 @@ import dev.steptrace.common.StepSource;
 import dev.steptrace.ingest.Importer;
 import dev.steptrace.ingest.Importers;
 import dev.steptrace.roofline.WorkModels;
+import dev.steptrace.whatif.CriticalPaths;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -77,7 +78,7 @@ final class AnalysisStages {
             stage("43-cross-rank-results"),
             stage("50-overlap"),
             stage("60-host-bound"),
-            stage("61-replay-latencies"),
+            stage("61-replay-latencies", r -> Map.of("rounding_ns", CriticalPaths.STREAM_ROUNDING_NS)),
             // Each step's window cut into the parts of its time (docs/reports.md, "Step time"); the store's view
             // step_time_parts splits the collectives' waits off.
             stage("65-step-time", r -> Map.of("gpu_anchored", r.source.gpuAnchored(), "host_syncs", HostSyncCalls.NAMES)),

@@ -33,6 +33,11 @@ public final class CriticalPaths {
      * to 0.92-0.95 GiB. A step's path is the same in runs of any size (docs/whatif.md, "Assumptions").
      */
     private static final long RUN_OPS = 100_000;
+    /**
+     * How much a stream's consecutive operations may overlap and still follow one another, for the analysis's
+     * estimate of the gap between them (stage {@code 61-replay-latencies}): the replay's own rule.
+     */
+    public static final long STREAM_ROUNDING_NS = Replay.ROUNDING_NS;
 
     private CriticalPaths() {}
 

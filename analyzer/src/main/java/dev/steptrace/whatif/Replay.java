@@ -22,7 +22,7 @@ final class Replay {
      * Consecutive operations of a stream may overlap by this much in a trace (microsecond timestamps rounded on
      * both ends): the later still follows the earlier, at its recorded (negative) gap.
      */
-    private static final long ROUNDING_NS = 1_000;
+    static final long ROUNDING_NS = 1_000;
 
     final List<RankEvents> ranks;
     final Model[] models;

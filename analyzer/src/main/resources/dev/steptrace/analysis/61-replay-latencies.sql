@@ -9,13 +9,14 @@
 --     overlap), over the operations queued behind it: unlaunched, or launched at least the launch latency
 --     before the previous one ended.
 -- A stream's previous operation is the one before in (start, correlation) order, unless it ended more than
--- 1 µs after this one started (timestamps rounded to microseconds let queued operations overlap by that
--- much; more is a clock quirk, and the operation follows nothing on its stream). Without samples: 5 µs and
--- 1 µs, "at once" in a trace that does not say.
+-- rounding_ns after this one started (timestamps rounded to microseconds let queued operations overlap by that
+-- much; more is a clock quirk, and the operation follows nothing on its stream), as the replay links them.
+-- Without samples: 5 µs and 1 µs, "at once" in a trace that does not say.
+-- Parameters (DuckDB variables): rounding_ns (CriticalPaths.STREAM_ROUNDING_NS)
 -- Reads:  t_ops_core (its launch_ns: the correlation's first launch call, stage 19), t_files
 -- Writes: t_replay_latencies(file_id, rank, launch_latency_ns, launch_samples, stream_gap_ns, stream_gap_samples)
 -- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
--- Portability: quantile_disc and greatest are DuckDB's.
+-- Portability: getvariable, quantile_disc and greatest are DuckDB's.
 
 CREATE OR REPLACE TEMP TABLE t_replay_latencies AS
 WITH ordered AS (
@@ -23,7 +24,7 @@ WITH ordered AS (
            lag(ts_ns + dur_ns) OVER (PARTITION BY file_id, stream ORDER BY ts_ns, correlation) AS prev_end
     FROM t_ops_core WHERE in_batch(file_id)
 ), queued AS (
-    SELECT file_id, ts_ns, launch_ns, CASE WHEN prev_end <= ts_ns + 1000 THEN prev_end END AS prev_end
+    SELECT file_id, ts_ns, launch_ns, CASE WHEN prev_end <= ts_ns + getvariable('rounding_ns') THEN prev_end END AS prev_end
     FROM ordered
 ), latency AS (
     SELECT file_id, quantile_disc(ts_ns - launch_ns, 0.1) AS launch_latency_ns, count(*) AS samples
