@@ -23,7 +23,8 @@ import java.util.TreeMap;
  * <ul>
  *   <li><b>Launching op, annotation, module.</b> A rule with {@code op:} / {@code within:} gives its class to an
  *       operation whose launch call an op, annotation or nn.Module range of those names encloses (stages
- *       {@code 22-launch-contexts}, which also keeps what encloses each launch, and {@code 22-launch-rules}).</li>
+ *       {@code 22-launch-contexts} with {@link LaunchContexts}, which also keep what encloses each launch, and
+ *       {@code 22-launch-rules}).</li>
  *   <li><b>MoE block.</b> A kernel whose name a {@code context: moe_block} rule matches (torch's softmax,
  *       top-k and sort kernels) takes that rule's class when the next GEMM on its stream, in its step, is
  *       an MoE GEMM: it runs between the router GEMM and the expert GEMMs. Elsewhere (a dense model, a
@@ -48,6 +49,7 @@ final class ContextClasses {
     static void refine(Connection c, Taxonomy taxonomy) throws SQLException {
         SqlStage.run(c, "22-context-classes");
         SqlStage.run(c, "22-launch-contexts");
+        LaunchContexts.find(c);
         if (taxonomy.hasLaunchRules() && launchRules(c, taxonomy)) {
             SqlStage.run(c, "22-launch-rules");
         }

@@ -210,7 +210,7 @@ public final class SqlStage {
         // the variables are reset on another, so that the failure itself is what the caller sees.
         Throwable failure = null;
         try (Statement s = c.createStatement()) {
-            List<long[]> batches = batches(s);
+            List<long[]> batches = batches(c);
             if (batches.size() < 2) {
                 s.execute(made);
                 return;
@@ -240,9 +240,9 @@ public final class SqlStage {
     }
 
     /** The batches as [first file id, last file id]: stage 00's file_batches, else each file of t_files alone. */
-    private static List<long[]> batches(Statement s) throws SQLException {
+    static List<long[]> batches(Connection c) throws SQLException {
         List<long[]> batches = new ArrayList<>();
-        try (ResultSet rs = s.executeQuery("SELECT b[1], b[2] FROM (SELECT unnest(coalesce(getvariable('file_batches'),"
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT b[1], b[2] FROM (SELECT unnest(coalesce(getvariable('file_batches'),"
                 + " (SELECT list([file_id, file_id] ORDER BY file_id) FROM t_files))) AS b) ORDER BY 1")) {
             while (rs.next()) {
                 batches.add(new long[] {rs.getLong(1), rs.getLong(2)});

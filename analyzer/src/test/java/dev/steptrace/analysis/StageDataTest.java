@@ -44,7 +44,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * stage NN-name [p=v ...]         runs a stage file, with named parameters (an integer, a number
  *                                 written with a decimal point, true or false, NULL, a string, or a
  *                                 list of such a,b; a list of one is written a,);
- *                                 "stage cross-rank" creates the views of cross-rank.sql
+ *                                 "stage cross-rank" creates the views of cross-rank.sql;
+ *                                 "stage launch-contexts" runs LaunchContexts, the Java part of stage 22
  *
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
  * ----                            the end of the file (the query orders them)
@@ -101,6 +102,8 @@ class StageDataTest {
                     List<String> words = tokens(line.substring(6));
                     if (words.get(0).equals("cross-rank")) {
                         ViewScript.CROSS_RANK.create(c);
+                    } else if (words.get(0).equals("launch-contexts")) {
+                        LaunchContexts.find(c);
                     } else if (words.get(0).equals("macros")) {
                         SqlStage.defineMacros(c);
                     } else {

@@ -1,0 +1,183 @@
+package dev.steptrace.analysis;
+
+import dev.steptrace.store.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Arrays;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * What encloses each correlation's launch call on its thread (docs/taxonomy.md, "Classes from the launching op"):
+ * the innermost CPU op, user annotation and nn.Module range open at the call's start, into {@code t_launch_contexts}
+ * (one row per correlation; NULL where nothing of a layer encloses it). Stage {@code 22-launch-contexts} makes the
+ * table and its inputs, the launches {@code h_ctx_launches} and the launching threads' ranges {@code h_ctx_ranges};
+ * this class fills it, a batch of files at a time (SqlStage's batches), with one pass over the batch's ranges and
+ * launches in time order. In SQL the same answer took a window over every range's start and end and two ASOF joins,
+ * each a sort of the batch: 3x the time of this pass with its two sorted reads (docs/performance.md).
+ *
+ * <p>Per thread and layer the pass keeps the depth (ranges started less ranges ended, an end at a time before a start
+ * at that time, so that back-to-back ranges do not nest), and, for each depth, the range that last started at it.
+ * The innermost range open at a call is the one that last started at the depth open then, if it has not ended: of
+ * ranges that nest, a later start at that depth would have closed it; ranges that do not nest (a trace's clock
+ * rounding) get the same answer as the depth says. Ranges with no length enclose nothing and are not read. Of ranges
+ * with the same start, the longer is the outer; of two with the same start and end, the one with the lower external
+ * id, as an op gets its id when it starts, before the ops it calls.
+ */
+final class LaunchContexts {
+    static final String TABLE = "t_launch_contexts";
+    /** The layers, in the order of the table's columns after the correlation. */
+    private static final String LAYERS = "CASE layer WHEN 'op' THEN 0 WHEN 'annotation' THEN 1 ELSE 2 END";
+    private static final String RANGES = "SELECT file_id, pid, tid, " + LAYERS + ", start_ns, end_ns, name_id"
+            + " FROM h_ctx_ranges WHERE file_id BETWEEN ? AND ? AND end_ns > start_ns"
+            + " ORDER BY file_id, pid, tid, start_ns, end_ns - start_ns DESC, external_id, name_id";
+    private static final String LAUNCHES = "SELECT file_id, pid, tid, at_ns, correlation FROM h_ctx_launches"
+            + " WHERE file_id BETWEEN ? AND ? ORDER BY file_id, pid, tid, at_ns";
+
+    private LaunchContexts() {}
+
+    /** Fills {@code t_launch_contexts}, made empty by stage 22-launch-contexts, from its helper tables. */
+    static void find(Connection c) throws SQLException {
+        String[] at = Sql.tableLocation(c, TABLE);
+        String work = WorkDatabase.of(c);
+        try (PreparedStatement ranges = c.prepareStatement(RANGES);
+             PreparedStatement launches = c.prepareStatement(LAUNCHES)) {
+            for (long[] batch : SqlStage.batches(c)) {
+                for (PreparedStatement p : new PreparedStatement[] {ranges, launches}) {
+                    p.setLong(1, batch[0]);
+                    p.setLong(2, batch[1]);
+                }
+                try (ResultSet r = ranges.executeQuery(); ResultSet l = launches.executeQuery();
+                     DuckDBAppender out = c.unwrap(DuckDBConnection.class).createAppender(at[0], at[1], TABLE)) {
+                    sweep(r, l, out);
+                }
+                // as SqlStage does after each batch: the rows compressed while they are in memory
+                if (work != null) {
+                    WorkDatabase.checkpoint(c, work);
+                }
+            }
+        }
+    }
+
+    /** One batch: its ranges and launches, each in their query's order. */
+    private static void sweep(ResultSet ranges, ResultSet launches, DuckDBAppender out) throws SQLException {
+        Layer[] layers = {new Layer(), new Layer(), new Layer()};
+        ThreadKey thread = null;
+        boolean more = ranges.next();
+        while (launches.next()) {
+            ThreadKey t = new ThreadKey(launches.getInt(1), launches.getLong(2), launches.getLong(3));
+            long atNs = launches.getLong(4);
+            if (!t.equals(thread)) {
+                thread = t;
+                for (Layer y : layers) {
+                    y.clear();
+                }
+                while (more && ThreadKey.of(ranges).compareTo(t) < 0) {
+                    more = ranges.next();
+                }
+            }
+            while (more && ranges.getLong(5) <= atNs && ThreadKey.of(ranges).equals(t)) {
+                layers[ranges.getInt(4)].start(ranges.getLong(5), ranges.getLong(6), ranges.getInt(7));
+                more = ranges.next();
+            }
+            out.beginRow();
+            out.append(t.fileId);
+            out.append(launches.getLong(5));
+            for (Layer y : layers) {
+                int name = y.innermostAt(atNs);
+                if (name < 0) {
+                    out.appendNull();
+                } else {
+                    out.append(name);
+                }
+            }
+            out.endRow();
+        }
+    }
+
+    private record ThreadKey(int fileId, long pid, long tid) implements Comparable<ThreadKey> {
+        static ThreadKey of(ResultSet ranges) throws SQLException {
+            return new ThreadKey(ranges.getInt(1), ranges.getLong(2), ranges.getLong(3));
+        }
+
+        @Override
+        public int compareTo(ThreadKey o) {
+            int f = Integer.compare(fileId, o.fileId);
+            if (f != 0) {
+                return f;
+            }
+            int p = Long.compare(pid, o.pid);
+            return p != 0 ? p : Long.compare(tid, o.tid);
+        }
+    }
+
+    /** One layer of one thread's ranges, swept in time order. */
+    private static final class Layer {
+        /** The ends of the ranges started and not yet ended: a binary min-heap of {@code open} entries. */
+        private long[] ends = new long[16];
+        private int open;
+        /** Per depth (1 up), the end and name of the range that last started at it. */
+        private long[] lastEnd = new long[16];
+        private int[] lastName = new int[16];
+
+        void clear() {
+            open = 0;
+        }
+
+        /** A range starting, after every range that starts before it. */
+        void start(long startNs, long endNs, int nameId) {
+            endUpTo(startNs);
+            int depth = open + 1;
+            if (depth >= lastEnd.length) {
+                lastEnd = Arrays.copyOf(lastEnd, 2 * depth);
+                lastName = Arrays.copyOf(lastName, 2 * depth);
+            }
+            lastEnd[depth] = endNs;
+            lastName[depth] = nameId;
+            push(endNs);
+        }
+
+        /** The name of the innermost range open at {@code atNs}, after every range that starts by then; -1: none. */
+        int innermostAt(long atNs) {
+            endUpTo(atNs);
+            return open > 0 && lastEnd[open] > atNs ? lastName[open] : -1;
+        }
+
+        private void endUpTo(long ns) {
+            while (open > 0 && ends[0] <= ns) {
+                ends[0] = ends[--open];
+                for (int i = 0; ; ) {
+                    int least = i;
+                    for (int k = 2 * i + 1; k <= 2 * i + 2 && k < open; k++) {
+                        if (ends[k] < ends[least]) {
+                            least = k;
+                        }
+                    }
+                    if (least == i) {
+                        break;
+                    }
+                    long e = ends[i];
+                    ends[i] = ends[least];
+                    ends[least] = e;
+                    i = least;
+                }
+            }
+        }
+
+        private void push(long endNs) {
+            if (open == ends.length) {
+                ends = Arrays.copyOf(ends, 2 * open);
+            }
+            int i = open++;
+            ends[i] = endNs;
+            while (i > 0 && ends[(i - 1) / 2] > ends[i]) {
+                long e = ends[i];
+                ends[i] = ends[(i - 1) / 2];
+                ends[(i - 1) / 2] = e;
+                i = (i - 1) / 2;
+            }
+        }
+    }
+}
