@@ -79,9 +79,14 @@ final class AnalysisStages {
             stage("50-overlap"),
             stage("60-host-bound"),
             stage("61-replay-latencies", r -> Map.of("rounding_ns", CriticalPaths.STREAM_ROUNDING_NS)),
-            // Each step's window cut into the parts of its time (docs/reports.md, "Step time"); the store's view
-            // step_time_parts splits the collectives' waits off.
-            stage("65-step-time", r -> Map.of("gpu_anchored", r.source.gpuAnchored(), "host_syncs", HostSyncCalls.NAMES)),
+            // Each step's window cut into the parts of its time (docs/reports.md, "Step time"; StepTimeParts), then what
+            // its idle time ran beside; the store's view step_time_parts splits the collectives' waits off.
+            java(r -> {
+                SqlStage.load("65-step-time").run(r.connection, Map.of("gpu_anchored", r.source.gpuAnchored(),
+                        "host_syncs", HostSyncCalls.NAMES));
+                StepTimeParts.cut(r.connection);
+                SqlStage.run(r.connection, "66-idle-causes");
+            }, "65-step-time", "66-idle-causes"),
             stage("70-launch-ops", r -> Map.of("work_ops", List.copyOf(new TreeSet<>(WorkModels.names())))),
             java(r -> ShapeWork.fill(r.connection)),
             stage("71-kernel-work"),

@@ -115,68 +115,38 @@ final class LaunchContexts {
 
     /** One layer of one thread's ranges, swept in time order. */
     private static final class Layer {
-        /** The ends of the ranges started and not yet ended: a binary min-heap of {@code open} entries. */
-        private long[] ends = new long[16];
-        private int open;
+        private final OpenEnds open = new OpenEnds();
         /** Per depth (1 up), the end and name of the range that last started at it. */
         private long[] lastEnd = new long[16];
         private int[] lastName = new int[16];
 
         void clear() {
-            open = 0;
+            open.clear();
         }
 
         /** A range starting, after every range that starts before it. */
         void start(long startNs, long endNs, int nameId) {
             endUpTo(startNs);
-            int depth = open + 1;
+            int depth = open.size() + 1;
             if (depth >= lastEnd.length) {
                 lastEnd = Arrays.copyOf(lastEnd, 2 * depth);
                 lastName = Arrays.copyOf(lastName, 2 * depth);
             }
             lastEnd[depth] = endNs;
             lastName[depth] = nameId;
-            push(endNs);
+            open.add(endNs);
         }
 
         /** The name of the innermost range open at {@code atNs}, after every range that starts by then; -1: none. */
         int innermostAt(long atNs) {
             endUpTo(atNs);
-            return open > 0 && lastEnd[open] > atNs ? lastName[open] : -1;
+            int depth = open.size();
+            return depth > 0 && lastEnd[depth] > atNs ? lastName[depth] : -1;
         }
 
         private void endUpTo(long ns) {
-            while (open > 0 && ends[0] <= ns) {
-                ends[0] = ends[--open];
-                for (int i = 0; ; ) {
-                    int least = i;
-                    for (int k = 2 * i + 1; k <= 2 * i + 2 && k < open; k++) {
-                        if (ends[k] < ends[least]) {
-                            least = k;
-                        }
-                    }
-                    if (least == i) {
-                        break;
-                    }
-                    long e = ends[i];
-                    ends[i] = ends[least];
-                    ends[least] = e;
-                    i = least;
-                }
-            }
-        }
-
-        private void push(long endNs) {
-            if (open == ends.length) {
-                ends = Arrays.copyOf(ends, 2 * open);
-            }
-            int i = open++;
-            ends[i] = endNs;
-            while (i > 0 && ends[(i - 1) / 2] > ends[i]) {
-                long e = ends[i];
-                ends[i] = ends[(i - 1) / 2];
-                ends[(i - 1) / 2] = e;
-                i = (i - 1) / 2;
+            while (open.first() <= ns) {
+                open.removeFirst();
             }
         }
     }

@@ -45,7 +45,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *                                 written with a decimal point, true or false, NULL, a string, or a
  *                                 list of such a,b; a list of one is written a,);
  *                                 "stage cross-rank" creates the views of cross-rank.sql;
- *                                 "stage launch-contexts" runs LaunchContexts, the Java part of stage 22
+ *                                 "stage launch-contexts" runs LaunchContexts, the Java part of stage 22;
+ *                                 "stage step-time-parts" runs StepTimeParts, that of stage 65
  *
  * query SELECT ...                the rows it gives, after ----, one a line, until a blank line or
  * ----                            the end of the file (the query orders them)
@@ -104,6 +105,8 @@ class StageDataTest {
                         ViewScript.CROSS_RANK.create(c);
                     } else if (words.get(0).equals("launch-contexts")) {
                         LaunchContexts.find(c);
+                    } else if (words.get(0).equals("step-time-parts")) {
+                        StepTimeParts.cut(c);
                     } else if (words.get(0).equals("macros")) {
                         SqlStage.defineMacros(c);
                     } else {

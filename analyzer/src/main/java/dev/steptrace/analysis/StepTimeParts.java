@@ -1,0 +1,339 @@
+package dev.steptrace.analysis;
+
+import dev.steptrace.store.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * Each step's window cut into the parts of its time (stage {@code 65-step-time}, whose header defines them; docs/reports.md,
+ * "Step time"): {@code t_step_parts_by_category}, and the idle moments inside windows, {@code h_idle_spans}, with the part
+ * each makes and the host-sync call that caused it. Stage 65 makes the windows ({@code t_step_times}), the host-sync calls
+ * ({@code h_sync_calls}) and the two tables empty; this class fills them, a batch of files at a time (SqlStage's batches),
+ * in one pass over each file's operations in time order. In SQL the same took a window over every operation's start and
+ * end and three joins of its rows, each a sort of the batch: 4x the time of this pass with its sorted reads
+ * (docs/performance.md).
+ *
+ * <p>The pass moves from one moment to the next where an operation starts or ends, a window starts or ends, or a step's
+ * GPU work starts or ends. At one moment operations start before others end, so back-to-back operations leave no gap.
+ * Between two moments the GPU runs what is open then: the time goes to the categories that run, shared equally among
+ * them, else (collectives alone) to the collectives' kinds, each share counted in sixtieths of a nanosecond (1 to 6
+ * categories, 1 or 2 collectives divide 60) so that the sums are exact and the parts, rounded once, sum to the window.
+ * Where nothing runs the moment is idle. An idle gap is known whole when the operation that ends it starts: whether
+ * that operation was launched only once the GPU was idle, and which host-sync call, if any, was running when the GPU
+ * went idle (the latest to start by then, if it had not ended); so its spans are written then, and a gap no operation
+ * ends has neither.
+ */
+final class StepTimeParts {
+    /** The busy parts, by the label of what runs: six categories of work, then the two kinds of collective. */
+    private static final List<String> BUSY = List.of("attention", "moe_gemm", "gemm", "routing", "memcpy", "other",
+            "comm_allreduce", "comm_other");
+    private static final int WORK = 6;
+    private static final List<String> IDLE = List.of("idle_sync", "idle_before", "idle_after", "idle_launch", "idle_other");
+    /** No time yet: before the file's first operation ends, the GPU went idle at no known moment. */
+    private static final long NONE = Long.MIN_VALUE;
+
+    private static final String WINDOWS = "SELECT t.file_id, t.step, t.start_ns, t.end_ns, m.gpu_start, m.gpu_end, t.rank,"
+            + " t.phase, t.phase_index FROM t_step_times t JOIN t_step_metrics m USING (file_id, step)"
+            + " WHERE t.file_id BETWEEN ? AND ? ORDER BY t.file_id, t.start_ns, t.step";
+    private static final String OPS = "SELECT o.file_id, o.ts_ns, o.ts_ns + o.dur_ns, o.launch_ns,"
+            + " CASE WHEN k.category = 'allreduce' THEN 'comm_allreduce' ELSE k.category END AS label"
+            + " FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)"
+            + " WHERE o.dur_ns > 0 AND o.file_id BETWEEN ? AND ? ORDER BY o.file_id, o.ts_ns, label";
+    private static final String SYNCS = "SELECT file_id, ts_ns, end_ns, name_id FROM h_sync_calls"
+            + " WHERE file_id BETWEEN ? AND ? ORDER BY file_id, ts_ns";
+
+    private StepTimeParts() {}
+
+    /** Fills {@code t_step_parts_by_category} and {@code h_idle_spans}, made empty by stage 65. */
+    static void cut(Connection c) throws SQLException {
+        String[] parts = Sql.tableLocation(c, "t_step_parts_by_category");
+        String[] spans = Sql.tableLocation(c, "h_idle_spans");
+        String work = WorkDatabase.of(c);
+        DuckDBConnection duck = c.unwrap(DuckDBConnection.class);
+        try (PreparedStatement windows = c.prepareStatement(WINDOWS); PreparedStatement ops = c.prepareStatement(OPS);
+             PreparedStatement syncs = c.prepareStatement(SYNCS)) {
+            for (long[] batch : SqlStage.batches(c)) {
+                for (PreparedStatement p : new PreparedStatement[] {windows, ops, syncs}) {
+                    p.setLong(1, batch[0]);
+                    p.setLong(2, batch[1]);
+                }
+                try (ResultSet w = windows.executeQuery(); ResultSet o = ops.executeQuery(); ResultSet s = syncs.executeQuery();
+                     DuckDBAppender partsOut = duck.createAppender(parts[0], parts[1], "t_step_parts_by_category");
+                     DuckDBAppender spansOut = duck.createAppender(spans[0], spans[1], "h_idle_spans")) {
+                    Rows rows = new Rows(w, o, s);
+                    while (rows.window) {
+                        new FileSweep(rows, partsOut, spansOut).run();
+                    }
+                }
+                // as SqlStage does after each batch: the rows compressed while they are in memory
+                if (work != null) {
+                    WorkDatabase.checkpoint(c, work);
+                }
+            }
+        }
+    }
+
+    /** The batch's three result sets, each on its next unread row; a flag per set: whether it has one. */
+    private static final class Rows {
+        final ResultSet windows;
+        final ResultSet ops;
+        final ResultSet syncs;
+        boolean window;
+        boolean op;
+        boolean sync;
+
+        Rows(ResultSet windows, ResultSet ops, ResultSet syncs) throws SQLException {
+            this.windows = windows;
+            this.ops = ops;
+            this.syncs = syncs;
+            window = windows.next();
+            op = ops.next();
+            sync = syncs.next();
+        }
+    }
+
+    /** One file's pass: its windows and host-sync calls read whole (a few per step), its operations as they come. */
+    private static final class FileSweep {
+        private final Rows rows;
+        private final DuckDBAppender partsOut;
+        private final DuckDBAppender spansOut;
+        private final int fileId;
+        // the windows, in start order
+        private final List<Integer> steps = new ArrayList<>();
+        private final List<long[]> bounds = new ArrayList<>(); // start, end, GPU start, GPU end (NONE: null)
+        private final List<Object[]> labels = new ArrayList<>(); // rank, phase, phase index
+        private long[][] busy;
+        private long[][] idle;
+        // the host-sync calls, in start order
+        private final List<long[]> syncs = new ArrayList<>(); // start, end, name id
+        private int sync = -1;
+        // what runs: per label (BUSY's order, then any other category), how many and when they end
+        private final int[] running = new int[BUSY.size() + 1];
+        private final OpenEnds[] ends = new OpenEnds[BUSY.size() + 1];
+        private int runningAll;
+        private long lastEnd = NONE;
+        private int window = -1;
+        /** The idle spans of the gap not yet ended: window, start, end. */
+        private final List<long[]> pending = new ArrayList<>();
+
+        FileSweep(Rows rows, DuckDBAppender partsOut, DuckDBAppender spansOut) throws SQLException {
+            this.rows = rows;
+            this.partsOut = partsOut;
+            this.spansOut = spansOut;
+            this.fileId = rows.windows.getInt(1);
+            for (int i = 0; i < ends.length; i++) {
+                ends[i] = new OpenEnds();
+            }
+            ResultSet w = rows.windows;
+            while (rows.window && w.getInt(1) == fileId) {
+                steps.add(w.getInt(2));
+                bounds.add(new long[] {w.getLong(3), orNone(w, 4), orNone(w, 5), orNone(w, 6)});
+                Object rank = w.getObject(7);
+                labels.add(new Object[] {rank, w.getString(8), w.getObject(9)});
+                rows.window = w.next();
+            }
+            busy = new long[steps.size()][BUSY.size()];
+            idle = new long[steps.size()][IDLE.size()];
+            ResultSet s = rows.syncs;
+            while (rows.sync && s.getInt(1) < fileId) {
+                rows.sync = s.next();
+            }
+            while (rows.sync && s.getInt(1) == fileId) {
+                syncs.add(new long[] {s.getLong(2), s.getLong(3), s.getInt(4)});
+                rows.sync = s.next();
+            }
+            while (rows.op && rows.ops.getInt(1) < fileId) {
+                rows.op = rows.ops.next();
+            }
+        }
+
+        void run() throws SQLException {
+            long[] cuts = cuts();
+            int cut = 0;
+            long previous = NONE;
+            ResultSet o = rows.ops;
+            while (true) {
+                long nextStart = rows.op && o.getInt(1) == fileId ? o.getLong(2) : Long.MAX_VALUE;
+                long t = Math.min(nextStart, cut < cuts.length ? cuts[cut] : Long.MAX_VALUE);
+                for (OpenEnds e : ends) {
+                    t = Math.min(t, e.first());
+                }
+                if (t == Long.MAX_VALUE) {
+                    break;
+                }
+                if (previous != NONE && t > previous) {
+                    segment(previous, t);
+                }
+                while (rows.op && o.getInt(1) == fileId && o.getLong(2) == t) {
+                    long launch = o.getLong(4);
+                    start(o.getLong(3), o.wasNull() ? NONE : launch, BUSY.indexOf(o.getString(5)));
+                    rows.op = o.next();
+                }
+                while (cut < cuts.length && cuts[cut] == t) {
+                    cut++;
+                }
+                for (int label = 0; label < ends.length; label++) {
+                    while (ends[label].first() == t) {
+                        ends[label].removeFirst();
+                        running[label]--;
+                        runningAll--;
+                        lastEnd = t;
+                    }
+                }
+                previous = t;
+            }
+            for (long[] span : pending) {
+                span(span, false, null);
+            }
+            writeParts();
+        }
+
+        /** Where segments are cut besides operations: each window's start and end, its step's GPU start and end. */
+        private long[] cuts() {
+            List<Long> cuts = new ArrayList<>();
+            for (long[] b : bounds) {
+                for (long t : b) {
+                    if (t != NONE) {
+                        cuts.add(t);
+                    }
+                }
+            }
+            return cuts.stream().mapToLong(Long::longValue).sorted().toArray();
+        }
+
+        private void start(long endNs, long launchNs, int label) throws SQLException {
+            int at = label < 0 ? BUSY.size() : label;
+            running[at]++;
+            runningAll++;
+            ends[at].add(endNs);
+            if (runningAll == 1 && lastEnd != NONE) {
+                // the start that ends an idle gap (the first, in label order, of those at its moment)
+                boolean late = launchNs != NONE && launchNs >= lastEnd;
+                while (sync + 1 < syncs.size() && syncs.get(sync + 1)[0] <= lastEnd) {
+                    sync++;
+                }
+                long[] call = sync >= 0 && syncs.get(sync)[1] >= lastEnd ? syncs.get(sync) : null;
+                for (long[] span : pending) {
+                    span(span, late, call);
+                }
+                pending.clear();
+            }
+        }
+
+        /** The moments from {@code t} to {@code next}, where what runs is what is open after the events at {@code t}. */
+        private void segment(long t, long next) throws SQLException {
+            while (window + 1 < bounds.size() && bounds.get(window + 1)[0] <= t) {
+                window++;
+            }
+            if (window < 0 || bounds.get(window)[1] == NONE || t >= bounds.get(window)[1]) {
+                return;
+            }
+            if (runningAll == 0) {
+                long[] span = {window, t, next};
+                if (lastEnd == NONE) {
+                    span(span, false, null);
+                } else {
+                    pending.add(span);
+                }
+                return;
+            }
+            int work = 0;
+            int comm = 0;
+            for (int label = 0; label < BUSY.size(); label++) {
+                if (running[label] > 0) {
+                    if (label < WORK) {
+                        work++;
+                    } else {
+                        comm++;
+                    }
+                }
+            }
+            long len = next - t;
+            for (int label = 0; label < BUSY.size(); label++) {
+                if (running[label] > 0 && (label < WORK ? work > 0 : work == 0)) {
+                    busy[window][label] += len * 60 / (label < WORK ? work : comm);
+                }
+            }
+        }
+
+        /** An idle span {window, start, end}: its part, and the host-sync call {start, end, name id} that caused it. */
+        private void span(long[] span, boolean launchedLate, long[] call) throws SQLException {
+            int w = (int) span[0];
+            long[] b = bounds.get(w);
+            String part;
+            if (call != null) {
+                part = "idle_sync";
+            } else if (b[2] == NONE) {
+                part = "idle_other";
+            } else if (span[1] < b[2]) {
+                part = "idle_before";
+            } else if (span[1] >= b[3]) {
+                part = "idle_after";
+            } else {
+                part = launchedLate ? "idle_launch" : "idle_other";
+            }
+            idle[w][IDLE.indexOf(part)] += span[2] - span[1];
+            spansOut.beginRow();
+            spansOut.append(fileId);
+            spansOut.append(steps.get(w).intValue());
+            spansOut.append(span[1]);
+            spansOut.append(span[2]);
+            if (call == null) {
+                spansOut.appendNull();
+                spansOut.appendNull();
+            } else {
+                spansOut.append(call[0]);
+                spansOut.append((int) call[2]);
+            }
+            spansOut.append(part);
+            spansOut.endRow();
+        }
+
+        private void writeParts() throws SQLException {
+            for (int w = 0; w < steps.size(); w++) {
+                for (int label = 0; label < BUSY.size(); label++) {
+                    if (busy[w][label] > 0) {
+                        part(w, BUSY.get(label), (busy[w][label] + 30) / 60);
+                    }
+                }
+                for (int p = 0; p < IDLE.size(); p++) {
+                    if (idle[w][p] > 0) {
+                        part(w, IDLE.get(p), idle[w][p]);
+                    }
+                }
+            }
+        }
+
+        private void part(int w, String part, long ns) throws SQLException {
+            Object[] l = labels.get(w);
+            partsOut.beginRow();
+            partsOut.append(fileId);
+            appendInt(partsOut, l[0]);
+            partsOut.append(steps.get(w).intValue());
+            partsOut.append((String) l[1]);
+            appendInt(partsOut, l[2]);
+            partsOut.append(part);
+            partsOut.append(ns);
+            partsOut.endRow();
+        }
+
+        private static void appendInt(DuckDBAppender out, Object value) throws SQLException {
+            if (value == null) {
+                out.appendNull();
+            } else {
+                out.append(((Number) value).intValue());
+            }
+        }
+
+        private static long orNone(ResultSet rs, int column) throws SQLException {
+            long v = rs.getLong(column);
+            return rs.wasNull() ? NONE : v;
+        }
+    }
+}
