@@ -1,13 +1,13 @@
 package dev.steptrace.analysis;
 
-import dev.steptrace.store.Sql;
+import dev.steptrace.store.TableBatch;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;
-import org.duckdb.DuckDBAppender;
-import org.duckdb.DuckDBConnection;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * What encloses each correlation's launch call on its thread (docs/taxonomy.md, "Classes from the launching op"):
@@ -28,6 +28,8 @@ import org.duckdb.DuckDBConnection;
  */
 final class LaunchContexts {
     static final String TABLE = "t_launch_contexts";
+    /** Rows appended to the table per INSERT. */
+    private static final int BATCH_ROWS = 1 << 16;
     /** The layers, in the order of the table's columns after the correlation. */
     private static final String LAYERS = "CASE layer WHEN 'op' THEN 0 WHEN 'annotation' THEN 1 ELSE 2 END";
     private static final String RANGES = "SELECT file_id, pid, tid, " + LAYERS + ", start_ns, end_ns, name_id"
@@ -40,19 +42,20 @@ final class LaunchContexts {
 
     /** Fills {@code t_launch_contexts}, made empty by stage 22-launch-contexts, from its helper tables. */
     static void find(Connection c) throws SQLException {
-        String[] at = Sql.tableLocation(c, TABLE);
         String work = WorkDatabase.of(c);
-        try (PreparedStatement ranges = c.prepareStatement(RANGES);
+        try (BufferAllocator allocator = new RootAllocator();
+             TableBatch out = TableBatch.forTable(c, allocator, TABLE, BATCH_ROWS);
+             PreparedStatement ranges = c.prepareStatement(RANGES);
              PreparedStatement launches = c.prepareStatement(LAUNCHES)) {
             for (long[] batch : SqlStage.batches(c)) {
                 for (PreparedStatement p : new PreparedStatement[] {ranges, launches}) {
                     p.setLong(1, batch[0]);
                     p.setLong(2, batch[1]);
                 }
-                try (ResultSet r = ranges.executeQuery(); ResultSet l = launches.executeQuery();
-                     DuckDBAppender out = c.unwrap(DuckDBConnection.class).createAppender(at[0], at[1], TABLE)) {
+                try (ResultSet r = ranges.executeQuery(); ResultSet l = launches.executeQuery()) {
                     sweep(r, l, out);
                 }
+                out.flush();
                 // as SqlStage does after each batch: the rows compressed while they are in memory
                 if (work != null) {
                     WorkDatabase.checkpoint(c, work);
@@ -62,10 +65,10 @@ final class LaunchContexts {
     }
 
     /** One batch: its ranges and launches, each in their query's order. */
-    private static void sweep(ResultSet ranges, ResultSet launches, DuckDBAppender out) throws SQLException {
+    private static void sweep(ResultSet ranges, ResultSet launches, TableBatch out) throws SQLException {
         Layer[] layers = {new Layer(), new Layer(), new Layer()};
+        Range range = new Range(ranges);
         ThreadKey thread = null;
-        boolean more = ranges.next();
         while (launches.next()) {
             ThreadKey t = new ThreadKey(launches.getInt(1), launches.getLong(2), launches.getLong(3));
             long atNs = launches.getLong(4);
@@ -74,23 +77,20 @@ final class LaunchContexts {
                 for (Layer y : layers) {
                     y.clear();
                 }
-                while (more && ThreadKey.of(ranges).compareTo(t) < 0) {
-                    more = ranges.next();
+                while (range.thread != null && range.thread.compareTo(t) < 0) {
+                    range.next();
                 }
             }
-            while (more && ranges.getLong(5) <= atNs && ThreadKey.of(ranges).equals(t)) {
-                layers[ranges.getInt(4)].start(ranges.getLong(5), ranges.getLong(6), ranges.getInt(7));
-                more = ranges.next();
+            while (range.thread != null && range.start <= atNs && range.thread.equals(t)) {
+                layers[range.layer].start(range.start, range.end, range.name);
+                range.next();
             }
-            out.beginRow();
-            out.append(t.fileId);
-            out.append(launches.getLong(5));
-            for (Layer y : layers) {
-                int name = y.innermostAt(atNs);
-                if (name < 0) {
-                    out.appendNull();
-                } else {
-                    out.append(name);
+            out.setInt(0, t.fileId);
+            out.setLong(1, launches.getLong(5));
+            for (int y = 0; y < layers.length; y++) {
+                int name = layers[y].innermostAt(atNs);
+                if (name >= 0) {
+                    out.setInt(2 + y, name);
                 }
             }
             out.endRow();
@@ -98,10 +98,6 @@ final class LaunchContexts {
     }
 
     private record ThreadKey(int fileId, long pid, long tid) implements Comparable<ThreadKey> {
-        static ThreadKey of(ResultSet ranges) throws SQLException {
-            return new ThreadKey(ranges.getInt(1), ranges.getLong(2), ranges.getLong(3));
-        }
-
         @Override
         public int compareTo(ThreadKey o) {
             int f = Integer.compare(fileId, o.fileId);
@@ -110,6 +106,33 @@ final class LaunchContexts {
             }
             int p = Long.compare(pid, o.pid);
             return p != 0 ? p : Long.compare(tid, o.tid);
+        }
+    }
+
+    /** The next range of the batch not yet swept, each column read once; its thread null after the last. */
+    private static final class Range {
+        private final ResultSet rows;
+        ThreadKey thread;
+        int layer;
+        long start;
+        long end;
+        int name;
+
+        Range(ResultSet rows) throws SQLException {
+            this.rows = rows;
+            next();
+        }
+
+        void next() throws SQLException {
+            if (!rows.next()) {
+                thread = null;
+                return;
+            }
+            thread = new ThreadKey(rows.getInt(1), rows.getLong(2), rows.getLong(3));
+            layer = rows.getInt(4);
+            start = rows.getLong(5);
+            end = rows.getLong(6);
+            name = rows.getInt(7);
         }
     }
 

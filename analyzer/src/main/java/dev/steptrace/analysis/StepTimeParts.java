@@ -1,14 +1,14 @@
 package dev.steptrace.analysis;
 
-import dev.steptrace.store.Sql;
+import dev.steptrace.store.TableBatch;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import org.duckdb.DuckDBAppender;
-import org.duckdb.DuckDBConnection;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * Each step's window cut into the parts of its time (stage {@code 65-step-time}, whose header defines them; docs/reports.md,
@@ -34,6 +34,8 @@ final class StepTimeParts {
     private static final List<String> BUSY = List.of("attention", "moe_gemm", "gemm", "routing", "memcpy", "other",
             "comm_allreduce", "comm_other");
     private static final int WORK = 6;
+    /** Rows appended to a table per INSERT. */
+    private static final int BATCH_ROWS = 1 << 16;
     private static final List<String> IDLE = List.of("idle_sync", "idle_before", "idle_after", "idle_launch", "idle_other");
     /** No time yet: before the file's first operation ends, the GPU went idle at no known moment. */
     private static final long NONE = Long.MIN_VALUE;
@@ -41,10 +43,12 @@ final class StepTimeParts {
     private static final String WINDOWS = "SELECT t.file_id, t.step, t.start_ns, t.end_ns, m.gpu_start, m.gpu_end, t.rank,"
             + " t.phase, t.phase_index FROM t_step_times t JOIN t_step_metrics m USING (file_id, step)"
             + " WHERE t.file_id BETWEEN ? AND ? ORDER BY t.file_id, t.start_ns, t.step";
+    /** Each operation's label as its place in BUSY, from 1 (0: another category); in label order at one time. */
     private static final String OPS = "SELECT o.file_id, o.ts_ns, o.ts_ns + o.dur_ns, o.launch_ns,"
-            + " CASE WHEN k.category = 'allreduce' THEN 'comm_allreduce' ELSE k.category END AS label"
-            + " FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)"
-            + " WHERE o.dur_ns > 0 AND o.file_id BETWEEN ? AND ? ORDER BY o.file_id, o.ts_ns, label";
+            + " coalesce(list_position(['" + String.join("', '", BUSY) + "'], label), 0)"
+            + " FROM (SELECT o.*, CASE WHEN k.category = 'allreduce' THEN 'comm_allreduce' ELSE k.category END AS label"
+            + " FROM t_ops_core o JOIN t_classes k USING (file_id, name_id, kind, variant)) o"
+            + " WHERE o.dur_ns > 0 AND o.file_id BETWEEN ? AND ? ORDER BY o.file_id, o.ts_ns, o.label";
     private static final String SYNCS = "SELECT file_id, ts_ns, end_ns, name_id FROM h_sync_calls"
             + " WHERE file_id BETWEEN ? AND ? ORDER BY file_id, ts_ns";
 
@@ -52,25 +56,25 @@ final class StepTimeParts {
 
     /** Fills {@code t_step_parts_by_category} and {@code h_idle_spans}, made empty by stage 65. */
     static void cut(Connection c) throws SQLException {
-        String[] parts = Sql.tableLocation(c, "t_step_parts_by_category");
-        String[] spans = Sql.tableLocation(c, "h_idle_spans");
         String work = WorkDatabase.of(c);
-        DuckDBConnection duck = c.unwrap(DuckDBConnection.class);
-        try (PreparedStatement windows = c.prepareStatement(WINDOWS); PreparedStatement ops = c.prepareStatement(OPS);
+        try (BufferAllocator allocator = new RootAllocator();
+             TableBatch partsOut = TableBatch.forTable(c, allocator, "t_step_parts_by_category", BATCH_ROWS);
+             TableBatch spansOut = TableBatch.forTable(c, allocator, "h_idle_spans", BATCH_ROWS);
+             PreparedStatement windows = c.prepareStatement(WINDOWS); PreparedStatement ops = c.prepareStatement(OPS);
              PreparedStatement syncs = c.prepareStatement(SYNCS)) {
             for (long[] batch : SqlStage.batches(c)) {
                 for (PreparedStatement p : new PreparedStatement[] {windows, ops, syncs}) {
                     p.setLong(1, batch[0]);
                     p.setLong(2, batch[1]);
                 }
-                try (ResultSet w = windows.executeQuery(); ResultSet o = ops.executeQuery(); ResultSet s = syncs.executeQuery();
-                     DuckDBAppender partsOut = duck.createAppender(parts[0], parts[1], "t_step_parts_by_category");
-                     DuckDBAppender spansOut = duck.createAppender(spans[0], spans[1], "h_idle_spans")) {
+                try (ResultSet w = windows.executeQuery(); ResultSet o = ops.executeQuery(); ResultSet s = syncs.executeQuery()) {
                     Rows rows = new Rows(w, o, s);
                     while (rows.window) {
                         new FileSweep(rows, partsOut, spansOut).run();
                     }
                 }
+                partsOut.flush();
+                spansOut.flush();
                 // as SqlStage does after each batch: the rows compressed while they are in memory
                 if (work != null) {
                     WorkDatabase.checkpoint(c, work);
@@ -79,30 +83,53 @@ final class StepTimeParts {
         }
     }
 
-    /** The batch's three result sets, each on its next unread row; a flag per set: whether it has one. */
+    /**
+     * The batch's three result sets, each on its next unread row; a flag per set: whether it has one. The operations'
+     * next row is read into fields, each column once.
+     */
     private static final class Rows {
         final ResultSet windows;
-        final ResultSet ops;
         final ResultSet syncs;
         boolean window;
-        boolean op;
         boolean sync;
+        private final ResultSet ops;
+        /** The next operation's file ({@link Integer#MAX_VALUE}: none), start, end, launch call's start, label. */
+        int opFile;
+        long opStart;
+        long opEnd;
+        long opLaunch;
+        int opLabel;
 
         Rows(ResultSet windows, ResultSet ops, ResultSet syncs) throws SQLException {
             this.windows = windows;
             this.ops = ops;
             this.syncs = syncs;
             window = windows.next();
-            op = ops.next();
             sync = syncs.next();
+            nextOp();
+        }
+
+        void nextOp() throws SQLException {
+            if (!ops.next()) {
+                opFile = Integer.MAX_VALUE;
+                return;
+            }
+            opFile = ops.getInt(1);
+            opStart = ops.getLong(2);
+            opEnd = ops.getLong(3);
+            opLaunch = ops.getLong(4);
+            if (ops.wasNull()) {
+                opLaunch = NONE;
+            }
+            opLabel = ops.getInt(5) - 1;
         }
     }
 
     /** One file's pass: its windows and host-sync calls read whole (a few per step), its operations as they come. */
     private static final class FileSweep {
         private final Rows rows;
-        private final DuckDBAppender partsOut;
-        private final DuckDBAppender spansOut;
+        private final TableBatch partsOut;
+        private final TableBatch spansOut;
         private final int fileId;
         // the windows, in start order
         private final List<Integer> steps = new ArrayList<>();
@@ -122,7 +149,7 @@ final class StepTimeParts {
         /** The idle spans of the gap not yet ended: window, start, end. */
         private final List<long[]> pending = new ArrayList<>();
 
-        FileSweep(Rows rows, DuckDBAppender partsOut, DuckDBAppender spansOut) throws SQLException {
+        FileSweep(Rows rows, TableBatch partsOut, TableBatch spansOut) throws SQLException {
             this.rows = rows;
             this.partsOut = partsOut;
             this.spansOut = spansOut;
@@ -134,8 +161,7 @@ final class StepTimeParts {
             while (rows.window && w.getInt(1) == fileId) {
                 steps.add(w.getInt(2));
                 bounds.add(new long[] {w.getLong(3), orNone(w, 4), orNone(w, 5), orNone(w, 6)});
-                Object rank = w.getObject(7);
-                labels.add(new Object[] {rank, w.getString(8), w.getObject(9)});
+                labels.add(new Object[] {intOrNull(w, 7), w.getString(8), intOrNull(w, 9)});
                 rows.window = w.next();
             }
             busy = new long[steps.size()][BUSY.size()];
@@ -148,8 +174,8 @@ final class StepTimeParts {
                 syncs.add(new long[] {s.getLong(2), s.getLong(3), s.getInt(4)});
                 rows.sync = s.next();
             }
-            while (rows.op && rows.ops.getInt(1) < fileId) {
-                rows.op = rows.ops.next();
+            while (rows.opFile < fileId) {
+                rows.nextOp();
             }
         }
 
@@ -157,9 +183,8 @@ final class StepTimeParts {
             long[] cuts = cuts();
             int cut = 0;
             long previous = NONE;
-            ResultSet o = rows.ops;
             while (true) {
-                long nextStart = rows.op && o.getInt(1) == fileId ? o.getLong(2) : Long.MAX_VALUE;
+                long nextStart = rows.opFile == fileId ? rows.opStart : Long.MAX_VALUE;
                 long t = Math.min(nextStart, cut < cuts.length ? cuts[cut] : Long.MAX_VALUE);
                 for (OpenEnds e : ends) {
                     t = Math.min(t, e.first());
@@ -170,10 +195,9 @@ final class StepTimeParts {
                 if (previous != NONE && t > previous) {
                     segment(previous, t);
                 }
-                while (rows.op && o.getInt(1) == fileId && o.getLong(2) == t) {
-                    long launch = o.getLong(4);
-                    start(o.getLong(3), o.wasNull() ? NONE : launch, BUSY.indexOf(o.getString(5)));
-                    rows.op = o.next();
+                while (rows.opFile == fileId && rows.opStart == t) {
+                    start(rows.opEnd, rows.opLaunch, rows.opLabel);
+                    rows.nextOp();
                 }
                 while (cut < cuts.length && cuts[cut] == t) {
                     cut++;
@@ -279,19 +303,15 @@ final class StepTimeParts {
                 part = launchedLate ? "idle_launch" : "idle_other";
             }
             idle[w][IDLE.indexOf(part)] += span[2] - span[1];
-            spansOut.beginRow();
-            spansOut.append(fileId);
-            spansOut.append(steps.get(w).intValue());
-            spansOut.append(span[1]);
-            spansOut.append(span[2]);
-            if (call == null) {
-                spansOut.appendNull();
-                spansOut.appendNull();
-            } else {
-                spansOut.append(call[0]);
-                spansOut.append((int) call[2]);
+            spansOut.setInt(0, fileId);
+            spansOut.setInt(1, steps.get(w));
+            spansOut.setLong(2, span[1]);
+            spansOut.setLong(3, span[2]);
+            if (call != null) {
+                spansOut.setLong(4, call[0]);
+                spansOut.setInt(5, (int) call[2]);
             }
-            spansOut.append(part);
+            spansOut.setString(6, part);
             spansOut.endRow();
         }
 
@@ -312,23 +332,19 @@ final class StepTimeParts {
 
         private void part(int w, String part, long ns) throws SQLException {
             Object[] l = labels.get(w);
-            partsOut.beginRow();
-            partsOut.append(fileId);
-            appendInt(partsOut, l[0]);
-            partsOut.append(steps.get(w).intValue());
-            partsOut.append((String) l[1]);
-            appendInt(partsOut, l[2]);
-            partsOut.append(part);
-            partsOut.append(ns);
+            partsOut.setInt(0, fileId);
+            partsOut.setIntOrNull(1, (Integer) l[0]);
+            partsOut.setInt(2, steps.get(w));
+            partsOut.setString(3, (String) l[1]);
+            partsOut.setIntOrNull(4, (Integer) l[2]);
+            partsOut.setString(5, part);
+            partsOut.setLong(6, ns);
             partsOut.endRow();
         }
 
-        private static void appendInt(DuckDBAppender out, Object value) throws SQLException {
-            if (value == null) {
-                out.appendNull();
-            } else {
-                out.append(((Number) value).intValue());
-            }
+        private static Integer intOrNull(ResultSet rs, int column) throws SQLException {
+            int v = rs.getInt(column);
+            return rs.wasNull() ? null : v;
         }
 
         private static long orNone(ResultSet rs, int column) throws SQLException {
