@@ -21,6 +21,12 @@ public record KeptAnalysis(Connection connection, int captureId, String key) {
         QueryFile.load(name).run(connection, parameters(more), rows);
     }
 
+    /** {@link #query}, the rows handed to {@code batches} as Arrow batches of up to {@code batchRows}. */
+    public void queryBatches(String name, Map<String, ?> more, int batchRows, QueryFile.Batches batches)
+            throws SQLException {
+        QueryFile.load(name).runBatches(connection, parameters(more), batchRows, batches);
+    }
+
     /**
      * The statement of query file {@code NAME} over this analysis, its parameters written as literals: what a
      * warning shows as its evidence, which any DuckDB client runs on the store as it is. A parameter {@code more}

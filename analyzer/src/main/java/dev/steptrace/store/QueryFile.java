@@ -14,6 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.duckdb.DuckDBResultSet;
 
 /**
  * One query file of the analysis, {@code analyzer/src/main/resources/dev/steptrace/analysis/queries/NAME.sql}
@@ -77,6 +82,37 @@ public final class QueryFile {
 
     /** Runs the query with {@code parameters} bound by name; each row goes to {@code rows}. */
     public void run(Connection c, Map<String, ?> parameters, Sql.Rows rows) throws SQLException {
+        try (PreparedStatement ps = prepare(c, parameters); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                rows.row(rs);
+            }
+        }
+    }
+
+    /** What a batch of rows goes to, as Arrow vectors: one per column, in the query's order. */
+    @FunctionalInterface
+    public interface Batches {
+        void batch(VectorSchemaRoot rows) throws SQLException;
+    }
+
+    /**
+     * Runs the query as {@link #run} does, its rows handed to {@code batches} as Arrow batches of up to
+     * {@code batchRows}: for many rows, a vector's values cost an array read each where JDBC's getters cost a call
+     * each (docs/performance.md, "Why the code is as it is").
+     */
+    public void runBatches(Connection c, Map<String, ?> parameters, int batchRows, Batches batches) throws SQLException {
+        try (PreparedStatement ps = prepare(c, parameters); ResultSet rs = ps.executeQuery();
+             BufferAllocator allocator = new RootAllocator();
+             ArrowReader reader = (ArrowReader) rs.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows)) {
+            while (reader.loadNextBatch()) {
+                batches.batch(reader.getVectorSchemaRoot());
+            }
+        } catch (IOException e) {
+            throw new SQLException("analysis query " + name + ": reading its rows: " + e.getMessage(), e);
+        }
+    }
+
+    private PreparedStatement prepare(Connection c, Map<String, ?> parameters) throws SQLException {
         Matcher m = PARAMETER.matcher(sql);
         List<Object> values = new ArrayList<>();
         StringBuilder bound = new StringBuilder();
@@ -85,16 +121,16 @@ public final class QueryFile {
             m.appendReplacement(bound, "?");
         }
         m.appendTail(bound);
-        try (PreparedStatement ps = c.prepareStatement(bound.toString())) {
+        PreparedStatement ps = c.prepareStatement(bound.toString());
+        try {
             for (int i = 0; i < values.size(); i++) {
                 ps.setObject(i + 1, values.get(i) instanceof List<?> list ? array(c, list) : values.get(i));
             }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.row(rs);
-                }
-            }
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
         }
+        return ps;
     }
 
     /** The statement with each parameter written as a literal of its value: it runs as it is in any DuckDB client. */

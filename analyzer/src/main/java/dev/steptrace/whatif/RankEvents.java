@@ -8,6 +8,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.vector.BaseIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
 
 /**
  * One rank's events for a replay of a run of its steps (docs/whatif.md, "The model"), as arrays: its GPU
@@ -22,6 +25,8 @@ final class RankEvents {
     static final byte LAUNCH = 0;
     static final byte SYNC = 1;
     static final byte MARK = 2;
+    /** Rows per Arrow batch of a run's operations and calls. */
+    private static final int BATCH_ROWS = 1 << 14;
 
     final int fileId;
     final int rank;
@@ -172,37 +177,35 @@ final class RankEvents {
         growColls(1 << 8);
         // categories, subcategories and types are few: one String each, not one per row
         Map<String, String> pool = new HashMap<>();
-        a.query("replay-ops", Map.of("file_id", fileId, "from_ns", from, "to_ns", to), rs -> {
-            int i = n[0]++;
-            if (i == opStart.length) {
-                grow(2 * i);
+        a.queryBatches("replay-ops", Map.of("file_id", fileId, "from_ns", from, "to_ns", to), BATCH_ROWS, rows -> {
+            List<FieldVector> v = rows.getFieldVectors();
+            for (int r = 0; r < rows.getRowCount(); r++) {
+                int i = n[0]++;
+                if (i == opStart.length) {
+                    grow(2 * i);
+                }
+                opStart[i] = longAt(v.get(0), r, 0);
+                opDur[i] = longAt(v.get(1), r, 0);
+                opStream[i] = (int) longAt(v.get(2), r, -1);
+                opCorrelation[i] = longAt(v.get(3), r, Long.MIN_VALUE);
+                opNameId[i] = (int) longAt(v.get(4), r, 0);
+                opCategory[i] = stringAt(v.get(5), r, pool);
+                opSub[i] = stringAt(v.get(6), r, pool);
+                if (v.get(7).isNull(r)) {
+                    opColl[i] = -1;
+                    continue;
+                }
+                int c = colls++;
+                if (c == collInstance.length) {
+                    growColls(2 * c);
+                }
+                opColl[i] = c;
+                collInstance[c] = (int) longAt(v.get(7), r, 0);
+                collTransfer[c] = longAt(v.get(8), r, 0);
+                collBytes[c] = longAt(v.get(9), r, -1);
+                collGroup[c] = (int) longAt(v.get(10), r, 0);
+                collType[c] = stringAt(v.get(11), r, pool);
             }
-            opStart[i] = rs.getLong(1);
-            opDur[i] = rs.getLong(2);
-            long stream = rs.getLong(3);
-            opStream[i] = rs.wasNull() ? -1 : (int) stream;
-            long corr = rs.getLong(4);
-            opCorrelation[i] = rs.wasNull() ? Long.MIN_VALUE : corr;
-            opNameId[i] = rs.getInt(5);
-            opCategory[i] = pool.computeIfAbsent(rs.getString(6), x -> x);
-            opSub[i] = pool.computeIfAbsent(rs.getString(7), x -> x);
-            int inst = rs.getInt(8);
-            if (rs.wasNull()) {
-                opColl[i] = -1;
-                return;
-            }
-            int c = colls++;
-            if (c == collInstance.length) {
-                growColls(2 * c);
-            }
-            opColl[i] = c;
-            collInstance[c] = inst;
-            collTransfer[c] = rs.getLong(9);
-            long bytes = rs.getLong(10);
-            collBytes[c] = rs.wasNull() ? -1 : bytes;
-            collGroup[c] = rs.getInt(11);
-            String type = rs.getString(12);
-            collType[c] = type == null ? null : pool.computeIfAbsent(type, x -> x);
         });
         ops = n[0];
         grow(ops);
@@ -236,13 +239,15 @@ final class RankEvents {
     private void loadCalls(KeptAnalysis a, long from, long to, String hostSyncs, String graphLaunches)
             throws SQLException {
         List<long[]> calls = new ArrayList<>();
-        a.query("replay-calls", Map.of("file_id", fileId, "from_ns", from, "to_ns", to, "host_syncs", hostSyncs,
-                        "graph_launches", graphLaunches),
-                rs -> {
-                    long corr = rs.getLong(4);
-                    boolean none = rs.wasNull();
-                    calls.add(new long[] {rs.getLong(2), rs.getLong(3), rs.getLong(1), rs.getBoolean(5) ? SYNC : LAUNCH,
-                            none ? Long.MIN_VALUE : corr});
+        a.queryBatches("replay-calls", Map.of("file_id", fileId, "from_ns", from, "to_ns", to, "host_syncs", hostSyncs,
+                        "graph_launches", graphLaunches), BATCH_ROWS,
+                rows -> {
+                    List<FieldVector> v = rows.getFieldVectors();
+                    for (int r = 0; r < rows.getRowCount(); r++) {
+                        boolean sync = !v.get(4).isNull(r) && ((BitVector) v.get(4)).get(r) != 0;
+                        calls.add(new long[] {longAt(v.get(1), r, 0), longAt(v.get(2), r, 0), longAt(v.get(0), r, 0),
+                                sync ? SYNC : LAUNCH, longAt(v.get(3), r, Long.MIN_VALUE)});
+                    }
                 });
         // The step annotations' starts, and the last one's end, on the thread that launches the most work.
         Map<Long, Integer> launchesPerThread = new HashMap<>();
@@ -270,6 +275,16 @@ final class RankEvents {
             cpuKind[i] = (byte) c[3];
             cpuCorrelation[i] = c[4];
         }
+    }
+
+    /** A column's value at row {@code r}, of any of DuckDB's integer types; {@code none} where it is NULL. */
+    private static long longAt(FieldVector v, int r, long none) {
+        return v.isNull(r) ? none : ((BaseIntVector) v).getValueAsLong(r);
+    }
+
+    /** A text column's value at row {@code r}, one String per distinct value ({@code pool}); NULL: null. */
+    private static String stringAt(FieldVector v, int r, Map<String, String> pool) {
+        return v.isNull(r) ? null : pool.computeIfAbsent(v.getObject(r).toString(), x -> x);
     }
 
     long opEnd(int k) {
