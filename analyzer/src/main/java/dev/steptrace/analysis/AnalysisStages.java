@@ -85,8 +85,8 @@ final class AnalysisStages {
                 SqlStage.load("65-step-time").run(r.connection, Map.of("gpu_anchored", r.source.gpuAnchored(),
                         "host_syncs", HostSyncCalls.NAMES));
                 StepTimeParts.cut(r.connection);
-                SqlStage.run(r.connection, "66-idle-causes");
-            }, "65-step-time", "66-idle-causes"),
+                SqlStage.run(r.connection, "66-host-syncs");
+            }, "65-step-time", "66-host-syncs"),
             stage("70-launch-ops", r -> Map.of("work_ops", List.copyOf(new TreeSet<>(WorkModels.names())))),
             java(r -> ShapeWork.fill(r.connection)),
             stage("71-kernel-work"),

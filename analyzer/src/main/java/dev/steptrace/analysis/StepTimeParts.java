@@ -1,20 +1,27 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.store.Sql;
 import dev.steptrace.store.TableBatch;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
 
 /**
  * Each step's window cut into the parts of its time (stage {@code 65-step-time}, whose header defines them; docs/reports.md,
- * "Step time"): {@code t_step_parts_by_category}, and the idle moments inside windows, {@code h_idle_spans}, with the part
- * each makes and the host-sync call that caused it. Stage 65 makes the windows ({@code t_step_times}), the host-sync calls
- * ({@code h_sync_calls}) and the two tables empty; this class fills them, a batch of files at a time (SqlStage's batches),
+ * "Step time"): {@code t_step_parts_by_category}, the idle moments inside windows, {@code h_idle_spans}, with the part
+ * each makes and the host-sync call that caused it, and the CPU ops under the idle time, {@code t_idle_cpu_ops}.
+ * Stage 65 makes the windows ({@code t_step_times}), the host-sync calls ({@code h_sync_calls}) and the three tables
+ * empty; this class fills them, a batch of files at a time (SqlStage's batches),
  * in one pass over each file's operations in time order. In SQL the same took a window over every operation's start and
  * end and three joins of its rows, each a sort of the batch: 4x the time of this pass with its sorted reads
  * (docs/performance.md).
@@ -51,35 +58,101 @@ final class StepTimeParts {
             + " WHERE o.dur_ns > 0 AND o.file_id BETWEEN ? AND ? ORDER BY o.file_id, o.ts_ns, o.label";
     private static final String SYNCS = "SELECT file_id, ts_ns, end_ns, name_id FROM h_sync_calls"
             + " WHERE file_id BETWEEN ? AND ? ORDER BY file_id, ts_ns";
+    /** The kinds of CPU range whose time under idle GPU is counted (Python functions where the trace kept them). */
+    private static final List<String> CPU_KINDS = List.of("cpu_op", "python_function");
+    /** In any order: each op is looked up in its file's idle spans. */
+    private static final String CPU_OPS = "SELECT file_id, CASE WHEN kind = '" + CPU_KINDS.get(0) + "' THEN 0 ELSE 1 END,"
+            + " name_id, ts_ns, ts_ns + dur_ns FROM cpu_ops WHERE kind IN ('" + String.join("', '", CPU_KINDS) + "')"
+            + " AND dur_ns > 0 AND file_id BETWEEN ? AND ?";
 
     private StepTimeParts() {}
 
-    /** Fills {@code t_step_parts_by_category} and {@code h_idle_spans}, made empty by stage 65. */
+    /**
+     * Fills {@code t_step_parts_by_category}, {@code h_idle_spans} and {@code t_idle_cpu_ops}, made empty by stage 65.
+     */
     static void cut(Connection c) throws SQLException {
         String work = WorkDatabase.of(c);
         try (BufferAllocator allocator = new RootAllocator();
              TableBatch partsOut = TableBatch.forTable(c, allocator, "t_step_parts_by_category", BATCH_ROWS);
              TableBatch spansOut = TableBatch.forTable(c, allocator, "h_idle_spans", BATCH_ROWS);
+             TableBatch cpuOut = TableBatch.forTable(c, allocator, "t_idle_cpu_ops", BATCH_ROWS);
              PreparedStatement windows = c.prepareStatement(WINDOWS); PreparedStatement ops = c.prepareStatement(OPS);
-             PreparedStatement syncs = c.prepareStatement(SYNCS)) {
+             PreparedStatement syncs = c.prepareStatement(SYNCS); PreparedStatement cpuOps = c.prepareStatement(CPU_OPS)) {
             for (long[] batch : SqlStage.batches(c)) {
-                for (PreparedStatement p : new PreparedStatement[] {windows, ops, syncs}) {
+                for (PreparedStatement p : new PreparedStatement[] {windows, ops, syncs, cpuOps}) {
                     p.setLong(1, batch[0]);
                     p.setLong(2, batch[1]);
                 }
+                Map<Integer, FileSweep> swept = new HashMap<>();
                 try (ResultSet w = windows.executeQuery(); ResultSet o = ops.executeQuery(); ResultSet s = syncs.executeQuery()) {
                     Rows rows = new Rows(w, o, s);
                     while (rows.window) {
-                        new FileSweep(rows, partsOut, spansOut).run();
+                        FileSweep file = new FileSweep(rows, partsOut, spansOut);
+                        file.run();
+                        swept.put(file.fileId, file);
                     }
+                }
+                try (ResultSet rs = cpuOps.executeQuery()) {
+                    idleCpuOps(rs, swept, cpuOut);
                 }
                 partsOut.flush();
                 spansOut.flush();
+                cpuOut.flush();
                 // as SqlStage does after each batch: the rows compressed while they are in memory
                 if (work != null) {
                     WorkDatabase.checkpoint(c, work);
                 }
             }
+        }
+    }
+
+    /** A group of {@code t_idle_cpu_ops}: a file's CPU ops of one name and kind in steps of one rank and phase. */
+    private record CpuOpGroup(int fileId, Integer rank, String phase, int kind, int nameId) {}
+
+    /**
+     * The CPU ops of the batch's files that ran while the GPU was idle inside steps, with the idle time under them: the
+     * idle time before a moment, counted along the file's idle spans in time order, read at each op's start and end;
+     * the difference is the idle time the op ran over, counted in the step of the last idle span it reaches.
+     */
+    private static void idleCpuOps(ResultSet rs, Map<Integer, FileSweep> swept, TableBatch out) throws SQLException {
+        Map<CpuOpGroup, long[]> groups = new LinkedHashMap<>();
+        Sql.batches(rs, BATCH_ROWS, rows -> {
+            List<FieldVector> v = rows.getFieldVectors();
+            FileSweep file = null;
+            for (int r = 0; r < rows.getRowCount(); r++) {
+                int fileId = (int) Sql.longAt(v.get(0), r, 0);
+                if (file == null || file.fileId != fileId) {
+                    file = swept.get(fileId);
+                    if (file == null) {
+                        continue;
+                    }
+                }
+                long start = Sql.longAt(v.get(3), r, 0);
+                long end = Sql.longAt(v.get(4), r, 0);
+                int last = file.lastSpanAt(end);
+                if (last < 0) {
+                    continue;
+                }
+                long idle = file.idleBy(last, end) - file.idleBy(file.lastSpanAt(start), start);
+                if (idle > 0) {
+                    Object[] l = file.labels.get(file.spanWindow[last]);
+                    long[] g = groups.computeIfAbsent(new CpuOpGroup(file.fileId, (Integer) l[0], (String) l[1],
+                            (int) Sql.longAt(v.get(1), r, 0), (int) Sql.longAt(v.get(2), r, 0)), k -> new long[2]);
+                    g[0]++;
+                    g[1] += idle;
+                }
+            }
+        });
+        for (Map.Entry<CpuOpGroup, long[]> e : groups.entrySet()) {
+            CpuOpGroup g = e.getKey();
+            out.setInt(0, g.fileId());
+            out.setIntOrNull(1, g.rank());
+            out.setString(2, g.phase());
+            out.setString(3, CPU_KINDS.get(g.kind()));
+            out.setInt(4, g.nameId());
+            out.setLong(5, e.getValue()[0]);
+            out.setLong(6, e.getValue()[1]);
+            out.endRow();
         }
     }
 
@@ -130,11 +203,11 @@ final class StepTimeParts {
         private final Rows rows;
         private final TableBatch partsOut;
         private final TableBatch spansOut;
-        private final int fileId;
+        final int fileId;
         // the windows, in start order
         private final List<Integer> steps = new ArrayList<>();
         private final List<long[]> bounds = new ArrayList<>(); // start, end, GPU start, GPU end (NONE: null)
-        private final List<Object[]> labels = new ArrayList<>(); // rank, phase, phase index
+        final List<Object[]> labels = new ArrayList<>(); // rank, phase, phase index
         private long[][] busy;
         private long[][] idle;
         // the host-sync calls, in start order
@@ -148,6 +221,12 @@ final class StepTimeParts {
         private int window = -1;
         /** The idle spans of the gap not yet ended: window, start, end. */
         private final List<long[]> pending = new ArrayList<>();
+        /** The idle spans written, in time order: start, end, window, and the idle time of the spans before it. */
+        private long[] spanStart = new long[256];
+        private long[] spanEnd = new long[256];
+        int[] spanWindow = new int[256];
+        private long[] spanBefore = new long[256];
+        private int spans;
 
         FileSweep(Rows rows, TableBatch partsOut, TableBatch spansOut) throws SQLException {
             this.rows = rows;
@@ -303,6 +382,17 @@ final class StepTimeParts {
                 part = launchedLate ? "idle_launch" : "idle_other";
             }
             idle[w][IDLE.indexOf(part)] += span[2] - span[1];
+            if (spans == spanStart.length) {
+                spanStart = Arrays.copyOf(spanStart, 2 * spans);
+                spanEnd = Arrays.copyOf(spanEnd, 2 * spans);
+                spanWindow = Arrays.copyOf(spanWindow, 2 * spans);
+                spanBefore = Arrays.copyOf(spanBefore, 2 * spans);
+            }
+            spanStart[spans] = span[1];
+            spanEnd[spans] = span[2];
+            spanWindow[spans] = w;
+            spanBefore[spans] = spans == 0 ? 0 : spanBefore[spans - 1] + spanEnd[spans - 1] - spanStart[spans - 1];
+            spans++;
             spansOut.setInt(0, fileId);
             spansOut.setInt(1, steps.get(w));
             spansOut.setLong(2, span[1]);
@@ -313,6 +403,17 @@ final class StepTimeParts {
             }
             spansOut.setString(6, part);
             spansOut.endRow();
+        }
+
+        /** The last idle span to start at or before {@code ns}; -1: none. */
+        int lastSpanAt(long ns) {
+            int i = Arrays.binarySearch(spanStart, 0, spans, ns);
+            return i >= 0 ? i : -i - 2;
+        }
+
+        /** The idle time of the file's spans up to {@code ns}, where {@code last} is {@link #lastSpanAt}({@code ns}). */
+        long idleBy(int last, long ns) {
+            return last < 0 ? 0 : spanBefore[last] + Math.min(ns - spanStart[last], spanEnd[last] - spanStart[last]);
         }
 
         private void writeParts() throws SQLException {

@@ -22,7 +22,7 @@ public record KeptAnalysis(Connection connection, int captureId, String key) {
     }
 
     /** {@link #query}, the rows handed to {@code batches} as Arrow batches of up to {@code batchRows}. */
-    public void queryBatches(String name, Map<String, ?> more, int batchRows, QueryFile.Batches batches)
+    public void queryBatches(String name, Map<String, ?> more, int batchRows, Sql.Batches batches)
             throws SQLException {
         QueryFile.load(name).runBatches(connection, parameters(more), batchRows, batches);
     }

@@ -14,11 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.duckdb.DuckDBResultSet;
 
 /**
  * One query file of the analysis, {@code analyzer/src/main/resources/dev/steptrace/analysis/queries/NAME.sql}
@@ -89,26 +84,10 @@ public final class QueryFile {
         }
     }
 
-    /** What a batch of rows goes to, as Arrow vectors: one per column, in the query's order. */
-    @FunctionalInterface
-    public interface Batches {
-        void batch(VectorSchemaRoot rows) throws SQLException;
-    }
-
-    /**
-     * Runs the query as {@link #run} does, its rows handed to {@code batches} as Arrow batches of up to
-     * {@code batchRows}: for many rows, a vector's values cost an array read each where JDBC's getters cost a call
-     * each (docs/performance.md, "Why the code is as it is").
-     */
-    public void runBatches(Connection c, Map<String, ?> parameters, int batchRows, Batches batches) throws SQLException {
-        try (PreparedStatement ps = prepare(c, parameters); ResultSet rs = ps.executeQuery();
-             BufferAllocator allocator = new RootAllocator();
-             ArrowReader reader = (ArrowReader) rs.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows)) {
-            while (reader.loadNextBatch()) {
-                batches.batch(reader.getVectorSchemaRoot());
-            }
-        } catch (IOException e) {
-            throw new SQLException("analysis query " + name + ": reading its rows: " + e.getMessage(), e);
+    /** Runs the query as {@link #run} does, its rows handed to {@code batches} as Arrow batches of up to {@code batchRows}. */
+    public void runBatches(Connection c, Map<String, ?> parameters, int batchRows, Sql.Batches batches) throws SQLException {
+        try (PreparedStatement ps = prepare(c, parameters); ResultSet rs = ps.executeQuery()) {
+            Sql.batches(rs, batchRows, batches);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.steptrace.whatif;
 
 import dev.steptrace.store.KeptAnalysis;
+import dev.steptrace.store.Sql;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,7 +9,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.vector.BaseIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 
@@ -184,11 +184,11 @@ final class RankEvents {
                 if (i == opStart.length) {
                     grow(2 * i);
                 }
-                opStart[i] = longAt(v.get(0), r, 0);
-                opDur[i] = longAt(v.get(1), r, 0);
-                opStream[i] = (int) longAt(v.get(2), r, -1);
-                opCorrelation[i] = longAt(v.get(3), r, Long.MIN_VALUE);
-                opNameId[i] = (int) longAt(v.get(4), r, 0);
+                opStart[i] = Sql.longAt(v.get(0), r, 0);
+                opDur[i] = Sql.longAt(v.get(1), r, 0);
+                opStream[i] = (int) Sql.longAt(v.get(2), r, -1);
+                opCorrelation[i] = Sql.longAt(v.get(3), r, Long.MIN_VALUE);
+                opNameId[i] = (int) Sql.longAt(v.get(4), r, 0);
                 opCategory[i] = stringAt(v.get(5), r, pool);
                 opSub[i] = stringAt(v.get(6), r, pool);
                 if (v.get(7).isNull(r)) {
@@ -200,10 +200,10 @@ final class RankEvents {
                     growColls(2 * c);
                 }
                 opColl[i] = c;
-                collInstance[c] = (int) longAt(v.get(7), r, 0);
-                collTransfer[c] = longAt(v.get(8), r, 0);
-                collBytes[c] = longAt(v.get(9), r, -1);
-                collGroup[c] = (int) longAt(v.get(10), r, 0);
+                collInstance[c] = (int) Sql.longAt(v.get(7), r, 0);
+                collTransfer[c] = Sql.longAt(v.get(8), r, 0);
+                collBytes[c] = Sql.longAt(v.get(9), r, -1);
+                collGroup[c] = (int) Sql.longAt(v.get(10), r, 0);
                 collType[c] = stringAt(v.get(11), r, pool);
             }
         });
@@ -245,8 +245,8 @@ final class RankEvents {
                     List<FieldVector> v = rows.getFieldVectors();
                     for (int r = 0; r < rows.getRowCount(); r++) {
                         boolean sync = !v.get(4).isNull(r) && ((BitVector) v.get(4)).get(r) != 0;
-                        calls.add(new long[] {longAt(v.get(1), r, 0), longAt(v.get(2), r, 0), longAt(v.get(0), r, 0),
-                                sync ? SYNC : LAUNCH, longAt(v.get(3), r, Long.MIN_VALUE)});
+                        calls.add(new long[] {Sql.longAt(v.get(1), r, 0), Sql.longAt(v.get(2), r, 0), Sql.longAt(v.get(0), r, 0),
+                                sync ? SYNC : LAUNCH, Sql.longAt(v.get(3), r, Long.MIN_VALUE)});
                     }
                 });
         // The step annotations' starts, and the last one's end, on the thread that launches the most work.
@@ -275,11 +275,6 @@ final class RankEvents {
             cpuKind[i] = (byte) c[3];
             cpuCorrelation[i] = c[4];
         }
-    }
-
-    /** A column's value at row {@code r}, of any of DuckDB's integer types; {@code none} where it is NULL. */
-    private static long longAt(FieldVector v, int r, long none) {
-        return v.isNull(r) ? none : ((BaseIntVector) v).getValueAsLong(r);
     }
 
     /** A text column's value at row {@code r}, one String per distinct value ({@code pool}); NULL: null. */

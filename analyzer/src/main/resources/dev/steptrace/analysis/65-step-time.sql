@@ -15,11 +15,11 @@
 --     idle_after (after its last), idle_launch (the next operation's launch call began only once the GPU
 --     was idle: waiting for the CPU to launch, as stage 60 counts it), idle_other.
 -- This stage makes the windows and the host-sync calls; StepTimeParts then cuts the windows into their parts, in one
--- pass per batch of files over the operations in time order, and stage 66 takes the host syncs and the CPU ops
--- under the idle time from the idle spans it writes.
+-- pass per batch of files over the operations in time order, and counts the CPU ops under the idle time; stage 66
+-- takes the host syncs from the idle spans it writes.
 -- Parameters (DuckDB variables): gpu_anchored (steps start at their first GPU operation), host_syncs (the
 --             runtime calls that block the CPU until the GPU catches up, a list)
--- Reads:  launches, names (store); t_steps, t_step_metrics, t_ops_core, t_files
+-- Reads:  launches, names (store); t_steps, t_step_metrics, t_ops_core, t_files (StepTimeParts: cpu_ops, t_classes)
 -- Writes: t_step_times(file_id, rank, step, phase, phase_index, start_ns, end_ns, step_ns, launches,
 --             graph_launches): the window, and the step's eager launch calls and graph launches (of
 --             operations attributed to it);
@@ -30,6 +30,9 @@
 --         h_idle_spans(file_id, step, s, e, sync_ts, sync_name_id, part): the idle moments inside step windows,
 --             their part and the host-sync call that caused them (its start and name); made empty here, filled
 --             by StepTimeParts;
+--         t_idle_cpu_ops(file_id, rank, phase, kind, name_id, calls, idle_ns): CPU ops (and Python
+--             functions, where kept) that ran while the GPU was idle inside steps, with the idle time
+--             under them (nested ops each count it: inclusive); made empty here, filled by StepTimeParts;
 --         h_sync_calls(file_id, ts_ns, dur_ns, end_ns, name_id, external_id, call): the host-sync calls
 -- Per batch: its statements that call in_batch run once per batch of the capture's files (SqlStage).
 -- Portability: getvariable, list_contains, FILTER and :: casts are DuckDB's.
@@ -64,3 +67,6 @@ CREATE OR REPLACE TEMP TABLE t_step_parts_by_category (file_id INTEGER, rank INT
 
 CREATE OR REPLACE TEMP TABLE h_idle_spans (file_id INTEGER, step INTEGER, s BIGINT, e BIGINT, sync_ts BIGINT,
                                            sync_name_id INTEGER, part VARCHAR);
+
+CREATE OR REPLACE TEMP TABLE t_idle_cpu_ops (file_id INTEGER, rank INTEGER, phase VARCHAR, kind VARCHAR, name_id INTEGER,
+                                             calls BIGINT, idle_ns BIGINT);
