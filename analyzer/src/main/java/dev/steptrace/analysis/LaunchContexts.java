@@ -16,7 +16,8 @@ import org.apache.arrow.memory.RootAllocator;
  * table and its inputs, the launches {@code h_ctx_launches} and the launching threads' ranges {@code h_ctx_ranges};
  * this class fills it, a batch of files at a time (SqlStage's batches), with one pass over the batch's ranges and
  * launches in time order. In SQL the same answer took a window over every range's start and end and two ASOF joins,
- * each a sort of the batch: 3x the time of this pass with its two sorted reads (docs/performance.md).
+ * each a sort of the batch: 3-4x the time of this pass with its two sorted reads (docs/performance.md, "Why the code
+ * is as it is").
  *
  * <p>Per thread and layer the pass keeps the depth (ranges started less ranges ended, an end at a time before a start
  * at that time, so that back-to-back ranges do not nest), and, for each depth, the range that last started at it.

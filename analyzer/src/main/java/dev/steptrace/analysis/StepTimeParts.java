@@ -17,14 +17,14 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 
 /**
- * Each step's window cut into the parts of its time (stage {@code 65-step-time}, whose header defines them; docs/reports.md,
- * "Step time"): {@code t_step_parts_by_category}, the idle moments inside windows, {@code h_idle_spans}, with the part
- * each makes and the host-sync call that caused it, and the CPU ops under the idle time, {@code t_idle_cpu_ops}.
- * Stage 65 makes the windows ({@code t_step_times}), the host-sync calls ({@code h_sync_calls}) and the three tables
- * empty; this class fills them, a batch of files at a time (SqlStage's batches),
- * in one pass over each file's operations in time order. In SQL the same took a window over every operation's start and
- * end and three joins of its rows, each a sort of the batch: 4x the time of this pass with its sorted reads
- * (docs/performance.md).
+ * Each step's window cut into the parts of its time (stage {@code 65-step-time}, whose header defines them;
+ * docs/reports.md, "Step time"): {@code t_step_parts_by_category}, the idle moments inside windows,
+ * {@code h_idle_spans}, with the part each makes and the host-sync call that caused it, and the CPU ops under the idle
+ * time, {@code t_idle_cpu_ops}. Stage 65 makes the windows ({@code t_step_times}), the host-sync calls
+ * ({@code h_sync_calls}) and the three tables empty; this class fills them, a batch of files at a time (SqlStage's
+ * batches), in one pass over each file's operations in time order. In SQL the same took a window over every operation's start and end and five joins of its rows, each
+ * a sort of the batch: 3-5x the time of this pass with its sorted reads (docs/performance.md, "Why the code is as it
+ * is").
  *
  * <p>The pass moves from one moment to the next where an operation starts or ends, a window starts or ends, or a step's
  * GPU work starts or ends. At one moment operations start before others end, so back-to-back operations leave no gap.
@@ -43,12 +43,13 @@ final class StepTimeParts {
     private static final int WORK = 6;
     /** Rows appended to a table per INSERT. */
     private static final int BATCH_ROWS = 1 << 16;
-    private static final List<String> IDLE = List.of("idle_sync", "idle_before", "idle_after", "idle_launch", "idle_other");
+    private static final List<String> IDLE = List.of("idle_sync", "idle_before", "idle_after", "idle_launch",
+            "idle_other");
     /** No time yet: before the file's first operation ends, the GPU went idle at no known moment. */
     private static final long NONE = Long.MIN_VALUE;
 
-    private static final String WINDOWS = "SELECT t.file_id, t.step, t.start_ns, t.end_ns, m.gpu_start, m.gpu_end, t.rank,"
-            + " t.phase, t.phase_index FROM t_step_times t JOIN t_step_metrics m USING (file_id, step)"
+    private static final String WINDOWS = "SELECT t.file_id, t.step, t.start_ns, t.end_ns, m.gpu_start, m.gpu_end,"
+            + " t.rank, t.phase, t.phase_index FROM t_step_times t JOIN t_step_metrics m USING (file_id, step)"
             + " WHERE t.file_id BETWEEN ? AND ? ORDER BY t.file_id, t.start_ns, t.step";
     /** Each operation's label as its place in BUSY, from 1 (0: another category); in label order at one time. */
     private static final String OPS = "SELECT o.file_id, o.ts_ns, o.ts_ns + o.dur_ns, o.launch_ns,"
@@ -61,8 +62,8 @@ final class StepTimeParts {
     /** The kinds of CPU range whose time under idle GPU is counted (Python functions where the trace kept them). */
     private static final List<String> CPU_KINDS = List.of("cpu_op", "python_function");
     /** In any order: each op is looked up in its file's idle spans. */
-    private static final String CPU_OPS = "SELECT file_id, CASE WHEN kind = '" + CPU_KINDS.get(0) + "' THEN 0 ELSE 1 END,"
-            + " name_id, ts_ns, ts_ns + dur_ns FROM cpu_ops WHERE kind IN ('" + String.join("', '", CPU_KINDS) + "')"
+    private static final String CPU_OPS = "SELECT file_id,"
+            + " CASE WHEN kind = '" + CPU_KINDS.get(0) + "' THEN 0 ELSE 1 END, name_id, ts_ns, ts_ns + dur_ns FROM cpu_ops WHERE kind IN ('" + String.join("', '", CPU_KINDS) + "')"
             + " AND dur_ns > 0 AND file_id BETWEEN ? AND ?";
 
     private StepTimeParts() {}
@@ -77,14 +78,16 @@ final class StepTimeParts {
              TableBatch spansOut = TableBatch.forTable(c, allocator, "h_idle_spans", BATCH_ROWS);
              TableBatch cpuOut = TableBatch.forTable(c, allocator, "t_idle_cpu_ops", BATCH_ROWS);
              PreparedStatement windows = c.prepareStatement(WINDOWS); PreparedStatement ops = c.prepareStatement(OPS);
-             PreparedStatement syncs = c.prepareStatement(SYNCS); PreparedStatement cpuOps = c.prepareStatement(CPU_OPS)) {
+             PreparedStatement syncs = c.prepareStatement(SYNCS);
+             PreparedStatement cpuOps = c.prepareStatement(CPU_OPS)) {
             for (long[] batch : SqlStage.batches(c)) {
                 for (PreparedStatement p : new PreparedStatement[] {windows, ops, syncs, cpuOps}) {
                     p.setLong(1, batch[0]);
                     p.setLong(2, batch[1]);
                 }
                 Map<Integer, FileSweep> swept = new HashMap<>();
-                try (ResultSet w = windows.executeQuery(); ResultSet o = ops.executeQuery(); ResultSet s = syncs.executeQuery()) {
+                try (ResultSet w = windows.executeQuery(); ResultSet o = ops.executeQuery();
+                     ResultSet s = syncs.executeQuery()) {
                     Rows rows = new Rows(w, o, s);
                     while (rows.window) {
                         FileSweep file = new FileSweep(rows, partsOut, spansOut);
@@ -329,7 +332,7 @@ final class StepTimeParts {
             }
         }
 
-        /** The moments from {@code t} to {@code next}, where what runs is what is open after the events at {@code t}. */
+        /** The moments from {@code t} to {@code next}: what runs is what is open after the events at {@code t}. */
         private void segment(long t, long next) throws SQLException {
             while (window + 1 < bounds.size() && bounds.get(window + 1)[0] <= t) {
                 window++;
@@ -411,7 +414,7 @@ final class StepTimeParts {
             return i >= 0 ? i : -i - 2;
         }
 
-        /** The idle time of the file's spans up to {@code ns}, where {@code last} is {@link #lastSpanAt}({@code ns}). */
+        /** The idle time of the file's spans up to {@code ns}; {@code last} is {@link #lastSpanAt}({@code ns}). */
         long idleBy(int last, long ns) {
             return last < 0 ? 0 : spanBefore[last] + Math.min(ns - spanStart[last], spanEnd[last] - spanStart[last]);
         }

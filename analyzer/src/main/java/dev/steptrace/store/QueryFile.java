@@ -84,8 +84,9 @@ public final class QueryFile {
         }
     }
 
-    /** Runs the query as {@link #run} does, its rows handed to {@code batches} as Arrow batches of up to {@code batchRows}. */
-    public void runBatches(Connection c, Map<String, ?> parameters, int batchRows, Sql.Batches batches) throws SQLException {
+    /** Runs the query as {@link #run} does, its rows handed to {@code batches} as Arrow batches of {@code batchRows}. */
+    public void runBatches(Connection c, Map<String, ?> parameters, int batchRows, Sql.Batches batches)
+            throws SQLException {
         try (PreparedStatement ps = prepare(c, parameters); ResultSet rs = ps.executeQuery()) {
             Sql.batches(rs, batchRows, batches);
         }

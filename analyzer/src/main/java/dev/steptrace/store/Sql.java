@@ -38,7 +38,8 @@ public final class Sql {
      */
     public static void batches(ResultSet rs, int batchRows, Batches batches) throws SQLException {
         try (BufferAllocator allocator = new RootAllocator();
-             ArrowReader reader = (ArrowReader) rs.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows)) {
+             ArrowReader reader = (ArrowReader) rs.unwrap(DuckDBResultSet.class)
+                     .arrowExportStream(allocator, batchRows)) {
             while (reader.loadNextBatch()) {
                 batches.batch(reader.getVectorSchemaRoot());
             }

@@ -245,8 +245,8 @@ final class RankEvents {
                     List<FieldVector> v = rows.getFieldVectors();
                     for (int r = 0; r < rows.getRowCount(); r++) {
                         boolean sync = !v.get(4).isNull(r) && ((BitVector) v.get(4)).get(r) != 0;
-                        calls.add(new long[] {Sql.longAt(v.get(1), r, 0), Sql.longAt(v.get(2), r, 0), Sql.longAt(v.get(0), r, 0),
-                                sync ? SYNC : LAUNCH, Sql.longAt(v.get(3), r, Long.MIN_VALUE)});
+                        calls.add(new long[] {Sql.longAt(v.get(1), r, 0), Sql.longAt(v.get(2), r, 0),
+                                Sql.longAt(v.get(0), r, 0), sync ? SYNC : LAUNCH, Sql.longAt(v.get(3), r, Long.MIN_VALUE)});
                     }
                 });
         // The step annotations' starts, and the last one's end, on the thread that launches the most work.
