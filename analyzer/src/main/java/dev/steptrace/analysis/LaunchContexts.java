@@ -43,25 +43,20 @@ final class LaunchContexts {
 
     /** Fills {@code t_launch_contexts}, made empty by stage 22-launch-contexts, from its helper tables. */
     static void find(Connection c) throws SQLException {
-        String work = WorkDatabase.of(c);
         try (BufferAllocator allocator = new RootAllocator();
              TableBatch out = TableBatch.forTable(c, allocator, TABLE, BATCH_ROWS);
              PreparedStatement ranges = c.prepareStatement(RANGES);
              PreparedStatement launches = c.prepareStatement(LAUNCHES)) {
-            for (long[] batch : SqlStage.batches(c)) {
+            SqlStage.forEachBatch(c, (first, last) -> {
                 for (PreparedStatement p : new PreparedStatement[] {ranges, launches}) {
-                    p.setLong(1, batch[0]);
-                    p.setLong(2, batch[1]);
+                    p.setLong(1, first);
+                    p.setLong(2, last);
                 }
                 try (ResultSet r = ranges.executeQuery(); ResultSet l = launches.executeQuery()) {
                     sweep(r, l, out);
                 }
                 out.flush();
-                // as SqlStage does after each batch: the rows compressed while they are in memory
-                if (work != null) {
-                    WorkDatabase.checkpoint(c, work);
-                }
-            }
+            });
         }
     }
 

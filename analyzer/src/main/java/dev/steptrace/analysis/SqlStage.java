@@ -239,8 +239,29 @@ public final class SqlStage {
         }
     }
 
+    /** What a Java step does for one batch of the capture's files: those from file id {@code first} to {@code last}. */
+    @FunctionalInterface
+    interface Batch {
+        void run(long first, long last) throws SQLException;
+    }
+
+    /**
+     * Runs {@code batch} once per batch of the capture's files, in file order, the connection's work database
+     * checkpointed after each, as after each batch of a statement run per batch: for a Java step that fills working
+     * tables a batch at a time.
+     */
+    static void forEachBatch(Connection c, Batch batch) throws SQLException {
+        String work = WorkDatabase.of(c);
+        for (long[] b : batches(c)) {
+            batch.run(b[0], b[1]);
+            if (work != null) {
+                WorkDatabase.checkpoint(c, work);
+            }
+        }
+    }
+
     /** The batches as [first file id, last file id]: stage 00's file_batches, else each file of t_files alone. */
-    static List<long[]> batches(Connection c) throws SQLException {
+    private static List<long[]> batches(Connection c) throws SQLException {
         List<long[]> batches = new ArrayList<>();
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT b[1], b[2] FROM (SELECT unnest(coalesce(getvariable('file_batches'),"
                 + " (SELECT list([file_id, file_id] ORDER BY file_id) FROM t_files))) AS b) ORDER BY 1")) {

@@ -72,7 +72,6 @@ final class StepTimeParts {
      * Fills {@code t_step_parts_by_category}, {@code h_idle_spans} and {@code t_idle_cpu_ops}, made empty by stage 65.
      */
     static void cut(Connection c) throws SQLException {
-        String work = WorkDatabase.of(c);
         try (BufferAllocator allocator = new RootAllocator();
              TableBatch partsOut = TableBatch.forTable(c, allocator, "t_step_parts_by_category", BATCH_ROWS);
              TableBatch spansOut = TableBatch.forTable(c, allocator, "h_idle_spans", BATCH_ROWS);
@@ -80,10 +79,10 @@ final class StepTimeParts {
              PreparedStatement windows = c.prepareStatement(WINDOWS); PreparedStatement ops = c.prepareStatement(OPS);
              PreparedStatement syncs = c.prepareStatement(SYNCS);
              PreparedStatement cpuOps = c.prepareStatement(CPU_OPS)) {
-            for (long[] batch : SqlStage.batches(c)) {
+            SqlStage.forEachBatch(c, (first, last) -> {
                 for (PreparedStatement p : new PreparedStatement[] {windows, ops, syncs, cpuOps}) {
-                    p.setLong(1, batch[0]);
-                    p.setLong(2, batch[1]);
+                    p.setLong(1, first);
+                    p.setLong(2, last);
                 }
                 Map<Integer, FileSweep> swept = new HashMap<>();
                 try (ResultSet w = windows.executeQuery(); ResultSet o = ops.executeQuery();
@@ -101,13 +100,12 @@ final class StepTimeParts {
                 partsOut.flush();
                 spansOut.flush();
                 cpuOut.flush();
-                // as SqlStage does after each batch: the rows compressed while they are in memory
-                if (work != null) {
-                    WorkDatabase.checkpoint(c, work);
-                }
-            }
+            });
         }
     }
+
+    /** What the rows of a step's window carry: its rank, phase and place in the phase. */
+    private record StepLabels(Integer rank, String phase, Integer phaseIndex) {}
 
     /** A group of {@code t_idle_cpu_ops}: a file's CPU ops of one name and kind in steps of one rank and phase. */
     private record CpuOpGroup(int fileId, Integer rank, String phase, int kind, int nameId) {}
@@ -138,8 +136,8 @@ final class StepTimeParts {
                 }
                 long idle = file.idleBy(last, end) - file.idleBy(file.lastSpanAt(start), start);
                 if (idle > 0) {
-                    Object[] l = file.labels.get(file.spanWindow[last]);
-                    long[] g = groups.computeIfAbsent(new CpuOpGroup(file.fileId, (Integer) l[0], (String) l[1],
+                    StepLabels l = file.labels.get(file.spanWindow[last]);
+                    long[] g = groups.computeIfAbsent(new CpuOpGroup(file.fileId, l.rank(), l.phase(),
                             (int) Sql.longAt(v.get(1), r, 0), (int) Sql.longAt(v.get(2), r, 0)), k -> new long[2]);
                     g[0]++;
                     g[1] += idle;
@@ -210,7 +208,7 @@ final class StepTimeParts {
         // the windows, in start order
         private final List<Integer> steps = new ArrayList<>();
         private final List<long[]> bounds = new ArrayList<>(); // start, end, GPU start, GPU end (NONE: null)
-        final List<Object[]> labels = new ArrayList<>(); // rank, phase, phase index
+        final List<StepLabels> labels = new ArrayList<>();
         private long[][] busy;
         private long[][] idle;
         // the host-sync calls, in start order
@@ -243,7 +241,7 @@ final class StepTimeParts {
             while (rows.window && w.getInt(1) == fileId) {
                 steps.add(w.getInt(2));
                 bounds.add(new long[] {w.getLong(3), orNone(w, 4), orNone(w, 5), orNone(w, 6)});
-                labels.add(new Object[] {intOrNull(w, 7), w.getString(8), intOrNull(w, 9)});
+                labels.add(new StepLabels(intOrNull(w, 7), w.getString(8), intOrNull(w, 9)));
                 rows.window = w.next();
             }
             busy = new long[steps.size()][BUSY.size()];
@@ -435,12 +433,12 @@ final class StepTimeParts {
         }
 
         private void part(int w, String part, long ns) throws SQLException {
-            Object[] l = labels.get(w);
+            StepLabels l = labels.get(w);
             partsOut.setInt(0, fileId);
-            partsOut.setIntOrNull(1, (Integer) l[0]);
+            partsOut.setIntOrNull(1, l.rank());
             partsOut.setInt(2, steps.get(w));
-            partsOut.setString(3, (String) l[1]);
-            partsOut.setIntOrNull(4, (Integer) l[2]);
+            partsOut.setString(3, l.phase());
+            partsOut.setIntOrNull(4, l.phaseIndex());
             partsOut.setString(5, part);
             partsOut.setLong(6, ns);
             partsOut.endRow();
