@@ -29,7 +29,7 @@ class LaunchContextsProperties {
     /** A generated range: where it is, its depth in its tree, its name (unique: what the answer names). */
     private record Range(int file, int tid, int layer, long start, long end, int depth, int name, long externalId) {}
 
-    @Property(tries = 60)
+    @Property(tries = 40)
     void eachLaunchGetsTheDeepestRangeThatHoldsIt(@ForAll long seed) throws SQLException {
         Random random = new Random(seed);
         List<Range> ranges = new ArrayList<>();
