@@ -76,7 +76,7 @@ class BusyTimeTest {
     }
 
     /** Length of the union of the intervals: sorted by start, each adds what extends past the ones before. */
-    private static long union(List<long[]> intervals) {
+    static long union(List<long[]> intervals) {
         List<long[]> sorted = new ArrayList<>(intervals);
         sorted.sort(Comparator.comparingLong(o -> o[0]));
         long total = 0;

@@ -10,7 +10,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -125,21 +124,10 @@ class StepTimePartsProperties {
     private static long union(List<long[]> ops, long lo, long hi) {
         List<long[]> in = new ArrayList<>();
         for (long[] o : ops) {
-            long a = Math.max(lo, o[0]);
-            long b = Math.min(hi, o[1]);
-            if (b > a) {
-                in.add(new long[] {a, b});
+            if (Math.min(hi, o[1]) > Math.max(lo, o[0])) {
+                in.add(new long[] {Math.max(lo, o[0]), Math.min(hi, o[1])});
             }
         }
-        in.sort(Comparator.comparingLong(x -> x[0]));
-        long total = 0;
-        long end = Long.MIN_VALUE;
-        for (long[] x : in) {
-            if (x[1] > end) {
-                total += x[1] - Math.max(x[0], end);
-                end = x[1];
-            }
-        }
-        return total;
+        return BusyTimeTest.union(in);
     }
 }
