@@ -28,7 +28,7 @@ import org.apache.arrow.memory.RootAllocator;
  * id, as an op gets its id when it starts, before the ops it calls.
  */
 final class LaunchContexts {
-    static final String TABLE = "t_launch_contexts";
+    private static final String TABLE = "t_launch_contexts";
     /** Rows appended to the table per INSERT. */
     private static final int BATCH_ROWS = 1 << 16;
     /** The layers, in the order of the table's columns after the correlation. */

@@ -263,8 +263,9 @@ public final class SqlStage {
     /** The batches as [first file id, last file id]: stage 00's file_batches, else each file of t_files alone. */
     private static List<long[]> batches(Connection c) throws SQLException {
         List<long[]> batches = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT b[1], b[2] FROM (SELECT unnest(coalesce(getvariable('file_batches'),"
-                + " (SELECT list([file_id, file_id] ORDER BY file_id) FROM t_files))) AS b) ORDER BY 1")) {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT b[1], b[2] FROM (SELECT unnest(coalesce(getvariable('file_batches'),"
+                     + " (SELECT list([file_id, file_id] ORDER BY file_id) FROM t_files))) AS b) ORDER BY 1")) {
             while (rs.next()) {
                 batches.add(new long[] {rs.getLong(1), rs.getLong(2)});
             }

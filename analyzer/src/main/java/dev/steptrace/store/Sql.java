@@ -15,7 +15,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.duckdb.DuckDBResultSet;
 
-/** The few statement helpers the analysis code shares: one statement, no parameters, no result kept. */
+/**
+ * The few statement helpers the analysis code shares: one statement, no parameters, no result kept; a result's rows
+ * read as Arrow batches.
+ */
 public final class Sql {
     private Sql() {}
 
