@@ -25,6 +25,8 @@ final class RankEvents {
     static final byte LAUNCH = 0;
     static final byte SYNC = 1;
     static final byte MARK = 2;
+    /** The class of an operation whose name, kind and variant the capture's kernel_classes lack. */
+    private static final String[] UNCLASSED = {"other", ""};
     /** Rows per Arrow batch of a run's operations and calls. */
     private static final int BATCH_ROWS = 1 << 14;
 
@@ -68,13 +70,15 @@ final class RankEvents {
     final int last;
     /** The GPU operations' names by id (empty unless {@link #loadNames loaded}), shared by a rank's runs. */
     final Map<Integer, String> names;
+    /** The category and subcategory of each name id, kind and variant ({@link #classKey}), shared by a rank's runs. */
+    private final Map<Long, String[]> classes;
 
     /** A step's window as the analysis kept it, and its GPU operations (how much a replay of it holds). */
     record Window(int step, String phase, int phaseIndex, long start, long end, long cpuStart, long cpuEnd,
                   Long gpuStart, long ops) {}
 
     private RankEvents(int fileId, int rank, long launchLatencyNs, long streamGapNs, List<Window> windows, int first,
-                       int last, Map<Integer, String> names) {
+                       int last, Map<Integer, String> names, Map<Long, String[]> classes) {
         this.fileId = fileId;
         this.rank = rank;
         this.launchLatencyNs = launchLatencyNs;
@@ -83,6 +87,7 @@ final class RankEvents {
         this.first = first;
         this.last = last;
         this.names = names;
+        this.classes = classes;
     }
 
     /** What a file's steps say of its rank: its number, launch latency and stream gap. */
@@ -100,11 +105,19 @@ final class RankEvents {
             byFile.computeIfAbsent(fileId, f -> new ArrayList<>()).add(new Window(rs.getInt(3), rs.getString(4),
                     rs.getInt(5), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getLong(9), gpuStart, rs.getLong(11)));
         });
+        Map<Integer, Map<Long, String[]>> classes = new HashMap<>();
+        // categories and subcategories are few: one String each, not one per row
+        Map<String, String> pool = new HashMap<>();
+        a.query("replay-classes", Map.of(), rs -> {
+            String[] k = {pool.computeIfAbsent(rs.getString(5), x -> x), pool.computeIfAbsent(rs.getString(6), x -> x)};
+            long key = classKey(rs.getInt(2), rs.getInt(3), rs.getInt(4));
+            classes.computeIfAbsent(rs.getInt(1), f -> new HashMap<>()).put(key, k);
+        });
         List<RankEvents> out = new ArrayList<>();
         byFile.forEach((file, w) -> {
             Rank r = ranks.get(file);
             out.add(new RankEvents(file, r.rank(), r.launchLatencyNs(), r.streamGapNs(), w, 0, w.size(),
-                    new HashMap<>()));
+                    new HashMap<>(), classes.getOrDefault(file, Map.of())));
         });
         return out;
     }
@@ -147,7 +160,7 @@ final class RankEvents {
         int lo = Math.max(0, from - 1);
         int hi = Math.min(windows.size(), to + 1);
         return new RankEvents(fileId, rank, launchLatencyNs, streamGapNs, windows.subList(lo, hi), from - lo,
-                Math.min(to, windows.size()) - lo, names);
+                Math.min(to, windows.size()) - lo, names, classes);
     }
 
     /**
@@ -175,7 +188,7 @@ final class RankEvents {
         int[] n = {0};
         grow(1 << 12);
         growColls(1 << 8);
-        // categories, subcategories and types are few: one String each, not one per row
+        // types are few: one String each, not one per row
         Map<String, String> pool = new HashMap<>();
         a.queryBatches("replay-ops", Map.of("file_id", fileId, "from_ns", from, "to_ns", to), BATCH_ROWS, rows -> {
             List<FieldVector> v = rows.getFieldVectors();
@@ -189,8 +202,10 @@ final class RankEvents {
                 opStream[i] = (int) Sql.longAt(v.get(2), r, -1);
                 opCorrelation[i] = Sql.longAt(v.get(3), r, Long.MIN_VALUE);
                 opNameId[i] = (int) Sql.longAt(v.get(4), r, 0);
-                opCategory[i] = stringAt(v.get(5), r, pool);
-                opSub[i] = stringAt(v.get(6), r, pool);
+                String[] k = classes.getOrDefault(classKey(opNameId[i], (int) Sql.longAt(v.get(5), r, 0),
+                        (int) Sql.longAt(v.get(6), r, 0)), UNCLASSED);
+                opCategory[i] = k[0];
+                opSub[i] = k[1];
                 if (v.get(7).isNull(r)) {
                     opColl[i] = -1;
                     continue;
@@ -210,6 +225,11 @@ final class RankEvents {
         ops = n[0];
         grow(ops);
         growColls(colls);
+    }
+
+    /** An operation's name id, kind (its code) and variant as one key of {@link #classes}. */
+    private static long classKey(int nameId, int kind, int variant) {
+        return (long) nameId << 32 | (long) kind << 24 | variant;
     }
 
     /** The collective instance op k is part of across ranks; -1: none. */
