@@ -9,8 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import java.nio.ByteOrder;
 import org.apache.arrow.vector.BaseIntVector;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.duckdb.DuckDBResultSet;
@@ -54,6 +57,48 @@ public final class Sql {
     /** A column's value at row {@code r}, of any of DuckDB's integer types; {@code none} where it is NULL. */
     public static long longAt(FieldVector v, int r, long none) {
         return v.isNull(r) ? none : ((BaseIntVector) v).getValueAsLong(r);
+    }
+
+    /**
+     * A column's values of a batch, of any of DuckDB's integer types, into {@code to} from {@code at}; {@code none}
+     * where NULL. BIGINT columns are copied whole: a loop over a run's rows, once per column, ran interpreted for the
+     * first tens of thousands of rows of a command that runs it a few times.
+     */
+    public static void longs(FieldVector v, long[] to, int at, long none) {
+        int n = v.getValueCount();
+        if (v instanceof BigIntVector b) {
+            b.getDataBuffer().nioBuffer(0, n * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(to, at, n);
+            if (b.getNullCount() > 0) {
+                for (int r = 0; r < n; r++) {
+                    if (b.isNull(r)) {
+                        to[at + r] = none;
+                    }
+                }
+            }
+            return;
+        }
+        for (int r = 0; r < n; r++) {
+            to[at + r] = longAt(v, r, none);
+        }
+    }
+
+    /** {@link #longs}, into ints: INTEGER columns copied whole, others a value at a time. */
+    public static void ints(FieldVector v, int[] to, int at, int none) {
+        int n = v.getValueCount();
+        if (v instanceof IntVector i) {
+            i.getDataBuffer().nioBuffer(0, n * Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(to, at, n);
+            if (i.getNullCount() > 0) {
+                for (int r = 0; r < n; r++) {
+                    if (i.isNull(r)) {
+                        to[at + r] = none;
+                    }
+                }
+            }
+            return;
+        }
+        for (int r = 0; r < n; r++) {
+            to[at + r] = (int) longAt(v, r, none);
+        }
     }
 
     /** Statements run on a connection, as one unit ({@link #inTransaction}). */

@@ -190,41 +190,49 @@ final class RankEvents {
         growColls(1 << 8);
         // types are few: one String each, not one per row
         Map<String, String> pool = new HashMap<>();
+        int[] kind = new int[BATCH_ROWS];
+        int[] variant = new int[BATCH_ROWS];
         a.queryBatches("replay-ops", Map.of("file_id", fileId, "from_ns", from, "to_ns", to), BATCH_ROWS, rows -> {
             List<FieldVector> v = rows.getFieldVectors();
-            for (int r = 0; r < rows.getRowCount(); r++) {
-                int i = n[0]++;
-                if (i == opStart.length) {
-                    grow(2 * i);
-                }
-                opStart[i] = Sql.longAt(v.get(0), r, 0);
-                opDur[i] = Sql.longAt(v.get(1), r, 0);
-                opStream[i] = (int) Sql.longAt(v.get(2), r, -1);
-                opCorrelation[i] = Sql.longAt(v.get(3), r, Long.MIN_VALUE);
-                opNameId[i] = (int) Sql.longAt(v.get(4), r, 0);
-                String[] k = classes.getOrDefault(classKey(opNameId[i], (int) Sql.longAt(v.get(5), r, 0),
-                        (int) Sql.longAt(v.get(6), r, 0)), UNCLASSED);
+            int at = n[0];
+            int count = rows.getRowCount();
+            n[0] += count;
+            if (n[0] > opStart.length) {
+                grow(Math.max(n[0], 2 * opStart.length));
+            }
+            Sql.longs(v.get(0), opStart, at, 0);
+            Sql.longs(v.get(1), opDur, at, 0);
+            Sql.ints(v.get(2), opStream, at, -1);
+            Sql.longs(v.get(3), opCorrelation, at, Long.MIN_VALUE);
+            Sql.ints(v.get(4), opNameId, at, 0);
+            Sql.ints(v.get(5), kind, 0, 0);
+            Sql.ints(v.get(6), variant, 0, 0);
+            FieldVector instance = v.get(7);
+            for (int r = 0; r < count; r++) {
+                int i = at + r;
+                String[] k = classes.getOrDefault(classKey(opNameId[i], kind[r], variant[r]), UNCLASSED);
                 opCategory[i] = k[0];
                 opSub[i] = k[1];
-                if (v.get(7).isNull(r)) {
-                    opColl[i] = -1;
-                    continue;
-                }
-                int c = colls++;
-                if (c == collInstance.length) {
-                    growColls(2 * c);
-                }
-                opColl[i] = c;
-                collInstance[c] = (int) Sql.longAt(v.get(7), r, 0);
-                collTransfer[c] = Sql.longAt(v.get(8), r, 0);
-                collBytes[c] = Sql.longAt(v.get(9), r, -1);
-                collGroup[c] = (int) Sql.longAt(v.get(10), r, 0);
-                collType[c] = stringAt(v.get(11), r, pool);
+                opColl[i] = instance.isNull(r) ? -1 : coll(v, r, pool);
             }
         });
         ops = n[0];
         grow(ops);
         growColls(colls);
+    }
+
+    /** Adds row {@code r}'s matched collective to the coll* arrays; its index there. */
+    private int coll(List<FieldVector> v, int r, Map<String, String> pool) {
+        int c = colls++;
+        if (c == collInstance.length) {
+            growColls(2 * c);
+        }
+        collInstance[c] = (int) Sql.longAt(v.get(7), r, 0);
+        collTransfer[c] = Sql.longAt(v.get(8), r, 0);
+        collBytes[c] = Sql.longAt(v.get(9), r, -1);
+        collGroup[c] = (int) Sql.longAt(v.get(10), r, 0);
+        collType[c] = stringAt(v.get(11), r, pool);
+        return c;
     }
 
     /** An operation's name id, kind (its code) and variant as one key of {@link #classes}. */
@@ -258,42 +266,70 @@ final class RankEvents {
 
     private void loadCalls(KeptAnalysis a, long from, long to, String hostSyncs, String graphLaunches)
             throws SQLException {
-        List<long[]> calls = new ArrayList<>();
+        // the calls in (start, kind, thread) order, the step marks merged in after them below
+        int[] n = {0};
+        long[][] col = {new long[1 << 12], new long[1 << 12], new long[1 << 12], new long[1 << 12]};
+        byte[][] kinds = {new byte[1 << 12]};
         a.queryBatches("replay-calls", Map.of("file_id", fileId, "from_ns", from, "to_ns", to, "host_syncs", hostSyncs,
                         "graph_launches", graphLaunches), BATCH_ROWS,
                 rows -> {
                     List<FieldVector> v = rows.getFieldVectors();
-                    for (int r = 0; r < rows.getRowCount(); r++) {
-                        boolean sync = !v.get(4).isNull(r) && ((BitVector) v.get(4)).get(r) != 0;
-                        calls.add(new long[] {Sql.longAt(v.get(1), r, 0), Sql.longAt(v.get(2), r, 0),
-                                Sql.longAt(v.get(0), r, 0), sync ? SYNC : LAUNCH, Sql.longAt(v.get(3), r, Long.MIN_VALUE)});
+                    int at = n[0];
+                    int count = rows.getRowCount();
+                    n[0] += count;
+                    if (n[0] > col[0].length) {
+                        int size = Math.max(n[0], 2 * col[0].length);
+                        for (int k = 0; k < col.length; k++) {
+                            col[k] = Arrays.copyOf(col[k], size);
+                        }
+                        kinds[0] = Arrays.copyOf(kinds[0], size);
+                    }
+                    Sql.longs(v.get(0), col[2], at, 0);
+                    Sql.longs(v.get(1), col[0], at, 0);
+                    Sql.longs(v.get(2), col[1], at, 0);
+                    Sql.longs(v.get(3), col[3], at, Long.MIN_VALUE);
+                    BitVector sync = (BitVector) v.get(4);
+                    for (int r = 0; r < count; r++) {
+                        kinds[0][at + r] = !sync.isNull(r) && sync.get(r) != 0 ? SYNC : LAUNCH;
                     }
                 });
+        int calls = n[0];
+        long[] start = col[0];
+        long[] thread = col[2];
         // The step annotations' starts, and the last one's end, on the thread that launches the most work.
         Map<Long, Integer> launchesPerThread = new HashMap<>();
-        calls.forEach(c -> launchesPerThread.merge(c[2], 1, Integer::sum));
+        for (int i = 0; i < calls; i++) {
+            launchesPerThread.merge(thread[i], 1, Integer::sum);
+        }
         long main = launchesPerThread.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey)
                 .orElse(0L);
-        for (Window w : windows) {
-            calls.add(new long[] {w.cpuStart(), 0, main, MARK, Long.MIN_VALUE});
-        }
+        List<Long> marks = new ArrayList<>();
+        windows.forEach(w -> marks.add(w.cpuStart()));
         if (!windows.isEmpty()) {
-            calls.add(new long[] {windows.get(windows.size() - 1).cpuEnd(), 0, main, MARK, Long.MIN_VALUE});
+            marks.add(windows.get(windows.size() - 1).cpuEnd());
         }
-        calls.sort((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[3], y[3]));
-        cpu = calls.size();
+        marks.sort(null);
+        cpu = calls + marks.size();
         cpuStart = new long[cpu];
         cpuDur = new long[cpu];
         cpuThread = new long[cpu];
         cpuKind = new byte[cpu];
         cpuCorrelation = new long[cpu];
-        for (int i = 0; i < cpu; i++) {
-            long[] c = calls.get(i);
-            cpuStart[i] = c[0];
-            cpuDur[i] = Math.max(0, c[1]);
-            cpuThread[i] = c[2];
-            cpuKind[i] = (byte) c[3];
-            cpuCorrelation[i] = c[4];
+        // a mark after the calls that start with it
+        for (int i = 0, c = 0, m = 0; i < cpu; i++) {
+            if (m == marks.size() || c < calls && start[c] <= marks.get(m)) {
+                cpuStart[i] = start[c];
+                cpuDur[i] = Math.max(0, col[1][c]);
+                cpuThread[i] = thread[c];
+                cpuKind[i] = kinds[0][c];
+                cpuCorrelation[i] = col[3][c];
+                c++;
+            } else {
+                cpuStart[i] = marks.get(m++);
+                cpuThread[i] = main;
+                cpuKind[i] = MARK;
+                cpuCorrelation[i] = Long.MIN_VALUE;
+            }
         }
     }
 

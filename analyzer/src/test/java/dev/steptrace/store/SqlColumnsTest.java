@@ -1,0 +1,67 @@
+package dev.steptrace.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sql.longs and Sql.ints: a column's values over several Arrow batches, copied whole or a value at a time by its
+ * type, NULLs as the value given, the same as JDBC's getters read them one by one.
+ */
+class SqlColumnsTest {
+    /** Rows 0..9999: every 7th value NULL, negative and large values, columns BIGINT, INTEGER, SMALLINT, UTINYINT. */
+    private static final String ROWS = """
+            SELECT CASE WHEN i % 7 = 3 THEN NULL ELSE (i - 5000) * 1000000007 END::BIGINT AS big,
+                   CASE WHEN i % 7 = 4 THEN NULL ELSE i * 3 - 17 END::INTEGER AS int,
+                   (i % 300 - 150)::SMALLINT AS small,
+                   CASE WHEN i % 7 = 5 THEN NULL ELSE i % 256 END::UTINYINT AS tiny,
+                   (i * 11)::BIGINT AS full
+            FROM range(10000) t(i) ORDER BY i""";
+
+    @Test
+    void everyTypeAndNullReadAsJdbcReadsIt() throws SQLException {
+        int n = 10000;
+        long[][] expected = new long[5][n];
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery(ROWS)) {
+                for (int r = 0; rs.next(); r++) {
+                    for (int k = 0; k < 5; k++) {
+                        long v = rs.getLong(k + 1);
+                        expected[k][r] = rs.wasNull() ? -99 : v;
+                    }
+                }
+            }
+            long[][] longs = new long[5][n + 3];
+            int[][] ints = new int[5][n + 3];
+            List<Integer> batchRows = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery(ROWS)) {
+                int[] at = {3};
+                // 1000-row batches: copies land at each batch's offset, not only the first
+                Sql.batches(rs, 1000, rows -> {
+                    for (int k = 0; k < 5; k++) {
+                        Sql.longs(rows.getFieldVectors().get(k), longs[k], at[0], -99);
+                        Sql.ints(rows.getFieldVectors().get(k), ints[k], at[0], -99);
+                    }
+                    batchRows.add(rows.getRowCount());
+                    at[0] += rows.getRowCount();
+                });
+            }
+            assertEquals(10, batchRows.size(), "batches");
+            for (int k = 0; k < 5; k++) {
+                assertArrayEquals(expected[k], Arrays.copyOfRange(longs[k], 3, n + 3), "longs of column " + k);
+                long[] asInts = Arrays.stream(Arrays.copyOfRange(ints[k], 3, n + 3)).asLongStream().toArray();
+                long[] narrowed = Arrays.stream(expected[k]).map(v -> (int) v).toArray();
+                assertArrayEquals(narrowed, asInts, "ints of column " + k);
+            }
+        }
+    }
+}
