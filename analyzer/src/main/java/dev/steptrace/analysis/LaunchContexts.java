@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.store.ColumnRows;
 import dev.steptrace.store.TableBatch;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,6 +32,8 @@ final class LaunchContexts {
     private static final String TABLE = "t_launch_contexts";
     /** Rows appended to the table per INSERT. */
     private static final int BATCH_ROWS = 1 << 16;
+    /** Ranges and launches read per Arrow batch. */
+    private static final int READ_ROWS = 1 << 14;
     /** The layers, in the order of the table's columns after the correlation. */
     private static final String LAYERS = "CASE layer WHEN 'op' THEN 0 WHEN 'annotation' THEN 1 ELSE 2 END";
     private static final String RANGES = "SELECT file_id, pid, tid, " + LAYERS + ", start_ns, end_ns, name_id"
@@ -52,8 +55,10 @@ final class LaunchContexts {
                     p.setLong(1, first);
                     p.setLong(2, last);
                 }
-                try (ResultSet r = ranges.executeQuery(); ResultSet l = launches.executeQuery()) {
-                    sweep(r, l, out);
+                try (ResultSet r = ranges.executeQuery(); ResultSet l = launches.executeQuery();
+                     ColumnRows rangeRows = new ColumnRows(r, READ_ROWS);
+                     ColumnRows launchRows = new ColumnRows(l, READ_ROWS)) {
+                    sweep(rangeRows, launchRows, out);
                 }
                 out.flush();
             });
@@ -61,27 +66,29 @@ final class LaunchContexts {
     }
 
     /** One batch: its ranges and launches, each in their query's order. */
-    private static void sweep(ResultSet ranges, ResultSet launches, TableBatch out) throws SQLException {
+    private static void sweep(ColumnRows ranges, ColumnRows launches, TableBatch out) throws SQLException {
         Layer[] layers = {new Layer(), new Layer(), new Layer()};
         Range range = new Range(ranges);
         ThreadKey thread = null;
         while (launches.next()) {
-            ThreadKey t = new ThreadKey(launches.getInt(1), launches.getLong(2), launches.getLong(3));
+            int fileId = launches.getInt(1);
+            long pid = launches.getLong(2);
+            long tid = launches.getLong(3);
             long atNs = launches.getLong(4);
-            if (!t.equals(thread)) {
-                thread = t;
+            if (thread == null || !thread.is(fileId, pid, tid)) {
+                thread = new ThreadKey(fileId, pid, tid);
                 for (Layer y : layers) {
                     y.clear();
                 }
-                while (range.thread != null && range.thread.compareTo(t) < 0) {
+                while (range.more && range.thread().compareTo(thread) < 0) {
                     range.next();
                 }
             }
-            while (range.thread != null && range.start <= atNs && range.thread.equals(t)) {
+            while (range.more && range.start <= atNs && thread.is(range.fileId, range.pid, range.tid)) {
                 layers[range.layer].start(range.start, range.end, range.name);
                 range.next();
             }
-            out.setInt(0, t.fileId);
+            out.setInt(0, fileId);
             out.setLong(1, launches.getLong(5));
             for (int y = 0; y < layers.length; y++) {
                 int name = layers[y].innermostAt(atNs);
@@ -94,6 +101,10 @@ final class LaunchContexts {
     }
 
     private record ThreadKey(int fileId, long pid, long tid) implements Comparable<ThreadKey> {
+        boolean is(int otherFileId, long otherPid, long otherTid) {
+            return fileId == otherFileId && pid == otherPid && tid == otherTid;
+        }
+
         @Override
         public int compareTo(ThreadKey o) {
             int f = Integer.compare(fileId, o.fileId);
@@ -105,26 +116,35 @@ final class LaunchContexts {
         }
     }
 
-    /** The next range of the batch not yet swept, each column read once; its thread null after the last. */
+    /** The next range of the batch not yet swept, each column read once; {@code more} false after the last. */
     private static final class Range {
-        private final ResultSet rows;
-        ThreadKey thread;
+        private final ColumnRows rows;
+        boolean more;
+        int fileId;
+        long pid;
+        long tid;
         int layer;
         long start;
         long end;
         int name;
 
-        Range(ResultSet rows) throws SQLException {
+        Range(ColumnRows rows) throws SQLException {
             this.rows = rows;
             next();
         }
 
+        ThreadKey thread() {
+            return new ThreadKey(fileId, pid, tid);
+        }
+
         void next() throws SQLException {
-            if (!rows.next()) {
-                thread = null;
+            more = rows.next();
+            if (!more) {
                 return;
             }
-            thread = new ThreadKey(rows.getInt(1), rows.getLong(2), rows.getLong(3));
+            fileId = rows.getInt(1);
+            pid = rows.getLong(2);
+            tid = rows.getLong(3);
             layer = rows.getInt(4);
             start = rows.getLong(5);
             end = rows.getLong(6);

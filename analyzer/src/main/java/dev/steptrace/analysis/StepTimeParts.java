@@ -1,5 +1,6 @@
 package dev.steptrace.analysis;
 
+import dev.steptrace.store.ColumnRows;
 import dev.steptrace.store.Sql;
 import dev.steptrace.store.TableBatch;
 import java.sql.Connection;
@@ -43,6 +44,8 @@ final class StepTimeParts {
     private static final int WORK = 6;
     /** Rows appended to a table per INSERT. */
     private static final int BATCH_ROWS = 1 << 16;
+    /** Operations and CPU ops read per Arrow batch, each column copied whole into an array. */
+    private static final int READ_ROWS = 1 << 14;
     private static final List<String> IDLE = List.of("idle_sync", "idle_before", "idle_after", "idle_launch",
             "idle_other");
     /** No time yet: before the file's first operation ends, the GPU went idle at no known moment. */
@@ -86,8 +89,8 @@ final class StepTimeParts {
                 }
                 Map<Integer, FileSweep> swept = new HashMap<>();
                 try (ResultSet w = windows.executeQuery(); ResultSet o = ops.executeQuery();
-                     ResultSet s = syncs.executeQuery()) {
-                    Rows rows = new Rows(w, o, s);
+                     ResultSet s = syncs.executeQuery(); ColumnRows opRows = new ColumnRows(o, READ_ROWS)) {
+                    Rows rows = new Rows(w, opRows, s);
                     while (rows.window) {
                         FileSweep file = new FileSweep(rows, partsOut, spansOut);
                         file.run();
@@ -117,28 +120,35 @@ final class StepTimeParts {
      */
     private static void idleCpuOps(ResultSet rs, Map<Integer, FileSweep> swept, TableBatch out) throws SQLException {
         Map<CpuOpGroup, long[]> groups = new LinkedHashMap<>();
-        Sql.batches(rs, BATCH_ROWS, rows -> {
+        int[] fileIds = new int[READ_ROWS];
+        int[] kinds = new int[READ_ROWS];
+        int[] nameIds = new int[READ_ROWS];
+        long[] starts = new long[READ_ROWS];
+        long[] ends = new long[READ_ROWS];
+        Sql.batches(rs, READ_ROWS, rows -> {
             List<FieldVector> v = rows.getFieldVectors();
+            Sql.ints(v.get(0), fileIds, 0, 0);
+            Sql.ints(v.get(1), kinds, 0, 0);
+            Sql.ints(v.get(2), nameIds, 0, 0);
+            Sql.longs(v.get(3), starts, 0, 0);
+            Sql.longs(v.get(4), ends, 0, 0);
             FileSweep file = null;
             for (int r = 0; r < rows.getRowCount(); r++) {
-                int fileId = (int) Sql.longAt(v.get(0), r, 0);
-                if (file == null || file.fileId != fileId) {
-                    file = swept.get(fileId);
+                if (file == null || file.fileId != fileIds[r]) {
+                    file = swept.get(fileIds[r]);
                     if (file == null) {
                         continue;
                     }
                 }
-                long start = Sql.longAt(v.get(3), r, 0);
-                long end = Sql.longAt(v.get(4), r, 0);
-                int last = file.lastSpanAt(end);
+                int last = file.lastSpanAt(ends[r]);
                 if (last < 0) {
                     continue;
                 }
-                long idle = file.idleBy(last, end) - file.idleBy(file.lastSpanAt(start), start);
+                long idle = file.idleBy(last, ends[r]) - file.idleBy(file.lastSpanAt(starts[r]), starts[r]);
                 if (idle > 0) {
                     StepLabels l = file.labels.get(file.spanWindow[last]);
-                    long[] g = groups.computeIfAbsent(new CpuOpGroup(file.fileId, l.rank(), l.phase(),
-                            (int) Sql.longAt(v.get(1), r, 0), (int) Sql.longAt(v.get(2), r, 0)), k -> new long[2]);
+                    long[] g = groups.computeIfAbsent(new CpuOpGroup(file.fileId, l.rank(), l.phase(), kinds[r],
+                            nameIds[r]), k -> new long[2]);
                     g[0]++;
                     g[1] += idle;
                 }
@@ -158,7 +168,7 @@ final class StepTimeParts {
     }
 
     /**
-     * The batch's three result sets, each on its next unread row; a flag per set: whether it has one. The operations'
+     * The batch's three results, each on its next unread row; a flag per set: whether it has one. The operations'
      * next row is read into fields, each column once.
      */
     private static final class Rows {
@@ -166,7 +176,7 @@ final class StepTimeParts {
         final ResultSet syncs;
         boolean window;
         boolean sync;
-        private final ResultSet ops;
+        private final ColumnRows ops;
         /** The next operation's file ({@link Integer#MAX_VALUE}: none), start, end, launch call's start, label. */
         int opFile;
         long opStart;
@@ -174,7 +184,7 @@ final class StepTimeParts {
         long opLaunch;
         int opLabel;
 
-        Rows(ResultSet windows, ResultSet ops, ResultSet syncs) throws SQLException {
+        Rows(ResultSet windows, ColumnRows ops, ResultSet syncs) throws SQLException {
             this.windows = windows;
             this.ops = ops;
             this.syncs = syncs;
@@ -191,10 +201,7 @@ final class StepTimeParts {
             opFile = ops.getInt(1);
             opStart = ops.getLong(2);
             opEnd = ops.getLong(3);
-            opLaunch = ops.getLong(4);
-            if (ops.wasNull()) {
-                opLaunch = NONE;
-            }
+            opLaunch = ops.isNull(4) ? NONE : ops.getLong(4);
             opLabel = ops.getInt(5) - 1;
         }
     }

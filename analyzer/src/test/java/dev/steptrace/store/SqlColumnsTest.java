@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Sql.longs and Sql.ints: a column's values over several Arrow batches, copied whole or a value at a time by its
- * type, NULLs as the value given, the same as JDBC's getters read them one by one.
+ * type, NULLs as the value given, the same as JDBC's getters read them one by one; ColumnRows: every row of a
+ * result, forward, as JDBC's getters and wasNull read it.
  */
 class SqlColumnsTest {
     /** Rows 0..9999: every 7th value NULL, negative and large values, columns BIGINT, INTEGER, SMALLINT, UTINYINT. */
@@ -61,6 +62,40 @@ class SqlColumnsTest {
                 long[] asInts = Arrays.stream(Arrays.copyOfRange(ints[k], 3, n + 3)).asLongStream().toArray();
                 long[] narrowed = Arrays.stream(expected[k]).map(v -> (int) v).toArray();
                 assertArrayEquals(narrowed, asInts, "ints of column " + k);
+            }
+        }
+    }
+
+    @Test
+    void columnRowsReadEveryRowAsJdbcReadsIt() throws SQLException {
+        List<String> jdbc = new ArrayList<>();
+        List<String> columns = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery(ROWS)) {
+                while (rs.next()) {
+                    StringBuilder row = new StringBuilder();
+                    for (int k = 1; k <= 5; k++) {
+                        long v = rs.getLong(k);
+                        row.append(rs.wasNull() ? "NULL" : v).append(' ').append((int) v).append(' ');
+                    }
+                    jdbc.add(row.toString());
+                }
+            }
+            try (ResultSet rs = s.executeQuery(ROWS); ColumnRows rows = new ColumnRows(rs, 1000)) {
+                while (rows.next()) {
+                    StringBuilder row = new StringBuilder();
+                    for (int k = 1; k <= 5; k++) {
+                        row.append(rows.isNull(k) ? "NULL" : rows.getLong(k)).append(' ').append(rows.getInt(k))
+                                .append(' ');
+                    }
+                    columns.add(row.toString());
+                }
+                assertEquals(false, rows.next(), "after the last row");
+            }
+            assertEquals(10000, jdbc.size());
+            assertEquals(jdbc, columns);
+            try (ResultSet rs = s.executeQuery("SELECT 1::BIGINT WHERE false"); ColumnRows rows = new ColumnRows(rs, 1000)) {
+                assertEquals(false, rows.next(), "no rows");
             }
         }
     }
