@@ -141,7 +141,8 @@ final class StepTimeParts {
                     }
                 }
                 int last = file.lastSpanAt(ends[r]);
-                if (last < 0) {
+                // an op starting after the last idle span before its end ran over none (most ops: the GPU was busy)
+                if (last < 0 || starts[r] >= file.spanEnd[last]) {
                     continue;
                 }
                 long idle = file.idleBy(last, ends[r]) - file.idleBy(file.lastSpanAt(starts[r]), starts[r]);

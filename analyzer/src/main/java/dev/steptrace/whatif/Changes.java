@@ -47,6 +47,9 @@ public record Changes(Map<String, Double> scaleCategory, Map<Pattern, Double> sc
                 }
             }
         }
+        if (scaleCategory.isEmpty()) {
+            return 1.0;
+        }
         Double f = scaleCategory.get(category + "/" + subcategory);
         if (f == null) {
             f = scaleCategory.get(category);

@@ -28,6 +28,8 @@ final class Replay {
     final Model[] models;
     /** Global node ids: per rank, its operations' starts and ends, then its CPU nodes' starts and ends. */
     final int[] base;
+    /** Per rank, the global id of its first CPU node. */
+    private final int[] cpuBase;
     final int nodes;
     /** Per collective instance, its operations: {rank index, op index} pairs. */
     final Map<Integer, int[]> instances = new HashMap<>();
@@ -186,9 +188,11 @@ final class Replay {
         this.ranks = ranks;
         this.models = new Model[ranks.size()];
         this.base = new int[ranks.size() + 1];
+        this.cpuBase = new int[ranks.size()];
         for (int r = 0; r < ranks.size(); r++) {
             models[r] = new Model(ranks.get(r));
-            base[r + 1] = base[r] + 2 * ranks.get(r).ops + 2 * ranks.get(r).cpu;
+            cpuBase[r] = base[r] + 2 * ranks.get(r).ops;
+            base[r + 1] = cpuBase[r] + 2 * ranks.get(r).cpu;
         }
         nodes = base[ranks.size()];
         Map<Integer, List<int[]>> members = new HashMap<>();
@@ -224,7 +228,7 @@ final class Replay {
     }
 
     int cpuStartNode(int r, int j) {
-        return base[r] + 2 * ranks.get(r).ops + 2 * j;
+        return cpuBase[r] + 2 * j;
     }
 
     int cpuEndNode(int r, int j) {
