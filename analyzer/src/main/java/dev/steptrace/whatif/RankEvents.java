@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * One rank's events for a replay of a run of its steps (docs/whatif.md, "The model"), as arrays: its GPU
@@ -266,40 +267,13 @@ final class RankEvents {
 
     private void loadCalls(KeptAnalysis a, long from, long to, String hostSyncs, String graphLaunches)
             throws SQLException {
-        // the calls in (start, kind, thread) order, the step marks merged in after them below
-        int[] n = {0};
-        long[][] col = {new long[1 << 12], new long[1 << 12], new long[1 << 12], new long[1 << 12]};
-        byte[][] kinds = {new byte[1 << 12]};
+        Calls calls = new Calls();
         a.queryBatches("replay-calls", Map.of("file_id", fileId, "from_ns", from, "to_ns", to, "host_syncs", hostSyncs,
-                        "graph_launches", graphLaunches), BATCH_ROWS,
-                rows -> {
-                    List<FieldVector> v = rows.getFieldVectors();
-                    int at = n[0];
-                    int count = rows.getRowCount();
-                    n[0] += count;
-                    if (n[0] > col[0].length) {
-                        int size = Math.max(n[0], 2 * col[0].length);
-                        for (int k = 0; k < col.length; k++) {
-                            col[k] = Arrays.copyOf(col[k], size);
-                        }
-                        kinds[0] = Arrays.copyOf(kinds[0], size);
-                    }
-                    Sql.longs(v.get(0), col[2], at, 0);
-                    Sql.longs(v.get(1), col[0], at, 0);
-                    Sql.longs(v.get(2), col[1], at, 0);
-                    Sql.longs(v.get(3), col[3], at, Long.MIN_VALUE);
-                    BitVector sync = (BitVector) v.get(4);
-                    for (int r = 0; r < count; r++) {
-                        kinds[0][at + r] = !sync.isNull(r) && sync.get(r) != 0 ? SYNC : LAUNCH;
-                    }
-                });
-        int calls = n[0];
-        long[] start = col[0];
-        long[] thread = col[2];
+                        "graph_launches", graphLaunches), BATCH_ROWS, calls::add);
         // The step annotations' starts, and the last one's end, on the thread that launches the most work.
         Map<Long, Integer> launchesPerThread = new HashMap<>();
-        for (int i = 0; i < calls; i++) {
-            launchesPerThread.merge(thread[i], 1, Integer::sum);
+        for (int i = 0; i < calls.n; i++) {
+            launchesPerThread.merge(calls.thread[i], 1, Integer::sum);
         }
         long main = launchesPerThread.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey)
                 .orElse(0L);
@@ -309,26 +283,58 @@ final class RankEvents {
             marks.add(windows.get(windows.size() - 1).cpuEnd());
         }
         marks.sort(null);
-        cpu = calls + marks.size();
+        cpu = calls.n + marks.size();
         cpuStart = new long[cpu];
         cpuDur = new long[cpu];
         cpuThread = new long[cpu];
         cpuKind = new byte[cpu];
         cpuCorrelation = new long[cpu];
-        // a mark after the calls that start with it
+        // the calls come in (start, kind, thread) order; a mark goes after the calls that start with it
         for (int i = 0, c = 0, m = 0; i < cpu; i++) {
-            if (m == marks.size() || c < calls && start[c] <= marks.get(m)) {
-                cpuStart[i] = start[c];
-                cpuDur[i] = Math.max(0, col[1][c]);
-                cpuThread[i] = thread[c];
-                cpuKind[i] = kinds[0][c];
-                cpuCorrelation[i] = col[3][c];
+            if (m == marks.size() || c < calls.n && calls.start[c] <= marks.get(m)) {
+                cpuStart[i] = calls.start[c];
+                cpuDur[i] = Math.max(0, calls.dur[c]);
+                cpuThread[i] = calls.thread[c];
+                cpuKind[i] = calls.kind[c];
+                cpuCorrelation[i] = calls.correlation[c];
                 c++;
             } else {
                 cpuStart[i] = marks.get(m++);
                 cpuThread[i] = main;
                 cpuKind[i] = MARK;
                 cpuCorrelation[i] = Long.MIN_VALUE;
+            }
+        }
+    }
+
+    /** A run's CPU calls as replay-calls returns them, each batch's columns copied whole. */
+    private static final class Calls {
+        int n;
+        long[] start = new long[1 << 12];
+        long[] dur = new long[1 << 12];
+        long[] thread = new long[1 << 12];
+        long[] correlation = new long[1 << 12];
+        byte[] kind = new byte[1 << 12];
+
+        void add(VectorSchemaRoot rows) {
+            List<FieldVector> v = rows.getFieldVectors();
+            int at = n;
+            n += rows.getRowCount();
+            if (n > start.length) {
+                int size = Math.max(n, 2 * start.length);
+                start = Arrays.copyOf(start, size);
+                dur = Arrays.copyOf(dur, size);
+                thread = Arrays.copyOf(thread, size);
+                correlation = Arrays.copyOf(correlation, size);
+                kind = Arrays.copyOf(kind, size);
+            }
+            Sql.longs(v.get(0), thread, at, 0);
+            Sql.longs(v.get(1), start, at, 0);
+            Sql.longs(v.get(2), dur, at, 0);
+            Sql.longs(v.get(3), correlation, at, Long.MIN_VALUE);
+            BitVector sync = (BitVector) v.get(4);
+            for (int r = 0; r < n - at; r++) {
+                kind[at + r] = !sync.isNull(r) && sync.get(r) != 0 ? SYNC : LAUNCH;
             }
         }
     }
