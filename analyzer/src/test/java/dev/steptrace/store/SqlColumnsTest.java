@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -32,7 +31,7 @@ class SqlColumnsTest {
     void everyTypeAndNullReadAsJdbcReadsIt() throws SQLException {
         int n = 10000;
         long[][] expected = new long[5][n];
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+        try (Connection c = DuckDb.inMemory(); Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery(ROWS)) {
                 for (int r = 0; rs.next(); r++) {
                     for (int k = 0; k < 5; k++) {
@@ -70,7 +69,7 @@ class SqlColumnsTest {
     void columnRowsReadEveryRowAsJdbcReadsIt() throws SQLException {
         List<String> jdbc = new ArrayList<>();
         List<String> columns = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+        try (Connection c = DuckDb.inMemory(); Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery(ROWS)) {
                 while (rs.next()) {
                     StringBuilder row = new StringBuilder();
