@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntConsumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BaseIntVector;
@@ -67,14 +68,9 @@ public final class Sql {
     public static void longs(FieldVector v, long[] to, int at, long none) {
         int n = v.getValueCount();
         if (v instanceof BigIntVector b) {
-            b.getDataBuffer().nioBuffer(0, n * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(to, at, n);
-            if (b.getNullCount() > 0) {
-                for (int r = 0; r < n; r++) {
-                    if (b.isNull(r)) {
-                        to[at + r] = none;
-                    }
-                }
-            }
+            b.getDataBuffer().nioBuffer(0, n * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
+                    .get(to, at, n);
+            forEachNull(v, r -> to[at + r] = none);
             return;
         }
         for (int r = 0; r < n; r++) {
@@ -86,18 +82,25 @@ public final class Sql {
     public static void ints(FieldVector v, int[] to, int at, int none) {
         int n = v.getValueCount();
         if (v instanceof IntVector i) {
-            i.getDataBuffer().nioBuffer(0, n * Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(to, at, n);
-            if (i.getNullCount() > 0) {
-                for (int r = 0; r < n; r++) {
-                    if (i.isNull(r)) {
-                        to[at + r] = none;
-                    }
-                }
-            }
+            i.getDataBuffer().nioBuffer(0, n * Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer()
+                    .get(to, at, n);
+            forEachNull(v, r -> to[at + r] = none);
             return;
         }
         for (int r = 0; r < n; r++) {
             to[at + r] = (int) longAt(v, r, none);
+        }
+    }
+
+    /** Each row where {@code v} is NULL, to {@code row}: what a whole copy took from the data buffer there is no value. */
+    private static void forEachNull(FieldVector v, IntConsumer row) {
+        if (v.getNullCount() == 0) {
+            return;
+        }
+        for (int r = 0; r < v.getValueCount(); r++) {
+            if (v.isNull(r)) {
+                row.accept(r);
+            }
         }
     }
 
