@@ -1,5 +1,8 @@
 package dev.steptrace.whatif;
 
+import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
+import it.unimi.dsi.fastutil.ints.Int2IntRBTreeMap;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -76,35 +79,40 @@ final class Replay {
 
         private void link() {
             RankEvents e = this.e;
-            // CPU nodes in order per thread
-            Map<Long, Integer> lastOnThread = new HashMap<>();
+            // CPU nodes in order per thread (keys kept unboxed: a run has a million nodes and more)
+            Long2IntOpenHashMap lastOnThread = new Long2IntOpenHashMap();
+            lastOnThread.defaultReturnValue(-1);
             for (int j = 0; j < e.cpu; j++) {
-                Integer p = lastOnThread.put(e.cpuThread[j], j);
-                prevCpu[j] = p == null ? -1 : p;
-                cpuGap[j] = p == null ? 0 : Math.max(0, e.cpuStart[j] - (e.cpuStart[p] + e.cpuDur[p]));
+                int p = lastOnThread.put(e.cpuThread[j], j);
+                prevCpu[j] = p;
+                cpuGap[j] = p < 0 ? 0 : Math.max(0, e.cpuStart[j] - (e.cpuStart[p] + e.cpuDur[p]));
             }
-            // each op's launch: the latest launch call with its correlation that starts before it
-            Map<Long, List<Integer>> callsOf = new HashMap<>();
+            // each op's launch: the latest launch call with its correlation that starts before it; the calls of a
+            // correlation are chained from the last back
+            Long2IntOpenHashMap lastCall = new Long2IntOpenHashMap();
+            lastCall.defaultReturnValue(-1);
+            int[] earlierCall = new int[e.cpu];
             for (int j = 0; j < e.cpu; j++) {
                 if (e.cpuKind[j] == RankEvents.LAUNCH && e.cpuCorrelation[j] != Long.MIN_VALUE) {
-                    callsOf.computeIfAbsent(e.cpuCorrelation[j], c -> new ArrayList<>()).add(j);
+                    earlierCall[j] = lastCall.put(e.cpuCorrelation[j], j);
                 }
             }
-            Map<Integer, Integer> lastOnStream = new HashMap<>();
+            Int2IntOpenHashMap lastOnStream = new Int2IntOpenHashMap();
+            lastOnStream.defaultReturnValue(-1);
             for (int k = 0; k < e.ops; k++) {
                 launch[k] = -1;
-                List<Integer> calls = e.opCorrelation[k] == Long.MIN_VALUE ? null : callsOf.get(e.opCorrelation[k]);
-                if (calls != null) {
-                    for (int j : calls) {
+                if (e.opCorrelation[k] != Long.MIN_VALUE) {
+                    for (int j = lastCall.get(e.opCorrelation[k]); j >= 0; j = earlierCall[j]) {
                         if (e.cpuStart[j] <= e.opStart[k]) {
                             launch[k] = j;
+                            break;
                         }
                     }
                 }
-                Integer p = lastOnStream.put(e.opStream[k], k);
+                int p = lastOnStream.put(e.opStream[k], k);
                 // a stream runs one op at a time: an op overlapping its predecessor by more than rounding (a clock
                 // quirk) does not follow it
-                prev[k] = p == null || e.opEnd(p) > e.opStart[k] + ROUNDING_NS ? -1 : p;
+                prev[k] = p < 0 || e.opEnd(p) > e.opStart[k] + ROUNDING_NS ? -1 : p;
                 cross[k] = -1;
             }
             long latencyNs = e.launchLatencyNs;
@@ -139,22 +147,23 @@ final class Replay {
                     streamGap[k] = start - ends[prev[k]];
                 }
             }
-            // host syncs: wait for the last op launched before them on each stream
-            Map<Integer, Integer> launchedOnStream = new HashMap<>();
+            // host syncs: wait for the last op launched before them on each stream, the streams in id order
+            Int2IntRBTreeMap launchedOnStream = new Int2IntRBTreeMap();
             int[] opsByLaunch = opsByLaunchOrder();
             int next = 0;
             for (int j = 0; j < e.cpu; j++) {
                 while (next < opsByLaunch.length && e.cpuStart[launch[opsByLaunch[next]]] < e.cpuStart[j]) {
                     int k = opsByLaunch[next++];
-                    launchedOnStream.merge(e.opStream[k], k, Math::max);
+                    if (k > launchedOnStream.getOrDefault(e.opStream[k], -1)) {
+                        launchedOnStream.put(e.opStream[k], k);
+                    }
                 }
                 if (e.cpuKind[j] != RankEvents.SYNC) {
                     continue;
                 }
                 // it waited for the streams whose last launched op had ended when it returned
                 long end = e.cpuStart[j] + e.cpuDur[j];
-                int[] deps = launchedOnStream.values().stream().mapToInt(Integer::intValue).filter(k -> ends[k] <= end)
-                        .toArray();
+                int[] deps = launchedOnStream.values().intStream().filter(k -> ends[k] <= end).toArray();
                 syncDeps[j] = deps;
                 long gpuDone = e.cpuStart[j];
                 for (int k : deps) {
@@ -176,11 +185,27 @@ final class Replay {
             return best;
         }
 
-        /** Ops with a launch call, in the order of their launch calls' starts. */
+        /**
+         * Ops with a launch call, in the order of their launch calls' starts: of the calls' indices, as the calls are in
+         * start order (ops of one call, or of calls that start together, in either order: a host sync takes them all).
+         */
         private int[] opsByLaunchOrder() {
-            return java.util.stream.IntStream.range(0, e.ops).filter(k -> launch[k] >= 0).boxed()
-                    .sorted((a, b) -> Long.compare(e.cpuStart[launch[a]], e.cpuStart[launch[b]]))
-                    .mapToInt(Integer::intValue).toArray();
+            int[] from = new int[e.cpu + 1];
+            for (int k = 0; k < e.ops; k++) {
+                if (launch[k] >= 0) {
+                    from[launch[k] + 1]++;
+                }
+            }
+            for (int j = 0; j < e.cpu; j++) {
+                from[j + 1] += from[j];
+            }
+            int[] out = new int[from[e.cpu]];
+            for (int k = 0; k < e.ops; k++) {
+                if (launch[k] >= 0) {
+                    out[from[launch[k]]++] = k;
+                }
+            }
+            return out;
         }
     }
 
