@@ -56,8 +56,8 @@ final class LaunchContexts {
                     p.setLong(2, last);
                 }
                 try (ResultSet r = ranges.executeQuery(); ResultSet l = launches.executeQuery();
-                     ColumnRows rangeRows = new ColumnRows(r, READ_ROWS);
-                     ColumnRows launchRows = new ColumnRows(l, READ_ROWS)) {
+                     ColumnRows rangeRows = new ColumnRows(r, READ_ROWS, 0);
+                     ColumnRows launchRows = new ColumnRows(l, READ_ROWS, 0)) {
                     sweep(rangeRows, launchRows, out);
                 }
                 out.flush();

@@ -3,6 +3,7 @@ package dev.steptrace.analysis;
 import dev.steptrace.store.ColumnRows;
 import dev.steptrace.store.Sql;
 import dev.steptrace.store.TableBatch;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,6 +49,14 @@ final class StepTimeParts {
     private static final int READ_ROWS = 1 << 14;
     private static final List<String> IDLE = List.of("idle_sync", "idle_before", "idle_after", "idle_launch",
             "idle_other");
+    private static final int IDLE_SYNC = 0;
+    private static final int IDLE_BEFORE = 1;
+    private static final int IDLE_AFTER = 2;
+    private static final int IDLE_LAUNCH = 3;
+    private static final int IDLE_OTHER = 4;
+    /** The idle parts' names as h_idle_spans holds them, encoded once: a capture has an idle span per gap. */
+    private static final byte[][] IDLE_UTF8 = IDLE.stream().map(p -> p.getBytes(StandardCharsets.UTF_8))
+            .toArray(byte[][]::new);
     /** No time yet: before the file's first operation ends, the GPU went idle at no known moment. */
     private static final long NONE = Long.MIN_VALUE;
 
@@ -89,7 +98,7 @@ final class StepTimeParts {
                 }
                 Map<Integer, FileSweep> swept = new HashMap<>();
                 try (ResultSet w = windows.executeQuery(); ResultSet o = ops.executeQuery();
-                     ResultSet s = syncs.executeQuery(); ColumnRows opRows = new ColumnRows(o, READ_ROWS)) {
+                     ResultSet s = syncs.executeQuery(); ColumnRows opRows = new ColumnRows(o, READ_ROWS, NONE)) {
                     Rows rows = new Rows(w, opRows, s);
                     while (rows.window) {
                         FileSweep file = new FileSweep(rows, partsOut, spansOut);
@@ -178,7 +187,10 @@ final class StepTimeParts {
         boolean window;
         boolean sync;
         private final ColumnRows ops;
-        /** The next operation's file ({@link Integer#MAX_VALUE}: none), start, end, launch call's start, label. */
+        /**
+         * The next operation's file ({@link Integer#MAX_VALUE}: none), start, end, launch call's start ({@link #NONE}:
+         * none), label.
+         */
         int opFile;
         long opStart;
         long opEnd;
@@ -202,7 +214,7 @@ final class StepTimeParts {
             opFile = ops.getInt(1);
             opStart = ops.getLong(2);
             opEnd = ops.getLong(3);
-            opLaunch = ops.isNull(4) ? NONE : ops.getLong(4);
+            opLaunch = ops.getLong(4);
             opLabel = ops.getInt(5) - 1;
         }
     }
@@ -213,54 +225,89 @@ final class StepTimeParts {
         private final TableBatch partsOut;
         private final TableBatch spansOut;
         final int fileId;
-        // the windows, in start order
-        private final List<Integer> steps = new ArrayList<>();
-        private final List<long[]> bounds = new ArrayList<>(); // start, end, GPU start, GPU end (NONE: null)
+        // the windows, in start order: step, start, end, its GPU work's start and end (NONE: null)
+        private final int[] steps;
+        private final long[] windowStart;
+        private final long[] windowEnd;
+        private final long[] gpuStart;
+        private final long[] gpuEnd;
         final List<StepLabels> labels = new ArrayList<>();
-        private long[][] busy;
-        private long[][] idle;
+        private final long[][] busy;
+        private final long[][] idle;
         // the host-sync calls, in start order
-        private final List<long[]> syncs = new ArrayList<>(); // start, end, name id
+        private final long[] syncStart;
+        private final long[] syncEnd;
+        private final int[] syncName;
         private int sync = -1;
-        // what runs: per label (BUSY's order, then any other category), how many and when they end
+        // what runs: per label (BUSY's order, then any other category) how many, their ends tagged with the label
         private final int[] running = new int[BUSY.size() + 1];
-        private final OpenEnds[] ends = new OpenEnds[BUSY.size() + 1];
+        private final OpenEnds ends = new OpenEnds();
         private int runningAll;
+        /** The busy labels that run, a bit each. */
+        private int runningSet;
+        /** The current window's busy time so far per set of busy labels running ({@link #runningSet}). */
+        private final long[] timeBySet = new long[1 << BUSY.size()];
         private long lastEnd = NONE;
         private int window = -1;
         /** The idle spans of the gap not yet ended: window, start, end. */
-        private final List<long[]> pending = new ArrayList<>();
+        private int[] pendingWindow = new int[16];
+        private long[] pendingStart = new long[16];
+        private long[] pendingEnd = new long[16];
+        private int pending;
         /** The idle spans written, in time order: start, end, window, and the idle time of the spans before it. */
         private long[] spanStart = new long[256];
         private long[] spanEnd = new long[256];
         int[] spanWindow = new int[256];
         private long[] spanBefore = new long[256];
         private int spans;
+        /** Per bucket of 2^bucketShift ns from the first span's start, the last span to start by its start. */
+        private int[] spanByBucket;
+        private int bucketShift;
 
         FileSweep(Rows rows, TableBatch partsOut, TableBatch spansOut) throws SQLException {
             this.rows = rows;
             this.partsOut = partsOut;
             this.spansOut = spansOut;
             this.fileId = rows.windows.getInt(1);
-            for (int i = 0; i < ends.length; i++) {
-                ends[i] = new OpenEnds();
-            }
+            List<long[]> windows = new ArrayList<>(); // step, start, end, GPU start, GPU end
             ResultSet w = rows.windows;
             while (rows.window && w.getInt(1) == fileId) {
-                steps.add(w.getInt(2));
-                bounds.add(new long[] {w.getLong(3), orNone(w, 4), orNone(w, 5), orNone(w, 6)});
+                windows.add(new long[] {w.getInt(2), w.getLong(3), orNone(w, 4), orNone(w, 5), orNone(w, 6)});
                 labels.add(new StepLabels(intOrNull(w, 7), w.getString(8), intOrNull(w, 9)));
                 rows.window = w.next();
             }
-            busy = new long[steps.size()][BUSY.size()];
-            idle = new long[steps.size()][IDLE.size()];
+            int n = windows.size();
+            steps = new int[n];
+            windowStart = new long[n];
+            windowEnd = new long[n];
+            gpuStart = new long[n];
+            gpuEnd = new long[n];
+            for (int i = 0; i < n; i++) {
+                long[] b = windows.get(i);
+                steps[i] = (int) b[0];
+                windowStart[i] = b[1];
+                windowEnd[i] = b[2];
+                gpuStart[i] = b[3];
+                gpuEnd[i] = b[4];
+            }
+            busy = new long[n][BUSY.size()];
+            idle = new long[n][IDLE.size()];
             ResultSet s = rows.syncs;
             while (rows.sync && s.getInt(1) < fileId) {
                 rows.sync = s.next();
             }
+            List<long[]> syncs = new ArrayList<>(); // start, end, name id
             while (rows.sync && s.getInt(1) == fileId) {
                 syncs.add(new long[] {s.getLong(2), s.getLong(3), s.getInt(4)});
                 rows.sync = s.next();
+            }
+            syncStart = new long[syncs.size()];
+            syncEnd = new long[syncs.size()];
+            syncName = new int[syncs.size()];
+            for (int i = 0; i < syncs.size(); i++) {
+                syncStart[i] = syncs.get(i)[0];
+                syncEnd[i] = syncs.get(i)[1];
+                syncName[i] = (int) syncs.get(i)[2];
             }
             while (rows.opFile < fileId) {
                 rows.nextOp();
@@ -272,10 +319,9 @@ final class StepTimeParts {
             int cut = 0;
             long previous = NONE;
             while (true) {
-                long nextStart = rows.opFile == fileId ? rows.opStart : Long.MAX_VALUE;
-                long t = Math.min(nextStart, cut < cuts.length ? cuts[cut] : Long.MAX_VALUE);
-                for (OpenEnds e : ends) {
-                    t = Math.min(t, e.first());
+                long t = Math.min(rows.opFile == fileId ? rows.opStart : Long.MAX_VALUE, ends.first());
+                if (cut < cuts.length) {
+                    t = Math.min(t, cuts[cut]);
                 }
                 if (t == Long.MAX_VALUE) {
                     break;
@@ -290,133 +336,192 @@ final class StepTimeParts {
                 while (cut < cuts.length && cuts[cut] == t) {
                     cut++;
                 }
-                for (int label = 0; label < ends.length; label++) {
-                    while (ends[label].first() == t) {
-                        ends[label].removeFirst();
-                        running[label]--;
-                        runningAll--;
-                        lastEnd = t;
+                while (ends.first() == t) {
+                    int label = ends.firstTag();
+                    ends.removeFirst();
+                    if (--running[label] == 0 && label < BUSY.size()) {
+                        runningSet &= ~(1 << label);
                     }
+                    runningAll--;
+                    lastEnd = t;
                 }
                 previous = t;
             }
-            for (long[] span : pending) {
-                span(span, false, null);
+            for (int i = 0; i < pending; i++) {
+                span(pendingWindow[i], pendingStart[i], pendingEnd[i], false, -1);
             }
+            closeWindow();
             writeParts();
+            indexSpans();
         }
 
         /** Where segments are cut besides operations: each window's start and end, its step's GPU start and end. */
         private long[] cuts() {
-            List<Long> cuts = new ArrayList<>();
-            for (long[] b : bounds) {
-                for (long t : b) {
+            long[] cuts = new long[4 * steps.length];
+            int n = 0;
+            for (long[] times : new long[][] {windowStart, windowEnd, gpuStart, gpuEnd}) {
+                for (long t : times) {
                     if (t != NONE) {
-                        cuts.add(t);
+                        cuts[n++] = t;
                     }
                 }
             }
-            return cuts.stream().mapToLong(Long::longValue).sorted().toArray();
+            cuts = Arrays.copyOf(cuts, n);
+            Arrays.sort(cuts);
+            return cuts;
         }
 
         private void start(long endNs, long launchNs, int label) throws SQLException {
             int at = label < 0 ? BUSY.size() : label;
-            running[at]++;
+            if (running[at]++ == 0 && at < BUSY.size()) {
+                runningSet |= 1 << at;
+            }
             runningAll++;
-            ends[at].add(endNs);
+            ends.add(endNs, at);
             if (runningAll == 1 && lastEnd != NONE) {
                 // the start that ends an idle gap (the first, in label order, of those at its moment)
                 boolean late = launchNs != NONE && launchNs >= lastEnd;
-                while (sync + 1 < syncs.size() && syncs.get(sync + 1)[0] <= lastEnd) {
+                while (sync + 1 < syncStart.length && syncStart[sync + 1] <= lastEnd) {
                     sync++;
                 }
-                long[] call = sync >= 0 && syncs.get(sync)[1] >= lastEnd ? syncs.get(sync) : null;
-                for (long[] span : pending) {
-                    span(span, late, call);
+                int call = sync >= 0 && syncEnd[sync] >= lastEnd ? sync : -1;
+                for (int i = 0; i < pending; i++) {
+                    span(pendingWindow[i], pendingStart[i], pendingEnd[i], late, call);
                 }
-                pending.clear();
+                pending = 0;
             }
         }
 
         /** The moments from {@code t} to {@code next}: what runs is what is open after the events at {@code t}. */
         private void segment(long t, long next) throws SQLException {
-            while (window + 1 < bounds.size() && bounds.get(window + 1)[0] <= t) {
+            while (window + 1 < steps.length && windowStart[window + 1] <= t) {
+                closeWindow();
                 window++;
             }
-            if (window < 0 || bounds.get(window)[1] == NONE || t >= bounds.get(window)[1]) {
+            if (window < 0 || windowEnd[window] == NONE || t >= windowEnd[window]) {
                 return;
             }
             if (runningAll == 0) {
-                long[] span = {window, t, next};
                 if (lastEnd == NONE) {
-                    span(span, false, null);
+                    span(window, t, next, false, -1);
                 } else {
-                    pending.add(span);
+                    if (pending == pendingStart.length) {
+                        pendingWindow = Arrays.copyOf(pendingWindow, 2 * pending);
+                        pendingStart = Arrays.copyOf(pendingStart, 2 * pending);
+                        pendingEnd = Arrays.copyOf(pendingEnd, 2 * pending);
+                    }
+                    pendingWindow[pending] = window;
+                    pendingStart[pending] = t;
+                    pendingEnd[pending] = next;
+                    pending++;
                 }
                 return;
             }
-            int work = 0;
-            int comm = 0;
-            for (int label = 0; label < BUSY.size(); label++) {
-                if (running[label] > 0) {
-                    if (label < WORK) {
-                        work++;
-                    } else {
-                        comm++;
-                    }
-                }
+            timeBySet[runningSet] += next - t;
+        }
+
+        /**
+         * The current window's busy time by what ran, shared out: to the categories that ran, equally, else (collectives
+         * alone) to the collectives' kinds. A share of a moment is a whole number of sixtieths, so sharing a window's
+         * sum per set of labels gives what sharing each moment would.
+         */
+        private void closeWindow() {
+            if (window < 0) {
+                return;
             }
-            long len = next - t;
-            for (int label = 0; label < BUSY.size(); label++) {
-                if (running[label] > 0 && (label < WORK ? work > 0 : work == 0)) {
-                    busy[window][label] += len * 60 / (label < WORK ? work : comm);
+            timeBySet[0] = 0; // only categories outside BUSY ran: no part's time
+            for (int set = 1; set < timeBySet.length; set++) {
+                long ns = timeBySet[set];
+                if (ns == 0) {
+                    continue;
+                }
+                timeBySet[set] = 0;
+                int work = Integer.bitCount(set & ((1 << WORK) - 1));
+                int comm = Integer.bitCount(set >>> WORK);
+                for (int label = 0; label < BUSY.size(); label++) {
+                    if ((set & 1 << label) != 0 && (label < WORK ? work > 0 : work == 0)) {
+                        busy[window][label] += ns * 60 / (label < WORK ? work : comm);
+                    }
                 }
             }
         }
 
-        /** An idle span {window, start, end}: its part, and the host-sync call {start, end, name id} that caused it. */
-        private void span(long[] span, boolean launchedLate, long[] call) throws SQLException {
-            int w = (int) span[0];
-            long[] b = bounds.get(w);
-            String part;
-            if (call != null) {
-                part = "idle_sync";
-            } else if (b[2] == NONE) {
-                part = "idle_other";
-            } else if (span[1] < b[2]) {
-                part = "idle_before";
-            } else if (span[1] >= b[3]) {
-                part = "idle_after";
+        /** An idle span of window {@code w}: its part, and the host-sync call (its index; -1: none) that caused it. */
+        private void span(int w, long start, long end, boolean launchedLate, int call) throws SQLException {
+            int part;
+            if (call >= 0) {
+                part = IDLE_SYNC;
+            } else if (gpuStart[w] == NONE) {
+                part = IDLE_OTHER;
+            } else if (start < gpuStart[w]) {
+                part = IDLE_BEFORE;
+            } else if (start >= gpuEnd[w]) {
+                part = IDLE_AFTER;
             } else {
-                part = launchedLate ? "idle_launch" : "idle_other";
+                part = launchedLate ? IDLE_LAUNCH : IDLE_OTHER;
             }
-            idle[w][IDLE.indexOf(part)] += span[2] - span[1];
+            idle[w][part] += end - start;
             if (spans == spanStart.length) {
                 spanStart = Arrays.copyOf(spanStart, 2 * spans);
                 spanEnd = Arrays.copyOf(spanEnd, 2 * spans);
                 spanWindow = Arrays.copyOf(spanWindow, 2 * spans);
                 spanBefore = Arrays.copyOf(spanBefore, 2 * spans);
             }
-            spanStart[spans] = span[1];
-            spanEnd[spans] = span[2];
+            spanStart[spans] = start;
+            spanEnd[spans] = end;
             spanWindow[spans] = w;
             spanBefore[spans] = spans == 0 ? 0 : spanBefore[spans - 1] + spanEnd[spans - 1] - spanStart[spans - 1];
             spans++;
             spansOut.setInt(0, fileId);
-            spansOut.setInt(1, steps.get(w));
-            spansOut.setLong(2, span[1]);
-            spansOut.setLong(3, span[2]);
-            if (call != null) {
-                spansOut.setLong(4, call[0]);
-                spansOut.setInt(5, (int) call[2]);
+            spansOut.setInt(1, steps[w]);
+            spansOut.setLong(2, start);
+            spansOut.setLong(3, end);
+            if (call >= 0) {
+                spansOut.setLong(4, syncStart[call]);
+                spansOut.setInt(5, syncName[call]);
             }
-            spansOut.setString(6, part);
+            spansOut.setUtf8(6, IDLE_UTF8[part]);
             spansOut.endRow();
         }
 
-        /** The last idle span to start at or before {@code ns}; -1: none. */
+        /**
+         * Indexes the spans written for {@link #lastSpanAt}: the time from the first span's start to the last one's cut
+         * into as many buckets of a power of two nanoseconds as there are spans, or up to twice as many, each with the
+         * last span to start by the bucket's start.
+         */
+        private void indexSpans() {
+            if (spans == 0) {
+                return;
+            }
+            long range = spanStart[spans - 1] - spanStart[0];
+            while (range >>> bucketShift >= spans) {
+                bucketShift++;
+            }
+            spanByBucket = new int[(int) (range >>> bucketShift) + 1];
+            for (int b = 0, i = 0; b < spanByBucket.length; b++) {
+                long bucketStart = spanStart[0] + ((long) b << bucketShift);
+                while (i + 1 < spans && spanStart[i + 1] <= bucketStart) {
+                    i++;
+                }
+                spanByBucket[b] = i;
+            }
+        }
+
+        /** The last idle span to start at or before {@code ns}; -1: none. A CPU op looks up two: a search in a bucket. */
         int lastSpanAt(long ns) {
-            int i = Arrays.binarySearch(spanStart, 0, spans, ns);
+            if (spans == 0 || ns < spanStart[0]) {
+                return -1;
+            }
+            long b = (ns - spanStart[0]) >>> bucketShift;
+            if (b >= spanByBucket.length - 1) {
+                return b == spanByBucket.length - 1 ? spanAtOrBefore(spanByBucket[(int) b], spans - 1, ns) : spans - 1;
+            }
+            return spanAtOrBefore(spanByBucket[(int) b], spanByBucket[(int) b + 1], ns);
+        }
+
+        /** The last span from {@code lo} to {@code hi} to start at or before {@code ns}, {@code lo}'s start being so. */
+        private int spanAtOrBefore(int lo, int hi, long ns) {
+            int i = Arrays.binarySearch(spanStart, lo, hi + 1, ns);
             return i >= 0 ? i : -i - 2;
         }
 
@@ -426,7 +531,7 @@ final class StepTimeParts {
         }
 
         private void writeParts() throws SQLException {
-            for (int w = 0; w < steps.size(); w++) {
+            for (int w = 0; w < steps.length; w++) {
                 for (int label = 0; label < BUSY.size(); label++) {
                     if (busy[w][label] > 0) {
                         part(w, BUSY.get(label), (busy[w][label] + 30) / 60);
@@ -444,7 +549,7 @@ final class StepTimeParts {
             StepLabels l = labels.get(w);
             partsOut.setInt(0, fileId);
             partsOut.setIntOrNull(1, l.rank());
-            partsOut.setInt(2, steps.get(w));
+            partsOut.setInt(2, steps[w]);
             partsOut.setString(3, l.phase());
             partsOut.setIntOrNull(4, l.phaseIndex());
             partsOut.setString(5, part);

@@ -15,18 +15,19 @@ import org.duckdb.DuckDBResultSet;
  * A result's rows read forward one at a time, as a ResultSet's are, each Arrow batch's columns copied whole into
  * arrays ({@link Sql#longs}): for a pass over every row of a large result, where JDBC's getters cost a check and a
  * call per value (half the launch contexts' pass, docs/performance.md). Columns are numbered from 1, as JDBC's, and
- * are of DuckDB's integer types; a NULL reads as 0, as JDBC's getters read it.
+ * are of DuckDB's integer types; a NULL reads as the value the reader is given for it.
  */
 public final class ColumnRows implements AutoCloseable {
     private final BufferAllocator allocator;
     private final ArrowReader reader;
     private final long[][] columns;
-    private List<FieldVector> vectors;
+    private final long nullValue;
     private int rows;
     private int row;
 
-    /** Reads {@code rs}, a DuckDB result, in Arrow batches of up to {@code batchRows}. */
-    public ColumnRows(ResultSet rs, int batchRows) throws SQLException {
+    /** Reads {@code rs}, a DuckDB result, in Arrow batches of up to {@code batchRows}; a NULL reads as {@code nullValue}. */
+    public ColumnRows(ResultSet rs, int batchRows, long nullValue) throws SQLException {
+        this.nullValue = nullValue;
         int width = rs.getMetaData().getColumnCount();
         allocator = new RootAllocator();
         try {
@@ -50,12 +51,12 @@ public final class ColumnRows implements AutoCloseable {
                 if (rows == 0) {
                     continue;
                 }
-                vectors = batch.getFieldVectors();
+                List<FieldVector> vectors = batch.getFieldVectors();
                 for (int k = 0; k < columns.length; k++) {
                     if (columns[k].length < rows) {
                         columns[k] = new long[rows];
                     }
-                    Sql.longs(vectors.get(k), columns[k], 0, 0);
+                    Sql.longs(vectors.get(k), columns[k], 0, nullValue);
                 }
                 row = 0;
                 return true;
@@ -76,11 +77,6 @@ public final class ColumnRows implements AutoCloseable {
     /** {@link #getLong}, as an int. */
     public int getInt(int column) {
         return (int) columns[column - 1][row];
-    }
-
-    /** Whether column {@code column} is NULL in the current row. */
-    public boolean isNull(int column) {
-        return vectors.get(column - 1).isNull(row);
     }
 
     @Override

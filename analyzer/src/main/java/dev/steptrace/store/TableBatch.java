@@ -170,10 +170,15 @@ public final class TableBatch implements AutoCloseable {
 
     public void setString(int column, String value) {
         if (value != null) {
-            Rows r = rows;
-            r.strings[column][r.count] = value.getBytes(StandardCharsets.UTF_8);
-            r.valid(column);
+            setUtf8(column, value.getBytes(StandardCharsets.UTF_8));
         }
+    }
+
+    /** Sets a text column to {@code utf8}, a string's bytes, not copied: for a value of a few written many times. */
+    public void setUtf8(int column, byte[] utf8) {
+        Rows r = rows;
+        r.strings[column][r.count] = utf8;
+        r.valid(column);
     }
 
     /** Sets the column when {@code present}; leaves it NULL otherwise. */

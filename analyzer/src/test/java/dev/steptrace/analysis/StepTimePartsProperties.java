@@ -20,9 +20,10 @@ import net.jqwik.api.Property;
 /**
  * {@link StepTimeParts} against interval arithmetic done here: in each step's window, the idle parts sum to the
  * window less the union of the operations' intervals, the busy parts to that union (each busy part rounded once:
- * within 4 ns), and the idle spans are the window's moments outside the union, the idle parts' sum. Random steps
- * (some with no GPU work), operations of every category on several streams (overlapping, back to back, of no
- * length, outside every window) and host-sync calls.
+ * within 4 ns), and the idle spans are the window's moments outside the union, the idle parts' sum; each CPU op's
+ * idle time is its nanoseconds in no operation, counted one by one. Random steps (some with no GPU work), operations of
+ * every category on several streams (overlapping, back to back, of no length, outside every window), host-sync calls
+ * and CPU ops of the two kinds counted and one not.
  */
 class StepTimePartsProperties {
     private static final String[] CATEGORIES = {"attention", "moe_gemm", "gemm", "routing", "memcpy", "other",
@@ -86,7 +87,51 @@ class StepTimePartsProperties {
                 }
                 p.executeBatch();
             }
+            List<long[]> cpuOps = new ArrayList<>(); // ts, end, name id
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO cpu_ops VALUES (1, ?, ?, ?, ?)")) {
+                String[] kinds = {"cpu_op", "python_function", "user_annotation"};
+                for (int k = 0; k < 5 + random.nextInt(80); k++) {
+                    long ts = random.nextInt((int) start[steps] + 100);
+                    long dur = random.nextInt(6) == 0 ? 0 : 1 + random.nextInt(120);
+                    int kind = random.nextInt(kinds.length);
+                    int name = random.nextInt(4);
+                    p.setString(1, kinds[kind]);
+                    p.setInt(2, 10 * kind + name);
+                    p.setLong(3, ts);
+                    p.setLong(4, dur);
+                    p.addBatch();
+                    if (kind < 2) {
+                        cpuOps.add(new long[] {ts, ts + dur, 10 * kind + name});
+                    }
+                }
+                p.executeBatch();
+            }
             StepTimeParts.cut(c);
+            // per CPU op name: the calls that ran over idle time, and that time, counted a nanosecond at a time
+            Map<Long, List<Long>> idleByName = new HashMap<>();
+            for (long[] op : cpuOps) {
+                long idle = 0;
+                for (long t = Math.max(op[0], start[0]); t < Math.min(op[1], start[steps]); t++) {
+                    boolean covered = false;
+                    for (long[] o : ops) {
+                        covered |= o[0] <= t && t < o[1];
+                    }
+                    idle += covered ? 0 : 1;
+                }
+                if (idle > 0) {
+                    List<Long> sums = idleByName.computeIfAbsent(op[2], k -> new ArrayList<>(List.of(0L, 0L)));
+                    sums.set(0, sums.get(0) + 1);
+                    sums.set(1, sums.get(1) + idle);
+                }
+            }
+            Map<Long, List<Long>> idleCpu = new HashMap<>();
+            try (ResultSet rs = s.executeQuery("SELECT name_id, sum(calls)::BIGINT, sum(idle_ns)::BIGINT FROM t_idle_cpu_ops"
+                    + " GROUP BY name_id")) {
+                while (rs.next()) {
+                    idleCpu.put(rs.getLong(1), List.of(rs.getLong(2), rs.getLong(3)));
+                }
+            }
+            assertEquals(idleByName, idleCpu, "seed " + seed + ": CPU ops' calls and idle time by name");
             Map<Integer, long[]> parts = new HashMap<>(); // idle, busy, parts
             try (ResultSet rs = s.executeQuery("SELECT step, part LIKE 'idle_%', ns FROM t_step_parts_by_category")) {
                 while (rs.next()) {
