@@ -15,6 +15,7 @@ import org.apache.arrow.vector.BaseIntVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.UInt1Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.duckdb.DuckDBResultSet;
@@ -62,34 +63,48 @@ public final class Sql {
 
     /**
      * A column's values of a batch, of any of DuckDB's integer types, into {@code to} from {@code at}; {@code none}
-     * where NULL. BIGINT columns are copied whole: a value at a time costs a call and bounds checks each, which C1
-     * (report's compiler) does not inline away.
+     * where NULL. BIGINT and INTEGER columns are copied whole: a value at a time costs a call and bounds checks each,
+     * which C1 (report's compiler) does not inline away.
      */
     public static void longs(FieldVector v, long[] to, int at, long none) {
         int n = v.getValueCount();
         if (v instanceof BigIntVector b) {
             b.getDataBuffer().nioBuffer(0, n * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
                     .get(to, at, n);
-            forEachNull(v, r -> to[at + r] = none);
+        } else if (v instanceof IntVector) {
+            int[] values = new int[n];
+            ints(v, values, 0, 0);
+            for (int r = 0; r < n; r++) {
+                to[at + r] = values[r];
+            }
+        } else {
+            for (int r = 0; r < n; r++) {
+                to[at + r] = longAt(v, r, none);
+            }
             return;
         }
-        for (int r = 0; r < n; r++) {
-            to[at + r] = longAt(v, r, none);
-        }
+        forEachNull(v, r -> to[at + r] = none);
     }
 
-    /** {@link #longs}, into ints: INTEGER columns copied whole, others a value at a time. */
+    /** {@link #longs}, into ints: INTEGER and UTINYINT (an enum's code) columns copied whole, others a value at a time. */
     public static void ints(FieldVector v, int[] to, int at, int none) {
         int n = v.getValueCount();
         if (v instanceof IntVector i) {
             i.getDataBuffer().nioBuffer(0, n * Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer()
                     .get(to, at, n);
-            forEachNull(v, r -> to[at + r] = none);
+        } else if (v instanceof UInt1Vector u) {
+            byte[] values = new byte[n];
+            u.getDataBuffer().getBytes(0, values);
+            for (int r = 0; r < n; r++) {
+                to[at + r] = values[r] & 0xFF;
+            }
+        } else {
+            for (int r = 0; r < n; r++) {
+                to[at + r] = (int) longAt(v, r, none);
+            }
             return;
         }
-        for (int r = 0; r < n; r++) {
-            to[at + r] = (int) longAt(v, r, none);
-        }
+        forEachNull(v, r -> to[at + r] = none);
     }
 
     /** Each row where {@code v} is NULL, to {@code row}: what a whole copy took from the data buffer there is no value. */
