@@ -5,12 +5,13 @@ import dev.steptrace.common.StepSource;
 import dev.steptrace.store.KeptAnalysis;
 import dev.steptrace.store.Sql;
 import dev.steptrace.store.Store;
+import it.unimi.dsi.fastutil.longs.Long2LongMap;
+import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -76,17 +77,17 @@ public final class CriticalPaths {
                 for (int[] chunk : RankEvents.chunks(List.of(rank), runOps)) {
                     RankEvents e = rank.slice(chunk[0], chunk[1]);
                     e.load(a, hostSyncs, StepSource.GRAPH_LAUNCHES, false);
-                    List<Map.Entry<RankEvents.Window, Map<PathPart, Map<Long, Long>>>> rows = new ArrayList<>();
+                    List<Map.Entry<RankEvents.Window, Map<PathPart, Long2LongOpenHashMap>>> rows = new ArrayList<>();
                     // per window, part, and collective operation (its start) of a collective part; a window's
                     // segments come together, so the window is compared by identity with the last one, not hashed
                     walk(e, gpuAnchored, (win, part, op, ns, end) -> {
                         if (rows.isEmpty() || rows.get(rows.size() - 1).getKey() != win) {
                             rows.add(Map.entry(win, new EnumMap<>(PathPart.class)));
                         }
-                        rows.get(rows.size() - 1).getValue().computeIfAbsent(part, p -> new HashMap<>())
-                                .merge(part.collective() ? e.opStart[op] : Long.MIN_VALUE, ns, Long::sum);
+                        rows.get(rows.size() - 1).getValue().computeIfAbsent(part, p -> new Long2LongOpenHashMap())
+                                .addTo(part.collective() ? e.opStart[op] : Long.MIN_VALUE, ns);
                     });
-                    for (Map.Entry<RankEvents.Window, Map<PathPart, Map<Long, Long>>> w : rows) {
+                    for (Map.Entry<RankEvents.Window, Map<PathPart, Long2LongOpenHashMap>> w : rows) {
                         append(out, a, e, w.getKey(), w.getValue());
                     }
                 }
@@ -140,13 +141,13 @@ public final class CriticalPaths {
     }
 
     private static void append(DuckDBAppender out, KeptAnalysis a, RankEvents e, RankEvents.Window win,
-                               Map<PathPart, Map<Long, Long>> parts) throws SQLException {
-        for (Map.Entry<PathPart, Map<Long, Long>> p : parts.entrySet()) {
-            for (Map.Entry<Long, Long> op : p.getValue().entrySet()) {
-                Long opStart = op.getKey() == Long.MIN_VALUE ? null : op.getKey();
+                               Map<PathPart, Long2LongOpenHashMap> parts) throws SQLException {
+        for (Map.Entry<PathPart, Long2LongOpenHashMap> p : parts.entrySet()) {
+            for (Long2LongMap.Entry op : p.getValue().long2LongEntrySet()) {
+                Long opStart = op.getLongKey() == Long.MIN_VALUE ? null : op.getLongKey();
                 out.beginRow().append(a.captureId()).append(a.key()).append(e.fileId).append(e.rank)
                         .append(win.step()).append(win.phase()).append(win.phaseIndex()).append(p.getKey().id())
-                        .append(opStart).append(op.getValue().longValue()).endRow();
+                        .append(opStart).append(op.getLongValue()).endRow();
             }
         }
     }
