@@ -151,12 +151,12 @@ final class StepTimeParts {
                 }
                 int last = file.lastSpanAt(ends[r]);
                 // an op starting after the last idle span before its end ran over none (most ops: the GPU was busy)
-                if (last < 0 || starts[r] >= file.spanEnd[last]) {
+                if (last < 0 || starts[r] >= file.written.end[last]) {
                     continue;
                 }
                 long idle = file.idleBy(last, ends[r]) - file.idleBy(file.lastSpanAt(starts[r]), starts[r]);
                 if (idle > 0) {
-                    StepLabels l = file.labels.get(file.spanWindow[last]);
+                    StepLabels l = file.labels.get(file.written.window[last]);
                     long[] g = groups.computeIfAbsent(new CpuOpGroup(file.fileId, l.rank(), l.phase(), kinds[r],
                             nameIds[r]), k -> new long[2]);
                     g[0]++;
@@ -219,6 +219,26 @@ final class StepTimeParts {
         }
     }
 
+    /** Idle spans in the order added: each one's window, start and end. */
+    private static final class Spans {
+        int[] window = new int[64];
+        long[] start = new long[64];
+        long[] end = new long[64];
+        int size;
+
+        void add(int w, long s, long e) {
+            if (size == start.length) {
+                window = Arrays.copyOf(window, 2 * size);
+                start = Arrays.copyOf(start, 2 * size);
+                end = Arrays.copyOf(end, 2 * size);
+            }
+            window[size] = w;
+            start[size] = s;
+            end[size] = e;
+            size++;
+        }
+    }
+
     /** One file's pass: its windows and host-sync calls read whole (a few per step), its operations as they come. */
     private static final class FileSweep {
         private final Rows rows;
@@ -249,17 +269,11 @@ final class StepTimeParts {
         private final long[] timeBySet = new long[1 << BUSY.size()];
         private long lastEnd = NONE;
         private int window = -1;
-        /** The idle spans of the gap not yet ended: window, start, end. */
-        private int[] pendingWindow = new int[16];
-        private long[] pendingStart = new long[16];
-        private long[] pendingEnd = new long[16];
-        private int pending;
-        /** The idle spans written, in time order: start, end, window, and the idle time of the spans before it. */
-        private long[] spanStart = new long[256];
-        private long[] spanEnd = new long[256];
-        int[] spanWindow = new int[256];
-        private long[] spanBefore = new long[256];
-        private int spans;
+        /** The idle spans of the gap not yet ended. */
+        private final Spans pending = new Spans();
+        /** The idle spans written, in time order, and per span the idle time of those before it ({@link #indexSpans}). */
+        final Spans written = new Spans();
+        private long[] idleBefore;
         /** Per bucket of 2^bucketShift ns from the first span's start, the last span to start by its start. */
         private int[] spanByBucket;
         private int bucketShift;
@@ -347,8 +361,8 @@ final class StepTimeParts {
                 }
                 previous = t;
             }
-            for (int i = 0; i < pending; i++) {
-                span(pendingWindow[i], pendingStart[i], pendingEnd[i], false, -1);
+            for (int i = 0; i < pending.size; i++) {
+                span(pending.window[i], pending.start[i], pending.end[i], false, -1);
             }
             closeWindow();
             writeParts();
@@ -385,10 +399,10 @@ final class StepTimeParts {
                     sync++;
                 }
                 int call = sync >= 0 && syncEnd[sync] >= lastEnd ? sync : -1;
-                for (int i = 0; i < pending; i++) {
-                    span(pendingWindow[i], pendingStart[i], pendingEnd[i], late, call);
+                for (int i = 0; i < pending.size; i++) {
+                    span(pending.window[i], pending.start[i], pending.end[i], late, call);
                 }
-                pending = 0;
+                pending.size = 0;
             }
         }
 
@@ -405,15 +419,7 @@ final class StepTimeParts {
                 if (lastEnd == NONE) {
                     span(window, t, next, false, -1);
                 } else {
-                    if (pending == pendingStart.length) {
-                        pendingWindow = Arrays.copyOf(pendingWindow, 2 * pending);
-                        pendingStart = Arrays.copyOf(pendingStart, 2 * pending);
-                        pendingEnd = Arrays.copyOf(pendingEnd, 2 * pending);
-                    }
-                    pendingWindow[pending] = window;
-                    pendingStart[pending] = t;
-                    pendingEnd[pending] = next;
-                    pending++;
+                    pending.add(window, t, next);
                 }
                 return;
             }
@@ -461,17 +467,7 @@ final class StepTimeParts {
                 part = launchedLate ? IDLE_LAUNCH : IDLE_OTHER;
             }
             idle[w][part] += end - start;
-            if (spans == spanStart.length) {
-                spanStart = Arrays.copyOf(spanStart, 2 * spans);
-                spanEnd = Arrays.copyOf(spanEnd, 2 * spans);
-                spanWindow = Arrays.copyOf(spanWindow, 2 * spans);
-                spanBefore = Arrays.copyOf(spanBefore, 2 * spans);
-            }
-            spanStart[spans] = start;
-            spanEnd[spans] = end;
-            spanWindow[spans] = w;
-            spanBefore[spans] = spans == 0 ? 0 : spanBefore[spans - 1] + spanEnd[spans - 1] - spanStart[spans - 1];
-            spans++;
+            written.add(w, start, end);
             spansOut.setInt(0, fileId);
             spansOut.setInt(1, steps[w]);
             spansOut.setLong(2, start);
@@ -485,11 +481,17 @@ final class StepTimeParts {
         }
 
         /**
-         * Indexes the spans written for {@link #lastSpanAt}: the time from the first span's start to the last one's cut
-         * into as many buckets of a power of two nanoseconds as there are spans, or up to twice as many, each with the
-         * last span to start by the bucket's start.
+         * Indexes the spans written for {@link #lastSpanAt} and {@link #idleBy}: the idle time before each span, and the
+         * time from the first span's start to the last one's cut into as many buckets of a power of two nanoseconds as
+         * there are spans, or up to twice as many, each with the last span to start by the bucket's start.
          */
         private void indexSpans() {
+            int spans = written.size;
+            long[] spanStart = written.start;
+            idleBefore = new long[spans];
+            for (int i = 1; i < spans; i++) {
+                idleBefore[i] = idleBefore[i - 1] + written.end[i - 1] - spanStart[i - 1];
+            }
             if (spans == 0) {
                 return;
             }
@@ -509,10 +511,11 @@ final class StepTimeParts {
 
         /** The last idle span to start at or before {@code ns}; -1: none. A CPU op looks up two: a search in a bucket. */
         int lastSpanAt(long ns) {
-            if (spans == 0 || ns < spanStart[0]) {
+            int spans = written.size;
+            if (spans == 0 || ns < written.start[0]) {
                 return -1;
             }
-            long b = (ns - spanStart[0]) >>> bucketShift;
+            long b = (ns - written.start[0]) >>> bucketShift;
             if (b >= spanByBucket.length - 1) {
                 return b == spanByBucket.length - 1 ? spanAtOrBefore(spanByBucket[(int) b], spans - 1, ns) : spans - 1;
             }
@@ -521,13 +524,14 @@ final class StepTimeParts {
 
         /** The last span from {@code lo} to {@code hi} to start at or before {@code ns}, {@code lo}'s start being so. */
         private int spanAtOrBefore(int lo, int hi, long ns) {
-            int i = Arrays.binarySearch(spanStart, lo, hi + 1, ns);
+            int i = Arrays.binarySearch(written.start, lo, hi + 1, ns);
             return i >= 0 ? i : -i - 2;
         }
 
         /** The idle time of the file's spans up to {@code ns}; {@code last} is {@link #lastSpanAt}({@code ns}). */
         long idleBy(int last, long ns) {
-            return last < 0 ? 0 : spanBefore[last] + Math.min(ns - spanStart[last], spanEnd[last] - spanStart[last]);
+            return last < 0 ? 0
+                    : idleBefore[last] + Math.min(ns - written.start[last], written.end[last] - written.start[last]);
         }
 
         private void writeParts() throws SQLException {
