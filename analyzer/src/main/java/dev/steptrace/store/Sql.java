@@ -71,9 +71,9 @@ public final class Sql {
         if (v instanceof BigIntVector b) {
             b.getDataBuffer().nioBuffer(0, n * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
                     .get(to, at, n);
-        } else if (v instanceof IntVector) {
+        } else if (v instanceof IntVector i) {
             int[] values = new int[n];
-            ints(v, values, 0, 0);
+            i.getDataBuffer().nioBuffer(0, n * Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(values);
             for (int r = 0; r < n; r++) {
                 to[at + r] = values[r];
             }
